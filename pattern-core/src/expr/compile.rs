@@ -1,0 +1,450 @@
+//! A compiled form for sweeps: the tree flattened into straight-line code over
+//! numbered registers, with constants folded and common sub-expressions
+//! shared. Evaluating it walks a flat array instead of a tree of boxed nodes;
+//! [`CompiledExpr::eval_batch`] runs each instruction over a block of points,
+//! which lets the compiler vectorize the arithmetic.
+
+use super::eval::{EvalError, apply};
+use super::{Expr, Func};
+use std::collections::HashMap;
+
+/// One instruction; operands are the indices of earlier instructions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Instr {
+    Const(f64),
+    Var(u32),
+    Add(u32, u32),
+    Sub(u32, u32),
+    Mul(u32, u32),
+    Div(u32, u32),
+    PowI(u32, i32),
+    PowF(u32, u32),
+    Sqrt(u32),
+    Call1(Func, u32),
+    Log(u32, u32),
+    Max(u32, u32),
+    Min(u32, u32),
+}
+
+/// A hashable identity of an instruction, for sharing common sub-expressions.
+fn key(instr: &Instr) -> (u8, u64, u64) {
+    match *instr {
+        Instr::Const(v) => (0, v.to_bits(), 0),
+        Instr::Var(i) => (1, i.into(), 0),
+        Instr::Add(a, b) => (2, a.into(), b.into()),
+        Instr::Sub(a, b) => (3, a.into(), b.into()),
+        Instr::Mul(a, b) => (4, a.into(), b.into()),
+        Instr::Div(a, b) => (5, a.into(), b.into()),
+        Instr::PowI(a, k) => (6, a.into(), k as u64),
+        Instr::PowF(a, b) => (7, a.into(), b.into()),
+        Instr::Sqrt(a) => (8, a.into(), 0),
+        Instr::Call1(f, a) => (9, a.into(), f as u64),
+        Instr::Log(a, b) => (10, a.into(), b.into()),
+        Instr::Max(a, b) => (11, a.into(), b.into()),
+        Instr::Min(a, b) => (12, a.into(), b.into()),
+    }
+}
+
+/// An expression compiled for fast repeated evaluation.
+///
+/// ```
+/// use pattern_core::Expr;
+///
+/// let model = Expr::parse("1034.17*x*log2(x) + 536.185*x + 5422.97").unwrap();
+/// let compiled = model.compile(&["x"]).unwrap();
+/// assert_eq!(compiled.eval(&[1024.0]), model.eval(&[("x", 1024.0)]).unwrap());
+///
+/// let xs: Vec<f64> = (1..=1000).map(|i| 1024.0 * i as f64).collect();
+/// let mut out = vec![0.0; xs.len()];
+/// compiled.eval_batch(&[&xs], &mut out);
+/// assert_eq!(out[0], compiled.eval(&[1024.0]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct CompiledExpr {
+    vars: Vec<String>,
+    code: Vec<Instr>,
+    source: Expr,
+}
+
+/// Registers kept on the stack by [`CompiledExpr::eval`]; longer programs use
+/// the heap.
+const INLINE_REGISTERS: usize = 32;
+/// Points per block in [`CompiledExpr::eval_batch`].
+const BLOCK: usize = 256;
+
+struct Compiler<'a> {
+    vars: &'a [&'a str],
+    code: Vec<Instr>,
+    seen: HashMap<(u8, u64, u64), u32>,
+}
+
+impl Compiler<'_> {
+    fn emit(&mut self, instr: Instr) -> u32 {
+        let k = key(&instr);
+        if let Some(&at) = self.seen.get(&k) {
+            return at;
+        }
+        let at = self.code.len() as u32;
+        self.code.push(instr);
+        self.seen.insert(k, at);
+        at
+    }
+
+    fn constant(&self, i: u32) -> Option<f64> {
+        match self.code[i as usize] {
+            Instr::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn compile(&mut self, e: &Expr) -> Result<u32, EvalError> {
+        if e.is_constant() {
+            // Constants fold; a constant that does not evaluate (log2(0))
+            // folds to its non-finite value.
+            let v = e.eval(&[]).unwrap_or_else(|err| match err {
+                EvalError::NonFinite { value, .. } => value,
+                EvalError::Unbound { .. } => f64::NAN,
+            });
+            return Ok(self.emit(Instr::Const(v)));
+        }
+        Ok(match e {
+            Expr::Num(v) => self.emit(Instr::Const(*v)),
+            Expr::Var(name) => {
+                let slot =
+                    self.vars
+                        .iter()
+                        .position(|v| v == name)
+                        .ok_or_else(|| EvalError::Unbound {
+                            name: name.clone(),
+                            bound: self.vars.join(", "),
+                        })?;
+                self.emit(Instr::Var(slot as u32))
+            }
+            Expr::Add(items) => {
+                let (constants, others): (Vec<&Expr>, Vec<&Expr>) =
+                    items.iter().partition(|i| i.is_constant());
+                let folded = (!constants.is_empty())
+                    .then(|| super::sum_of(constants.into_iter().cloned().collect()));
+                let mut terms = others.into_iter().chain(folded.as_ref());
+                let mut acc = self.compile(terms.next().expect("a sum has terms"))?;
+                for item in terms {
+                    // `a + (-c)·b` becomes `a - c·b`.
+                    acc = match item {
+                        Expr::Mul(fs) if matches!(fs.first(), Some(Expr::Num(c)) if *c < 0.0) => {
+                            let negated = super::negate(item.clone());
+                            let b = self.compile(&negated)?;
+                            self.emit(Instr::Sub(acc, b))
+                        }
+                        _ => {
+                            let b = self.compile(item)?;
+                            self.emit(Instr::Add(acc, b))
+                        }
+                    };
+                }
+                acc
+            }
+            Expr::Mul(items) => {
+                // Fold the constant factors into one: `2·3·x` is `6·x`.
+                let (constants, others): (Vec<&Expr>, Vec<&Expr>) =
+                    items.iter().partition(|i| i.is_constant());
+                let folded = (!constants.is_empty())
+                    .then(|| super::product_of(constants.into_iter().cloned().collect()));
+                let mut acc: Option<u32> = None;
+                for item in folded.iter().chain(others) {
+                    acc = Some(match (acc, item) {
+                        (Some(a), Expr::Pow(base, exponent)) if matches!(**exponent, Expr::Num(k) if k == -1.0) =>
+                        {
+                            let b = self.compile(base)?;
+                            self.emit(Instr::Div(a, b))
+                        }
+                        (Some(a), _) => {
+                            let b = self.compile(item)?;
+                            self.emit(Instr::Mul(a, b))
+                        }
+                        (None, _) => self.compile(item)?,
+                    });
+                }
+                acc.expect("a product has factors")
+            }
+            Expr::Pow(base, exponent) => {
+                let b = self.compile(base)?;
+                let k = self.compile(exponent)?;
+                match self.constant(k) {
+                    Some(0.5) => self.emit(Instr::Sqrt(b)),
+                    Some(-1.0) => {
+                        let one = self.emit(Instr::Const(1.0));
+                        self.emit(Instr::Div(one, b))
+                    }
+                    Some(k) if k == k.trunc() && k.abs() <= 64.0 => {
+                        self.emit(Instr::PowI(b, k as i32))
+                    }
+                    _ => self.emit(Instr::PowF(b, k)),
+                }
+            }
+            Expr::Call(func, args) => {
+                let regs = args
+                    .iter()
+                    .map(|a| self.compile(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match func {
+                    Func::Sqrt => self.emit(Instr::Sqrt(regs[0])),
+                    Func::Log => self.emit(Instr::Log(regs[0], regs[1])),
+                    Func::Max | Func::Min => {
+                        let mut acc = regs[0];
+                        for &r in &regs[1..] {
+                            acc = self.emit(if *func == Func::Max {
+                                Instr::Max(acc, r)
+                            } else {
+                                Instr::Min(acc, r)
+                            });
+                        }
+                        acc
+                    }
+                    f => self.emit(Instr::Call1(*f, regs[0])),
+                }
+            }
+        })
+    }
+}
+
+#[inline(always)]
+fn step(instr: Instr, regs: &[f64], inputs: &[f64]) -> f64 {
+    let r = |i: u32| regs[i as usize];
+    match instr {
+        Instr::Const(v) => v,
+        Instr::Var(i) => inputs[i as usize],
+        Instr::Add(a, b) => r(a) + r(b),
+        Instr::Sub(a, b) => r(a) - r(b),
+        Instr::Mul(a, b) => r(a) * r(b),
+        Instr::Div(a, b) => r(a) / r(b),
+        Instr::PowI(a, k) => r(a).powi(k),
+        Instr::PowF(a, b) => r(a).powf(r(b)),
+        Instr::Sqrt(a) => r(a).sqrt(),
+        Instr::Call1(f, a) => apply(f, &[r(a)]),
+        Instr::Log(a, b) => r(b).log2() / r(a).log2(),
+        Instr::Max(a, b) => r(a).max(r(b)),
+        Instr::Min(a, b) => r(a).min(r(b)),
+    }
+}
+
+impl Expr {
+    /// Compiles the expression for repeated evaluation; `vars` fixes the order
+    /// in which values are passed. Fails if the expression mentions a
+    /// variable not in `vars`.
+    pub fn compile(&self, vars: &[&str]) -> Result<CompiledExpr, EvalError> {
+        let mut compiler = Compiler {
+            vars,
+            code: Vec::new(),
+            seen: HashMap::new(),
+        };
+        compiler.compile(self)?;
+        Ok(CompiledExpr {
+            vars: vars.iter().map(|v| v.to_string()).collect(),
+            code: compiler.code,
+            source: self.clone(),
+        })
+    }
+}
+
+impl CompiledExpr {
+    /// The variables, in the order their values are passed.
+    pub fn vars(&self) -> &[String] {
+        &self.vars
+    }
+
+    /// The number of instructions after folding and sharing.
+    pub fn len(&self) -> usize {
+        self.code.len()
+    }
+
+    /// Whether there are no instructions (never true for a compiled expression).
+    pub fn is_empty(&self) -> bool {
+        self.code.is_empty()
+    }
+
+    /// Evaluates at one point; `values[i]` is the value of `vars()[i]`.
+    /// Non-finite results are returned as they are; see
+    /// [`CompiledExpr::eval_checked`].
+    ///
+    /// # Panics
+    /// If `values` is shorter than `vars()`.
+    #[inline]
+    pub fn eval(&self, values: &[f64]) -> f64 {
+        assert!(values.len() >= self.vars.len(), "one value per variable");
+        if self.code.len() <= INLINE_REGISTERS {
+            let mut regs = [0.0; INLINE_REGISTERS];
+            for (i, instr) in self.code.iter().enumerate() {
+                regs[i] = step(*instr, &regs, values);
+            }
+            regs[self.code.len() - 1]
+        } else {
+            let mut regs = vec![0.0; self.code.len()];
+            for (i, instr) in self.code.iter().enumerate() {
+                regs[i] = step(*instr, &regs, values);
+            }
+            regs[self.code.len() - 1]
+        }
+    }
+
+    /// Evaluates at one point, with the errors of [`Expr::eval`]: a wrong
+    /// number of values, or a non-finite result (the tree is then walked to
+    /// name the sub-expression at fault).
+    pub fn eval_checked(&self, values: &[f64]) -> Result<f64, EvalError> {
+        if values.len() != self.vars.len() {
+            let bound: Vec<&str> = self.vars[..values.len().min(self.vars.len())]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            return Err(EvalError::Unbound {
+                name: self
+                    .vars
+                    .get(values.len())
+                    .cloned()
+                    .unwrap_or_else(|| "(extra value)".into()),
+                bound: bound.join(", "),
+            });
+        }
+        let v = self.eval(values);
+        if v.is_finite() {
+            return Ok(v);
+        }
+        let bindings: Vec<(&str, f64)> = self
+            .vars
+            .iter()
+            .map(String::as_str)
+            .zip(values.iter().copied())
+            .collect();
+        self.source.eval(&bindings)
+    }
+
+    /// Evaluates at many points: `columns[i][j]` is the value of `vars()[i]`
+    /// at point `j`, and `out[j]` receives the result. Every instruction runs
+    /// over a block of points at a time.
+    ///
+    /// # Panics
+    /// If there are fewer columns than variables, or a column is shorter than
+    /// `out`.
+    pub fn eval_batch(&self, columns: &[&[f64]], out: &mut [f64]) {
+        assert!(columns.len() >= self.vars.len(), "one column per variable");
+        assert!(
+            columns.iter().all(|c| c.len() >= out.len()),
+            "columns as long as the output"
+        );
+        let n = self.code.len();
+        let mut regs = vec![0.0; n * BLOCK];
+        let mut start = 0;
+        while start < out.len() {
+            let len = BLOCK.min(out.len() - start);
+            for (i, instr) in self.code.iter().enumerate() {
+                let (done, rest) = regs.split_at_mut(i * BLOCK);
+                let dst = &mut rest[..len];
+                let src = |r: u32| &done[r as usize * BLOCK..r as usize * BLOCK + len];
+                match *instr {
+                    Instr::Const(v) => dst.fill(v),
+                    Instr::Var(k) => dst.copy_from_slice(&columns[k as usize][start..start + len]),
+                    Instr::Add(a, b) => zip2(dst, src(a), src(b), |p, q| p + q),
+                    Instr::Sub(a, b) => zip2(dst, src(a), src(b), |p, q| p - q),
+                    Instr::Mul(a, b) => zip2(dst, src(a), src(b), |p, q| p * q),
+                    Instr::Div(a, b) => zip2(dst, src(a), src(b), |p, q| p / q),
+                    Instr::PowF(a, b) => zip2(dst, src(a), src(b), f64::powf),
+                    Instr::Log(a, b) => zip2(dst, src(a), src(b), |p, q| q.log2() / p.log2()),
+                    Instr::Max(a, b) => zip2(dst, src(a), src(b), f64::max),
+                    Instr::Min(a, b) => zip2(dst, src(a), src(b), f64::min),
+                    Instr::PowI(a, k) => map1(dst, src(a), |p| p.powi(k)),
+                    Instr::Sqrt(a) => map1(dst, src(a), f64::sqrt),
+                    Instr::Call1(Func::Log2, a) => map1(dst, src(a), f64::log2),
+                    Instr::Call1(Func::Ln, a) => map1(dst, src(a), f64::ln),
+                    Instr::Call1(Func::Ceil, a) => map1(dst, src(a), f64::ceil),
+                    Instr::Call1(Func::Floor, a) => map1(dst, src(a), f64::floor),
+                    Instr::Call1(f, a) => map1(dst, src(a), |p| apply(f, &[p])),
+                }
+            }
+            let last = (n - 1) * BLOCK;
+            out[start..start + len].copy_from_slice(&regs[last..last + len]);
+            start += len;
+        }
+    }
+
+    /// Evaluates a one-variable expression at every value of `xs`.
+    ///
+    /// # Panics
+    /// If the expression was compiled with more than one variable.
+    pub fn sweep(&self, xs: &[f64]) -> Vec<f64> {
+        assert!(
+            self.vars.len() <= 1,
+            "sweep is for one variable; use eval_batch"
+        );
+        let mut out = vec![0.0; xs.len()];
+        self.eval_batch(&[xs], &mut out);
+        out
+    }
+}
+
+#[inline(always)]
+fn zip2(dst: &mut [f64], a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) {
+    for ((d, &p), &q) in dst.iter_mut().zip(a).zip(b) {
+        *d = f(p, q);
+    }
+}
+
+#[inline(always)]
+fn map1(dst: &mut [f64], a: &[f64], f: impl Fn(f64) -> f64) {
+    for (d, &p) in dst.iter_mut().zip(a) {
+        *d = f(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agrees_with_the_tree_on_every_form() {
+        let text = "max(x, n)^2 - min(x, 3)/n + log2(x)*ln(n) + log(n, x) + sqrt(x) + ceil(x/3) + floor(x/3) + x^(2/3) + x^n - 5/x^2";
+        let e = Expr::parse(text).unwrap();
+        let c = e.compile(&["x", "n"]).unwrap();
+        for (x, n) in [(1.0, 2.0), (7.5, 3.0), (1024.0, 12.0)] {
+            let want = e.eval(&[("x", x), ("n", n)]).unwrap();
+            let got = c.eval(&[x, n]);
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs(),
+                "{x} {n}: {got} vs {want}"
+            );
+            let mut out = [0.0];
+            c.eval_batch(&[&[x], &[n]], &mut out);
+            assert!((out[0] - want).abs() <= 1e-12 * want.abs());
+        }
+    }
+
+    #[test]
+    fn folds_constants_and_shares_subexpressions() {
+        let e = Expr::parse("x*log2(x) + 2*3*x + log2(x)").unwrap();
+        let c = e.compile(&["x"]).unwrap();
+        // x, log2(x), x·log2(x), 6, 6·x, sum, sum + log2(x)
+        assert_eq!(c.len(), 7);
+    }
+
+    #[test]
+    fn long_programs_and_blocks() {
+        let e: Expr = (0..100).map(|i| Expr::var("x") * f64::from(i)).sum();
+        let c = e.compile(&["x"]).unwrap();
+        assert!(c.len() > INLINE_REGISTERS);
+        assert_eq!(c.eval(&[2.0]), 9900.0);
+        let xs: Vec<f64> = (0..1000).map(f64::from).collect();
+        let ys = c.sweep(&xs);
+        assert_eq!(ys[999], 999.0 * 4950.0);
+        assert_eq!(ys.len(), 1000);
+    }
+
+    #[test]
+    fn unknown_variable_and_checked_errors() {
+        let e = Expr::parse("x * y").unwrap();
+        let err = e.compile(&["x"]).unwrap_err();
+        assert!(matches!(err, EvalError::Unbound { ref name, .. } if name == "y"));
+        let c = Expr::parse("log2(x)").unwrap().compile(&["x"]).unwrap();
+        let err = c.eval_checked(&[0.0]).unwrap_err();
+        assert!(matches!(err, EvalError::NonFinite { ref expr, .. } if expr == "log₂(x)"));
+        assert_eq!(c.eval_checked(&[8.0]), Ok(3.0));
+        assert!(c.eval_checked(&[]).is_err());
+    }
+}

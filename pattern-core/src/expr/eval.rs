@@ -1,0 +1,221 @@
+//! Evaluation at a point, generic over `num_traits::Float`.
+
+use super::{Expr, Func};
+use num_traits::Float;
+
+/// Why an expression could not be evaluated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EvalError {
+    /// A variable had no value.
+    #[error("unbound variable `{name}`: give it a value (bound: {bound})")]
+    Unbound {
+        /// The variable's name.
+        name: String,
+        /// The variables that were bound, for the message.
+        bound: String,
+    },
+    /// A sub-expression produced infinity or NaN from finite operands.
+    #[error("`{expr}` is not finite ({value}) at {point}")]
+    NonFinite {
+        /// The innermost sub-expression whose value is not finite.
+        expr: String,
+        /// Its value (`inf`, `-inf` or `NaN`).
+        value: f64,
+        /// The point, as `x = 0, n = 4`.
+        point: String,
+    },
+}
+
+pub(crate) fn describe_point<F: Float>(bindings: &[(&str, F)]) -> String {
+    if bindings.is_empty() {
+        return "no bound variables".to_string();
+    }
+    bindings
+        .iter()
+        .map(|(name, v)| format!("{name} = {}", v.to_f64().unwrap_or(f64::NAN)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Expr {
+    /// Evaluates the expression with every variable bound.
+    ///
+    /// ```
+    /// use pattern_core::{Expr, EvalError};
+    ///
+    /// let e = Expr::parse("1034.17 * x * log2(x) / n").unwrap();
+    /// assert_eq!(e.eval(&[("x", 2.0), ("n", 2.0)]).unwrap(), 1034.17);
+    ///
+    /// let unbound = e.eval(&[("x", 2.0)]).unwrap_err();
+    /// assert!(matches!(unbound, EvalError::Unbound { ref name, .. } if name == "n"));
+    ///
+    /// let log0 = e.eval(&[("x", 0.0), ("n", 1.0)]).unwrap_err();
+    /// assert_eq!(log0.to_string(), "`log₂(x)` is not finite (-inf) at x = 0, n = 1");
+    /// ```
+    pub fn eval(&self, bindings: &[(&str, f64)]) -> Result<f64, EvalError> {
+        self.eval_as(bindings)
+    }
+
+    /// Evaluates in any `Float` type: `f32`, or a dual number to carry
+    /// derivatives through the model.
+    pub fn eval_as<F: Float>(&self, bindings: &[(&str, F)]) -> Result<F, EvalError> {
+        let value = self.eval_node(bindings)?;
+        Ok(value)
+    }
+
+    fn eval_node<F: Float>(&self, bindings: &[(&str, F)]) -> Result<F, EvalError> {
+        let value = match self {
+            Expr::Num(v) => F::from(*v).unwrap_or_else(F::nan),
+            Expr::Var(name) => {
+                return bindings
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| EvalError::Unbound {
+                        name: name.clone(),
+                        bound: if bindings.is_empty() {
+                            "none".to_string()
+                        } else {
+                            bindings
+                                .iter()
+                                .map(|(n, _)| *n)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        },
+                    });
+            }
+            Expr::Add(items) => {
+                let mut acc = F::zero();
+                for item in items {
+                    acc = acc + item.eval_node(bindings)?;
+                }
+                acc
+            }
+            Expr::Mul(items) => {
+                let mut acc = F::one();
+                for item in items {
+                    acc = acc * item.eval_node(bindings)?;
+                }
+                acc
+            }
+            Expr::Pow(base, exponent) => {
+                let b = base.eval_node(bindings)?;
+                match **exponent {
+                    Expr::Num(k) if k == k.trunc() && k.abs() <= 64.0 => b.powi(k as i32),
+                    _ => b.powf(exponent.eval_node(bindings)?),
+                }
+            }
+            Expr::Call(func, args) => {
+                let mut values = Vec::with_capacity(args.len());
+                for arg in args {
+                    values.push(arg.eval_node(bindings)?);
+                }
+                apply(*func, &values)
+            }
+        };
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(EvalError::NonFinite {
+                expr: self.to_string(),
+                value: value.to_f64().unwrap_or(f64::NAN),
+                point: describe_point(bindings),
+            })
+        }
+    }
+}
+
+/// Applies a function to evaluated arguments (arity checked by construction).
+pub(crate) fn apply<F: Float>(func: Func, args: &[F]) -> F {
+    match func {
+        Func::Log2 => args[0].log2(),
+        Func::Ln => args[0].ln(),
+        Func::Log => args[1].log2() / args[0].log2(),
+        Func::Sqrt => args[0].sqrt(),
+        Func::Ceil => args[0].ceil(),
+        Func::Floor => args[0].floor(),
+        Func::Max => args.iter().copied().fold(F::neg_infinity(), F::max),
+        Func::Min => args.iter().copied().fold(F::infinity(), F::min),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(text: &str, bindings: &[(&str, f64)]) -> Result<f64, EvalError> {
+        Expr::parse(text).unwrap().eval(bindings)
+    }
+
+    #[test]
+    fn every_form_evaluates() {
+        let at = [("x", 8.0), ("n", 2.0)];
+        assert_eq!(eval("x + n", &at), Ok(10.0));
+        assert_eq!(eval("x - n", &at), Ok(6.0));
+        assert_eq!(eval("x * n", &at), Ok(16.0));
+        assert_eq!(eval("x / n", &at), Ok(4.0));
+        assert_eq!(eval("x ^ n", &at), Ok(64.0));
+        assert_eq!(eval("x ^ (1/3)", &at), Ok(2.0));
+        assert_eq!(eval("log2(x)", &at), Ok(3.0));
+        assert!((eval("ln(x)", &at).unwrap() - 8f64.ln()).abs() < 1e-15);
+        assert_eq!(eval("log(n, x)", &at), Ok(3.0));
+        assert!((eval("sqrt(x)", &at).unwrap() - 8f64.sqrt()).abs() < 1e-15);
+        assert_eq!(eval("ceil(x / 3)", &at), Ok(3.0));
+        assert_eq!(eval("floor(x / 3)", &at), Ok(2.0));
+        assert_eq!(eval("max(x, n, 5)", &at), Ok(8.0));
+        assert_eq!(eval("min(x, n, 5)", &at), Ok(2.0));
+        assert_eq!(eval("-x^2", &at), Ok(-64.0));
+    }
+
+    #[test]
+    fn unbound_variable_is_named() {
+        let err = eval("x * n + m", &[("x", 1.0), ("n", 2.0)]).unwrap_err();
+        assert_eq!(
+            err,
+            EvalError::Unbound {
+                name: "m".into(),
+                bound: "x, n".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "unbound variable `m`: give it a value (bound: x, n)"
+        );
+        let err = eval("x", &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unbound variable `x`: give it a value (bound: none)"
+        );
+    }
+
+    #[test]
+    fn non_finite_names_the_innermost_culprit() {
+        let err = eval("5422.97 + 1034.17 * x * log2(x)", &[("x", 0.0)]).unwrap_err();
+        let EvalError::NonFinite { expr, value, point } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(expr, "log₂(x)");
+        assert_eq!(*value, f64::NEG_INFINITY);
+        assert_eq!(point, "x = 0");
+
+        let err = eval("1 / (x - 1)", &[("x", 1.0)]).unwrap_err();
+        assert!(
+            matches!(&err, EvalError::NonFinite { expr, .. } if expr == "1/(x - 1)"),
+            "{err}"
+        );
+
+        let err = eval("sqrt(x)", &[("x", -1.0)]).unwrap_err();
+        assert!(matches!(&err, EvalError::NonFinite { value, .. } if value.is_nan()));
+    }
+
+    #[test]
+    fn generic_over_float() {
+        let e = Expr::parse("536.185 * x").unwrap();
+        let v: f32 = e.eval_as(&[("x", 2.0f32)]).unwrap();
+        assert_eq!(v, 1072.37f32);
+        // f32 overflows where f64 does not: reported, not silently infinite.
+        let big = Expr::parse("x * 1e30").unwrap();
+        assert!(big.eval_as(&[("x", 1e10f32)]).is_err());
+        assert!(big.eval(&[("x", 1e10)]).is_ok());
+    }
+}

@@ -1,0 +1,833 @@
+//! The normal form: Extra-P's Performance Model Normal Form (PMNF), generalized
+//! to several variables.
+//!
+//! A normal form is a sum of terms `c · Π b^a`, where each base `b` is a
+//! variable `v`, a logarithm `log2(v)`, or an *opaque* factor that PMNF cannot
+//! express (`max`, `min`, `ceil`, `floor`, a sum under a fractional power, ...),
+//! itself in normal form. Exponents are exact rationals, so `x^(1/3)·x^(1/3)`
+//! is `x^(2/3)` and not a float that merely prints like it.
+//!
+//! Invariants of [`Expr::simplify`]'s output:
+//! - like terms are collected, zero terms dropped, constants folded;
+//! - terms are ordered by growth (total degree, then log degree), the constant
+//!   last; factors with positive exponents come before the divisors;
+//! - coefficients are rounded to 12 significant digits, so that equal
+//!   functions computed along different roundings get equal normal forms;
+//! - `max`/`min` arguments are flattened, deduplicated and sorted, constant
+//!   arguments are folded into one, and a power of a variable common to every
+//!   argument is factored out (`max(a/n, b/n) = max(a, b)/n`). They are only
+//!   resolved by [`Expr::dominant`].
+//!
+//! Variables are sizes and counts, so simplification treats them (and the
+//! values of opaque factors) as positive when it combines powers and expands
+//! logarithms: `(x^2)^(1/2) = x`, `log2(x^2) = 2·log2(x)`.
+
+use super::{Expr, Func, product_of, sum_of};
+use num_rational::Ratio;
+use num_traits::{CheckedAdd, CheckedMul, One, Signed, ToPrimitive, Zero};
+use std::collections::BTreeMap;
+
+pub(crate) type Q = Ratio<i64>;
+
+/// A base of a PMNF factor.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Base {
+    Var(String),
+    Log2(String),
+    Opaque(Expr),
+}
+
+/// A product of bases with non-zero rational exponents.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Monomial(pub(crate) BTreeMap<Base, Q>);
+
+/// A coefficient with the size of what was added up to make it, so that
+/// cancellation down to rounding noise is recognized as zero.
+#[derive(Clone, Copy, Debug)]
+struct Coef {
+    value: f64,
+    magnitude: f64,
+}
+
+/// A sum of terms, keyed by monomial.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Poly {
+    terms: BTreeMap<Monomial, Coef>,
+}
+
+/// Products with more terms than this keep their factors unexpanded.
+const MAX_EXPANDED_TERMS: usize = 4096;
+/// Integer powers of sums up to this exponent are expanded.
+const MAX_EXPANDED_POWER: i64 = 8;
+/// A sum whose value is below this fraction of its parts' size is zero.
+const CANCELLATION: f64 = 1e-12;
+
+impl Monomial {
+    fn one() -> Monomial {
+        Monomial(BTreeMap::new())
+    }
+
+    fn single(base: Base, exponent: Q) -> Monomial {
+        let mut m = BTreeMap::new();
+        if !exponent.is_zero() {
+            m.insert(base, exponent);
+        }
+        Monomial(m)
+    }
+
+    fn mul(&self, other: &Monomial) -> Option<Monomial> {
+        let mut out = self.0.clone();
+        for (base, e) in &other.0 {
+            let sum = match out.get(base) {
+                Some(a) => a.checked_add(e)?,
+                None => *e,
+            };
+            if sum.is_zero() {
+                out.remove(base);
+            } else {
+                out.insert(base.clone(), sum);
+            }
+        }
+        Some(Monomial(out))
+    }
+
+    fn pow(&self, k: Q) -> Option<Monomial> {
+        let mut out = BTreeMap::new();
+        for (base, e) in &self.0 {
+            out.insert(base.clone(), e.checked_mul(&k)?);
+        }
+        Some(Monomial(out))
+    }
+
+    /// Sum of the exponents of variables and of logarithms: the growth key.
+    fn degrees(&self) -> (Q, Q, bool) {
+        let mut degree = Q::zero();
+        let mut log = Q::zero();
+        let mut opaque = false;
+        for (base, e) in &self.0 {
+            match base {
+                Base::Var(_) => degree += e,
+                Base::Log2(_) => log += e,
+                Base::Opaque(inner) => {
+                    opaque = true;
+                    let (d, l) = total_degree(inner);
+                    degree += d * e;
+                    log += l * e;
+                }
+            }
+        }
+        (degree, log, opaque)
+    }
+}
+
+impl Poly {
+    pub(crate) fn constant(value: f64) -> Poly {
+        let mut p = Poly::default();
+        if value != 0.0 {
+            p.terms.insert(
+                Monomial::one(),
+                Coef {
+                    value,
+                    magnitude: value.abs(),
+                },
+            );
+        }
+        p
+    }
+
+    fn base(base: Base, exponent: Q) -> Poly {
+        let mut p = Poly::default();
+        p.terms.insert(
+            Monomial::single(base, exponent),
+            Coef {
+                value: 1.0,
+                magnitude: 1.0,
+            },
+        );
+        p
+    }
+
+    fn opaque(e: Expr) -> Poly {
+        match e {
+            Expr::Num(v) => Poly::constant(v),
+            e => Poly::base(Base::Opaque(e), Q::one()),
+        }
+    }
+
+    fn insert(&mut self, monomial: Monomial, coef: Coef) {
+        let entry = self.terms.entry(monomial).or_insert(Coef {
+            value: 0.0,
+            magnitude: 0.0,
+        });
+        entry.value += coef.value;
+        entry.magnitude += coef.magnitude;
+    }
+
+    fn drop_cancelled(&mut self) {
+        self.terms
+            .retain(|_, c| !(c.value == 0.0 || c.value.abs() <= CANCELLATION * c.magnitude));
+    }
+
+    fn add(mut self, other: Poly) -> Poly {
+        for (m, c) in other.terms {
+            self.insert(m, c);
+        }
+        self.drop_cancelled();
+        self
+    }
+
+    fn scale(mut self, k: f64) -> Poly {
+        if k == 0.0 {
+            return Poly::default();
+        }
+        for c in self.terms.values_mut() {
+            c.value *= k;
+            c.magnitude *= k.abs();
+        }
+        self
+    }
+
+    fn mul(&self, other: &Poly) -> Poly {
+        if self.terms.len() * other.terms.len() > MAX_EXPANDED_TERMS {
+            return Poly::opaque(self.to_expr()).mul(&Poly::opaque(other.to_expr()));
+        }
+        let mut out = Poly::default();
+        for (ma, ca) in &self.terms {
+            for (mb, cb) in &other.terms {
+                let coef = Coef {
+                    value: ca.value * cb.value,
+                    magnitude: ca.magnitude * cb.magnitude,
+                };
+                match ma.mul(mb) {
+                    Some(m) => out.insert(m, coef),
+                    // Exponents beyond i64 fractions: keep the product opaque.
+                    None => out.insert(
+                        Monomial::single(
+                            Base::Opaque(product_of(vec![monomial_expr(ma), monomial_expr(mb)])),
+                            Q::one(),
+                        ),
+                        coef,
+                    ),
+                }
+            }
+        }
+        out.drop_cancelled();
+        out
+    }
+
+    pub(crate) fn as_constant(&self) -> Option<f64> {
+        match self.terms.len() {
+            0 => Some(0.0),
+            1 => {
+                let (m, c) = self.terms.iter().next()?;
+                m.0.is_empty().then_some(c.value)
+            }
+            _ => None,
+        }
+    }
+
+    fn single_term(&self) -> Option<(f64, &Monomial)> {
+        if self.terms.len() != 1 {
+            return None;
+        }
+        self.terms.iter().next().map(|(m, c)| (c.value, m))
+    }
+
+    /// Splits a sum into its first coefficient and the sum divided by it, so
+    /// that `(2a + 2b)^k` and `2^k (a + b)^k` meet in one normal form.
+    fn split_content(&self) -> (f64, Poly) {
+        let Some(first) = self.sorted_terms().first().map(|(_, c)| c.value) else {
+            return (1.0, self.clone());
+        };
+        (first, self.clone().scale(1.0 / first))
+    }
+
+    /// Terms in display order: by growth, descending; the constant last.
+    fn sorted_terms(&self) -> Vec<(&Monomial, Coef)> {
+        let mut terms: Vec<(&Monomial, Coef)> = self.terms.iter().map(|(m, c)| (m, *c)).collect();
+        terms.sort_by(|(a, _), (b, _)| {
+            let (da, la, oa) = a.degrees();
+            let (db, lb, ob) = b.degrees();
+            db.cmp(&da)
+                .then(lb.cmp(&la))
+                .then(ob.cmp(&oa))
+                .then_with(|| a.cmp(b))
+        });
+        terms
+    }
+
+    /// The canonical expression of this normal form.
+    pub(crate) fn to_expr(&self) -> Expr {
+        let terms: Vec<Expr> = self
+            .sorted_terms()
+            .into_iter()
+            .map(|(m, c)| term_expr(round_significant(c.value), m))
+            .collect();
+        sum_of(terms)
+    }
+}
+
+/// The growth of an opaque factor in all variables together, for ordering
+/// terms: (degree, log degree).
+fn total_degree(e: &Expr) -> (Q, Q) {
+    let zero = (Q::zero(), Q::zero());
+    match e {
+        Expr::Num(_) => zero,
+        Expr::Var(_) => (Q::one(), Q::zero()),
+        Expr::Add(items) | Expr::Call(Func::Max, items) => {
+            items.iter().map(total_degree).max().unwrap_or(zero)
+        }
+        Expr::Call(Func::Min, items) => items.iter().map(total_degree).min().unwrap_or(zero),
+        Expr::Mul(items) => items
+            .iter()
+            .map(total_degree)
+            .fold(zero, |(d, l), (a, b)| (d + a, l + b)),
+        Expr::Pow(base, exponent) => match (**exponent).clone() {
+            Expr::Num(k) => {
+                let (d, l) = total_degree(base);
+                let k = to_rational(k).unwrap_or_else(Q::zero);
+                (d * k, l * k)
+            }
+            _ => zero,
+        },
+        Expr::Call(Func::Log2 | Func::Ln | Func::Log, _) => (Q::zero(), Q::one()),
+        Expr::Call(Func::Sqrt, args) => {
+            let (d, l) = total_degree(&args[0]);
+            (d / Q::from_integer(2), l / Q::from_integer(2))
+        }
+        Expr::Call(Func::Ceil | Func::Floor, args) => total_degree(&args[0]),
+    }
+}
+
+/// Rounds to 12 significant digits (see the module invariants).
+fn round_significant(v: f64) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return if v == 0.0 { 0.0 } else { v };
+    }
+    format!("{v:.11e}").parse().unwrap_or(v)
+}
+
+/// The smallest-denominator fraction that is exactly this `f64`, if any
+/// (continued fractions; `0.2` is `1/5`, `1/3.0` is `1/3`).
+pub(crate) fn to_rational(v: f64) -> Option<Q> {
+    if !v.is_finite() {
+        return None;
+    }
+    if v == v.trunc() {
+        return (v.abs() < 9.0e15).then(|| Q::from_integer(v as i64));
+    }
+    let (mut h0, mut h1) = (0i64, 1i64);
+    let (mut k0, mut k1) = (1i64, 0i64);
+    let mut rest = v;
+    for _ in 0..64 {
+        let a = rest.floor();
+        if a.abs() > 9.0e15 {
+            return None;
+        }
+        let a = a as i64;
+        let h = a.checked_mul(h1)?.checked_add(h0)?;
+        let k = a.checked_mul(k1)?.checked_add(k0)?;
+        if (h as f64) / (k as f64) == v {
+            return Some(Q::new(h, k));
+        }
+        (h0, h1, k0, k1) = (h1, h, k1, k);
+        let frac = rest - rest.floor();
+        if frac == 0.0 || k > 1_000_000_000 {
+            return None;
+        }
+        rest = 1.0 / frac;
+    }
+    None
+}
+
+fn q_to_f64(q: &Q) -> f64 {
+    q.to_f64().unwrap_or(f64::NAN)
+}
+
+/// The exponent as an expression: integers and terminating decimals as a
+/// number (`2`, `0.5`), other fractions as `p/q` (`2/3`).
+fn exponent_expr(q: &Q) -> Expr {
+    if q.is_integer() || 1000 % q.denom() == 0 {
+        Expr::Num(q_to_f64(q))
+    } else {
+        super::divide(Expr::Num(*q.numer() as f64), Expr::Num(*q.denom() as f64))
+    }
+}
+
+fn base_expr(base: &Base) -> Expr {
+    match base {
+        Base::Var(v) => Expr::Var(v.clone()),
+        Base::Log2(v) => Expr::Call(Func::Log2, vec![Expr::Var(v.clone())]),
+        Base::Opaque(e) => e.clone(),
+    }
+}
+
+fn factor_expr(base: &Base, e: &Q) -> Expr {
+    let b = base_expr(base);
+    if e.is_one() {
+        return b;
+    }
+    if e.is_negative() && !e.is_integer() && 1000 % e.denom() != 0 {
+        // `/x^(1/3)`: the printer writes divisors as positive powers.
+        return b.pow(exponent_expr(&-*e)).recip();
+    }
+    b.pow(exponent_expr(e))
+}
+
+fn monomial_factors(m: &Monomial) -> Vec<Expr> {
+    let (up, down): (Vec<_>, Vec<_>) = m.0.iter().partition(|(_, e)| e.is_positive());
+    up.into_iter()
+        .chain(down)
+        .map(|(b, e)| factor_expr(b, e))
+        .collect()
+}
+
+fn monomial_expr(m: &Monomial) -> Expr {
+    product_of(monomial_factors(m))
+}
+
+fn term_expr(c: f64, m: &Monomial) -> Expr {
+    let mut factors = monomial_factors(m);
+    if factors.is_empty() {
+        return Expr::Num(c);
+    }
+    if c != 1.0 {
+        factors.insert(0, Expr::Num(c));
+    }
+    product_of(factors)
+}
+
+/// The normal form of `e` as a polynomial.
+pub(crate) fn to_poly(e: &Expr) -> Poly {
+    match e {
+        Expr::Num(v) => Poly::constant(*v),
+        Expr::Var(v) => Poly::base(Base::Var(v.clone()), Q::one()),
+        Expr::Add(items) => items
+            .iter()
+            .fold(Poly::default(), |acc, item| acc.add(to_poly(item))),
+        Expr::Mul(items) => items
+            .iter()
+            .fold(Poly::constant(1.0), |acc, item| acc.mul(&to_poly(item))),
+        Expr::Pow(base, exponent) => {
+            let b = to_poly(base);
+            let k = to_poly(exponent);
+            match k.as_constant() {
+                Some(k) => power(b, k),
+                None => Poly::opaque(Expr::Pow(Box::new(b.to_expr()), Box::new(k.to_expr()))),
+            }
+        }
+        Expr::Call(func, args) => call(*func, args),
+    }
+}
+
+fn power(b: Poly, k: f64) -> Poly {
+    if k == 0.0 {
+        return Poly::constant(1.0);
+    }
+    if k == 1.0 {
+        return b;
+    }
+    if let Some(c) = b.as_constant() {
+        let v = c.powf(k);
+        return if v.is_finite() {
+            Poly::constant(v)
+        } else {
+            Poly::opaque(Expr::Pow(Box::new(Expr::Num(c)), Box::new(Expr::Num(k))))
+        };
+    }
+    let Some(q) = to_rational(k) else {
+        return Poly::opaque(Expr::Pow(Box::new(b.to_expr()), Box::new(Expr::Num(k))));
+    };
+    if let Some((c, m)) = b.single_term() {
+        if c > 0.0 || q.is_integer() {
+            if let Some(m) = m.pow(q) {
+                let mut out = Poly::default();
+                let value = c.powf(k);
+                out.insert(
+                    m,
+                    Coef {
+                        value,
+                        magnitude: value.abs(),
+                    },
+                );
+                return out;
+            }
+        }
+    }
+    if q.is_integer() && q.is_positive() && *q.numer() <= MAX_EXPANDED_POWER {
+        let n = *q.numer();
+        if (b.terms.len() as f64).powi(n as i32) <= MAX_EXPANDED_TERMS as f64 {
+            let mut out = b.clone();
+            for _ in 1..n {
+                out = out.mul(&b);
+            }
+            return out;
+        }
+    }
+    let (content, monic) = b.split_content();
+    if content > 0.0 || q.is_integer() {
+        return Poly::base(Base::Opaque(monic.to_expr()), q).scale(content.powf(k));
+    }
+    Poly::base(Base::Opaque(b.to_expr()), q)
+}
+
+/// `log2` of a normal form: expanded over the factors of a single term.
+fn log2_poly(a: Poly) -> Poly {
+    if let Some(c) = a.as_constant() {
+        return if c > 0.0 {
+            Poly::constant(c.log2())
+        } else {
+            Poly::opaque(Expr::Call(Func::Log2, vec![Expr::Num(c)]))
+        };
+    }
+    if let Some((c, m)) = a.single_term() {
+        if c > 0.0 {
+            let mut out = Poly::constant(c.log2());
+            for (base, e) in &m.0 {
+                let log = match base {
+                    Base::Var(v) => Poly::base(Base::Log2(v.clone()), Q::one()),
+                    other => Poly::opaque(Expr::Call(Func::Log2, vec![base_expr(other)])),
+                };
+                out = out.add(log.scale(q_to_f64(e)));
+            }
+            return out;
+        }
+    }
+    let (content, monic) = a.split_content();
+    if content > 0.0 {
+        return Poly::constant(content.log2())
+            .add(Poly::opaque(Expr::Call(Func::Log2, vec![monic.to_expr()])));
+    }
+    Poly::opaque(Expr::Call(Func::Log2, vec![a.to_expr()]))
+}
+
+fn call(func: Func, args: &[Expr]) -> Poly {
+    match func {
+        Func::Log2 => log2_poly(to_poly(&args[0])),
+        Func::Ln => log2_poly(to_poly(&args[0])).scale(std::f64::consts::LN_2),
+        Func::Log => {
+            let base = log2_poly(to_poly(&args[0]));
+            log2_poly(to_poly(&args[1])).mul(&power(base, -1.0))
+        }
+        Func::Sqrt => power(to_poly(&args[0]), 0.5),
+        Func::Ceil | Func::Floor => {
+            let a = to_poly(&args[0]);
+            match a.as_constant() {
+                Some(c) if func == Func::Ceil => Poly::constant(c.ceil()),
+                Some(c) => Poly::constant(c.floor()),
+                None => Poly::opaque(Expr::Call(func, vec![a.to_expr()])),
+            }
+        }
+        Func::Max | Func::Min => extremum(func, args),
+    }
+}
+
+/// `max`/`min` in normal form (see the module invariants).
+fn extremum(func: Func, args: &[Expr]) -> Poly {
+    let mut polys: Vec<Poly> = Vec::with_capacity(args.len());
+    let mut pending: Vec<Poly> = args.iter().map(to_poly).collect();
+    pending.reverse();
+    while let Some(p) = pending.pop() {
+        // Flatten `max(a, max(b, c))`.
+        if let Some((c, m)) = p.single_term() {
+            if c == 1.0 && m.0.len() == 1 {
+                if let Some((Base::Opaque(Expr::Call(f, inner)), e)) = m.0.iter().next() {
+                    if *f == func && e.is_one() {
+                        pending.extend(inner.iter().rev().map(to_poly));
+                        continue;
+                    }
+                }
+            }
+        }
+        polys.push(p);
+    }
+
+    // Fold the constant arguments into one.
+    let mut constant: Option<f64> = None;
+    polys.retain(|p| match p.as_constant() {
+        Some(c) => {
+            constant = Some(match (constant, func) {
+                (None, _) => c,
+                (Some(a), Func::Max) => a.max(c),
+                (Some(a), _) => a.min(c),
+            });
+            false
+        }
+        None => true,
+    });
+    if polys.is_empty() {
+        return Poly::constant(constant.unwrap_or(0.0));
+    }
+
+    // Factor out a power of a variable that every term of every argument has
+    // with the same sign: max(a/n, b/n) = max(a, b)/n.
+    let mut common = Monomial::one();
+    if constant.is_none() {
+        let mut candidates: BTreeMap<&str, Option<Q>> = BTreeMap::new();
+        for p in &polys {
+            for m in p.terms.keys() {
+                for (base, e) in &m.0 {
+                    if let Base::Var(v) = base {
+                        candidates.entry(v).or_insert(Some(*e));
+                    }
+                }
+            }
+        }
+        for (v, slot) in candidates.iter_mut() {
+            for p in &polys {
+                for m in p.terms.keys() {
+                    let e =
+                        m.0.get(&Base::Var(v.to_string()))
+                            .copied()
+                            .unwrap_or_else(Q::zero);
+                    *slot = match *slot {
+                        Some(best) if e.is_positive() && best.is_positive() => Some(best.min(e)),
+                        Some(best) if e.is_negative() && best.is_negative() => Some(best.max(e)),
+                        _ => None,
+                    };
+                }
+            }
+        }
+        for (v, e) in candidates {
+            if let Some(e) = e {
+                common.0.insert(Base::Var(v.to_string()), e);
+            }
+        }
+    }
+    let divisor = common.pow(-Q::one()).unwrap_or_default();
+    let mut exprs: Vec<Expr> = polys
+        .iter()
+        .map(|p| {
+            let mut scaled = Poly::default();
+            for (m, c) in &p.terms {
+                scaled.insert(m.mul(&divisor).unwrap_or_else(|| m.clone()), *c);
+            }
+            scaled.to_expr()
+        })
+        .collect();
+    if let Some(c) = constant {
+        exprs.push(Expr::Num(round_significant(c)));
+    }
+    exprs.sort();
+    exprs.dedup();
+    let inner = if exprs.len() == 1 {
+        to_poly(&exprs[0])
+    } else {
+        Poly::opaque(Expr::Call(func, exprs))
+    };
+    let mut factor = Poly::default();
+    factor.insert(
+        common,
+        Coef {
+            value: 1.0,
+            magnitude: 1.0,
+        },
+    );
+    inner.mul(&factor)
+}
+
+impl Expr {
+    /// The normal form: a sum of `c · Π v^a · log2(v)^b` terms (PMNF), with like
+    /// terms collected, constants folded and terms ordered by growth.
+    ///
+    /// Two expressions that are the same PMNF function get the same normal form,
+    /// so `==` on normal forms is a real check. The invariants are listed in
+    /// the documentation of this module's source (`expr/normal.rs`); in short,
+    /// what PMNF cannot express (`max`, `ceil`, a sum under a fractional power)
+    /// stays a factor of its own, itself in normal form.
+    ///
+    /// ```
+    /// use pattern_core::Expr;
+    ///
+    /// let a = Expr::parse("x*log2(x)*1034.17 + 5422.97").unwrap();
+    /// let b = Expr::parse("5422.97 + 1034.17*log2(x)*x").unwrap();
+    /// assert_eq!(a.simplify(), b.simplify());
+    /// assert_eq!(a.simplify().to_string(), "1034.17·x·log₂(x) + 5422.97");
+    ///
+    /// let shuffle = Expr::parse("(m*n - 1)/(m*n) * 12288 * x / 0.125").unwrap();
+    /// assert_eq!(shuffle.simplify().to_string(), "98304·x - 98304·x/m/n");
+    /// ```
+    pub fn simplify(&self) -> Expr {
+        to_poly(self).to_expr()
+    }
+}
+
+/// Structural equality with numbers equal within a relative tolerance.
+pub(crate) fn approx_eq(a: &Expr, b: &Expr, rel: f64) -> bool {
+    match (a, b) {
+        (Expr::Num(x), Expr::Num(y)) => x == y || (x - y).abs() <= rel * x.abs().max(y.abs()),
+        (Expr::Var(x), Expr::Var(y)) => x == y,
+        (Expr::Add(xs), Expr::Add(ys)) | (Expr::Mul(xs), Expr::Mul(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| approx_eq(x, y, rel))
+        }
+        (Expr::Pow(xb, xe), Expr::Pow(yb, ye)) => approx_eq(xb, yb, rel) && approx_eq(xe, ye, rel),
+        (Expr::Call(f, xs), Expr::Call(g, ys)) => {
+            f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| approx_eq(x, y, rel))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(text: &str) -> String {
+        Expr::parse(text).unwrap().simplify().to_string()
+    }
+
+    fn same(a: &str, b: &str) {
+        let (ea, eb) = (
+            Expr::parse(a).unwrap().simplify(),
+            Expr::parse(b).unwrap().simplify(),
+        );
+        assert_eq!(ea, eb, "{a} → {ea}  vs  {b} → {eb}");
+    }
+
+    #[test]
+    fn rationals_from_floats() {
+        assert_eq!(to_rational(0.5), Some(Q::new(1, 2)));
+        assert_eq!(to_rational(0.2), Some(Q::new(1, 5)));
+        assert_eq!(to_rational(2.0 / 3.0), Some(Q::new(2, 3)));
+        assert_eq!(to_rational(-0.75), Some(Q::new(-3, 4)));
+        assert_eq!(to_rational(4.0 / 5.0), Some(Q::new(4, 5)));
+        assert_eq!(to_rational(7.0), Some(Q::from_integer(7)));
+        assert_eq!(
+            to_rational(std::f64::consts::PI),
+            Some(Q::new(245850922, 78256779))
+        );
+        assert_eq!(to_rational(f64::NAN), None);
+    }
+
+    #[test]
+    fn like_terms_and_order() {
+        assert_eq!(
+            s("x*log2(x)*1034.17 + 5422.97"),
+            "1034.17·x·log₂(x) + 5422.97"
+        );
+        assert_eq!(
+            s("5422.97 + 1034.17*log2(x)*x"),
+            "1034.17·x·log₂(x) + 5422.97"
+        );
+        assert_eq!(s("x^(1)*log2(x)^(1)"), "x·log₂(x)");
+        assert_eq!(s("536.185*x + 536.185*x"), "1072.37·x");
+        assert_eq!(s("3 + x - 3"), "x");
+        assert_eq!(s("x - x"), "0");
+        assert_eq!(s("2*3 + 4"), "10");
+        assert_eq!(
+            s("5 + x^2 + x*log2(x) + x + log2(x)^2 + sqrt(x)"),
+            "x^2 + x·log₂(x) + x + x^0.5 + log₂(x)^2 + 5"
+        );
+    }
+
+    #[test]
+    fn expansion_of_products_and_integer_powers() {
+        same("(a + b)*x", "a*x + b*x");
+        same("(x + 1)^2", "x^2 + 2*x + 1");
+        same("(a + b)*(a - b)", "a^2 - b^2");
+        assert_eq!(s("(a + b)*x"), "a·x + b·x");
+    }
+
+    #[test]
+    fn powers_and_roots_are_exact_rationals() {
+        same("x^(1/3) * x^(1/3)", "x^(2/3)");
+        same("sqrt(x) * sqrt(x)", "x");
+        same("(x^2)^(1/2)", "x");
+        same("x^0.2 * x^0.6", "x^(4/5)");
+        assert_eq!(s("x^(2/3)"), "x^(2/3)");
+        assert_eq!(s("1/x^(1/3)"), "1/x^(1/3)");
+        assert_eq!(s("x^(-1/2)"), "1/x^0.5");
+        assert_eq!(s("x^0 + 0^0"), "2");
+        assert_eq!(s("(2*x)^3"), "8·x^3");
+    }
+
+    #[test]
+    fn divisions() {
+        assert_eq!(s("x / n"), "x/n");
+        assert_eq!(s("x / n / m"), "x/m/n");
+        same("x / (n*m)", "x / n / m");
+        same("(a*x)/a", "x");
+        assert_eq!(s("1034.17 * x * log2(x) / 2"), "517.085·x·log₂(x)");
+        assert_eq!(s("(2*a + 2*b)^-1"), "0.5/(a + b)");
+        same("1/(2*a + 2*b)", "0.5/(a + b)");
+    }
+
+    #[test]
+    fn logarithms() {
+        same("log2(x^2)", "2*log2(x)");
+        same("log2(8*x)", "3 + log2(x)");
+        same("log2(x / 768)", "log2(x) - log2(768)");
+        same("ln(x)", "0.6931471805599453 * log2(x)");
+        same("log(2, x)", "log2(x)");
+        same("log(4, x*y)", "0.5*log2(x) + 0.5*log2(y)");
+        assert_eq!(s("log2(1024)"), "10");
+        assert_eq!(s("log2(x + 1)"), "log₂(x + 1)");
+        assert_eq!(s("log2(2*x + 2)"), "log₂(x + 1) + 1");
+        // log2(0) stays symbolic so that evaluation still names it.
+        assert_eq!(s("log2(0) + x"), "x + log₂(0)");
+    }
+
+    #[test]
+    fn ceil_and_floor() {
+        assert_eq!(s("ceil(7/2)"), "4");
+        assert_eq!(s("floor(7/2)"), "3");
+        assert_eq!(s("floor(p/2)*2"), "2·floor(0.5·p)");
+    }
+
+    #[test]
+    fn max_and_min_stay_symbolic_but_canonical() {
+        same("max(a, max(b, c))", "max(max(a, b), c)");
+        same("max(a, b)", "max(b, a)");
+        same("max(a, a)", "a");
+        same("max(3, x, 5)", "max(x, 5)");
+        same("min(3, 5)", "3");
+        same("max(a/n, b/n)", "max(a, b)/n");
+        same("max(x^2, x)", "x * max(x, 1)");
+        assert_eq!(
+            s("max(1034.17*x*log2(x), 536.185*x)"),
+            "x·max(536.185, 1034.17·log₂(x))"
+        );
+        // Mixed signs of the exponent: nothing is factored out.
+        assert_eq!(s("max(a/n, b)"), "max(b, a/n)");
+        assert_eq!(s("max(a, b) / n + c"), "c + max(a, b)/n");
+        assert_eq!(s("1 + n*max(x^2, y) + x"), "n·max(y, x^2) + x + 1");
+    }
+
+    #[test]
+    fn shuffle_of_hadoop() {
+        let e = Expr::parse("(m*n - 1)/(m*n) * 12288 * x / 0.125")
+            .unwrap()
+            .simplify();
+        assert_eq!(e.to_string(), "98304·x - 98304·x/m/n");
+        let v = e.eval(&[("m", 4.0), ("n", 12.0), ("x", 1.0)]).unwrap();
+        assert!((v - 47.0 / 48.0 * 98304.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rounding_makes_equal_functions_equal() {
+        same("0.1*x + 0.2*x", "0.3*x");
+        same("x/3 + x/3 + x/3", "x");
+        assert!(
+            Expr::parse("1e-20*x + 1").unwrap().simplify() != Expr::parse("1").unwrap().simplify()
+        );
+    }
+
+    #[test]
+    fn idempotent_on_examples() {
+        for text in [
+            "(m*n - 1)/(m*n) * 12288 * x / 0.125",
+            "max(a/n, b/n) + ceil(x/3) * log2(x + 1)",
+            "x^(1/3) / y^(2/3) + sqrt(x + 1)",
+            "log(3, x) * ln(y)",
+            "(2*a + 2*b)^(1/2)",
+        ] {
+            let once = Expr::parse(text).unwrap().simplify();
+            assert_eq!(once.simplify(), once, "{text}");
+            assert_eq!(
+                Expr::parse(&once.to_string()).unwrap(),
+                once,
+                "{text} → {once}"
+            );
+        }
+    }
+}

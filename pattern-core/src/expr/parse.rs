@@ -1,0 +1,656 @@
+//! The textual syntax of cost expressions: a hand-written recursive-descent
+//! parser (the grammar is tiny and the errors must name byte offsets).
+//!
+//! ```text
+//! expr    := term (('+' | '-') term)*
+//! term    := unary (('*' | '·' | '×' | '/') unary)*
+//! unary   := ('-' | '+') unary | power
+//! power   := atom (('^' | '**') unary)?          right-associative
+//! atom    := number | ident | ident '(' expr (',' expr)* ')' | '(' expr ')'
+//! ```
+
+use super::{Expr, Func, divide, negate, product_of, sum_of};
+use std::fmt;
+
+/// A syntax error: what was expected, what was found, and where.
+///
+/// `Display` shows the message, then the input with a caret under the offending
+/// position:
+///
+/// ```
+/// use pattern_core::Expr;
+///
+/// let err = Expr::parse("2 * (x + 1").unwrap_err();
+/// assert_eq!(err.offset(), 10);
+/// assert_eq!(
+///     err.to_string(),
+///     "expected `)` to close the `(` at byte 4, found the end of the input at byte 10\n  2 * (x + 1\n            ^"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    input: String,
+    offset: usize,
+    expected: String,
+    found: String,
+}
+
+impl ParseError {
+    pub(crate) fn new(
+        input: &str,
+        offset: usize,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> Self {
+        ParseError {
+            input: input.to_string(),
+            offset,
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+
+    /// The byte offset of the error in the input.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// What the parser expected at that position.
+    pub fn expected(&self) -> &str {
+        &self.expected
+    }
+
+    /// What it found there instead.
+    pub fn found(&self) -> &str {
+        &self.found
+    }
+
+    /// The text that was parsed.
+    pub fn input(&self) -> &str {
+        &self.input
+    }
+
+    /// Moves the error into a larger text that contains the parsed one at
+    /// byte `base` (used by the design parser for atom definitions).
+    pub fn shifted(self, whole_input: &str, base: usize) -> ParseError {
+        ParseError {
+            input: whole_input.to_string(),
+            offset: self.offset + base,
+            ..self
+        }
+    }
+
+    /// The line (1-based) and column (1-based, in characters) of the error.
+    pub fn line_col(&self) -> (usize, usize) {
+        let before = &self.input[..self.offset.min(self.input.len())];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[line_start..].chars().count() + 1)
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expected {}, found {} at byte {}",
+            self.expected, self.found, self.offset
+        )?;
+        let offset = self.offset.min(self.input.len());
+        let line_start = self.input[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.input[offset..]
+            .find('\n')
+            .map_or(self.input.len(), |i| offset + i);
+        let column = self.input[line_start..offset].chars().count();
+        write!(
+            f,
+            "\n  {}\n  {}^",
+            &self.input[line_start..line_end],
+            " ".repeat(column)
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// One lexical token and where it starts.
+#[derive(Clone, Debug, PartialEq)]
+enum Token<'a> {
+    Num(f64),
+    Ident(&'a str),
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Caret,
+    LParen,
+    RParen,
+    Comma,
+    End,
+}
+
+impl Token<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Token::Num(v) => format!("the number `{v}`"),
+            Token::Ident(name) => format!("`{name}`"),
+            Token::Plus => "`+`".into(),
+            Token::Minus => "`-`".into(),
+            Token::Star => "`*`".into(),
+            Token::Slash => "`/`".into(),
+            Token::Caret => "`^`".into(),
+            Token::LParen => "`(`".into(),
+            Token::RParen => "`)`".into(),
+            Token::Comma => "`,`".into(),
+            Token::End => "the end of the input".into(),
+        }
+    }
+}
+
+/// Splits the input into tokens with their byte offsets.
+fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, ParseError> {
+    let mut tokens = Vec::new();
+    let bytes = input.as_bytes();
+    let mut i = 0;
+    while i < input.len() {
+        let rest = &input[i..];
+        let c = rest.chars().next().expect("not at the end");
+        let start = i;
+        let token = match c {
+            c if c.is_whitespace() => {
+                i += c.len_utf8();
+                continue;
+            }
+            '0'..='9' | '.' => {
+                let len = number_length(rest);
+                let text = &rest[..len];
+                let value: f64 = text
+                    .parse()
+                    .map_err(|_| ParseError::new(input, start, "a number", format!("`{text}`")))?;
+                i += len;
+                tokens.push((Token::Num(value), start));
+                continue;
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let len = rest
+                    .char_indices()
+                    .find(|&(_, ch)| !(ch.is_alphanumeric() || ch == '_' || ch == '₂'))
+                    .map_or(rest.len(), |(k, _)| k);
+                i += len;
+                tokens.push((Token::Ident(&rest[..len]), start));
+                continue;
+            }
+            '+' => Token::Plus,
+            '-' | '−' => Token::Minus,
+            '*' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 1;
+                Token::Caret
+            }
+            '*' | '·' | '×' | '⋅' => Token::Star,
+            '/' | '÷' => Token::Slash,
+            '^' => Token::Caret,
+            '(' => Token::LParen,
+            ')' => Token::RParen,
+            ',' => Token::Comma,
+            other => {
+                return Err(ParseError::new(
+                    input,
+                    start,
+                    "a number, a name, an operator or a parenthesis",
+                    format!("`{other}`"),
+                ));
+            }
+        };
+        i += c.len_utf8();
+        tokens.push((token, start));
+    }
+    tokens.push((Token::End, input.len()));
+    Ok(tokens)
+}
+
+/// The length of the number at the start of `text`: digits, an optional
+/// fraction and an optional exponent (`1.241e7`, `.5`, `3E-2`).
+fn number_length(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i < bytes.len() && bytes[i] == b'.' {
+        i += 1;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+        let mut j = i + 1;
+        if j < bytes.len() && (bytes[j] == b'+' || bytes[j] == b'-') {
+            j += 1;
+        }
+        if j < bytes.len() && bytes[j].is_ascii_digit() {
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            i = j;
+        }
+    }
+    i
+}
+
+struct Parser<'a> {
+    input: &'a str,
+    tokens: Vec<(Token<'a>, usize)>,
+    pos: usize,
+    depth: usize,
+}
+
+/// Nesting deeper than this is refused rather than risking the stack.
+const MAX_DEPTH: usize = 100;
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token<'a> {
+        &self.tokens[self.pos].0
+    }
+
+    fn offset(&self) -> usize {
+        self.tokens[self.pos].1
+    }
+
+    fn bump(&mut self) -> Token<'a> {
+        let token = self.tokens[self.pos].0.clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn error(&self, expected: impl Into<String>) -> ParseError {
+        ParseError::new(self.input, self.offset(), expected, self.peek().describe())
+    }
+
+    fn expr(&mut self) -> Result<Expr, ParseError> {
+        let mut terms = vec![self.term()?];
+        loop {
+            match self.peek() {
+                Token::Plus => {
+                    self.bump();
+                    terms.push(self.term()?);
+                }
+                Token::Minus => {
+                    self.bump();
+                    terms.push(negate(self.term()?));
+                }
+                _ => break,
+            }
+        }
+        Ok(sum_of(terms))
+    }
+
+    fn term(&mut self) -> Result<Expr, ParseError> {
+        let mut acc = self.unary()?;
+        loop {
+            match self.peek() {
+                Token::Star => {
+                    self.bump();
+                    let rhs = self.unary()?;
+                    acc = product_of(vec![acc, rhs]);
+                }
+                Token::Slash => {
+                    self.bump();
+                    let rhs = self.unary()?;
+                    acc = divide(acc, rhs);
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        // Every recursive path passes here, so this bounds the recursion.
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(format!("at most {MAX_DEPTH} levels of nesting")));
+        }
+        let result = self.unary_inner();
+        self.depth -= 1;
+        result
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, ParseError> {
+        match self.peek() {
+            Token::Minus => {
+                self.bump();
+                Ok(negate(self.unary()?))
+            }
+            Token::Plus => {
+                self.bump();
+                self.unary()
+            }
+            _ => self.power(),
+        }
+    }
+
+    fn power(&mut self) -> Result<Expr, ParseError> {
+        let base = self.atom()?;
+        if *self.peek() == Token::Caret {
+            self.bump();
+            let exponent = self.unary()?;
+            return Ok(base.pow(exponent));
+        }
+        Ok(base)
+    }
+
+    fn atom(&mut self) -> Result<Expr, ParseError> {
+        let start = self.offset();
+        match self.peek().clone() {
+            Token::Num(v) => {
+                self.bump();
+                Ok(Expr::Num(v))
+            }
+            Token::Ident(name) => {
+                self.bump();
+                if *self.peek() != Token::LParen {
+                    if Func::from_name(name).is_some() {
+                        return Err(self.error(format!("`(` after the function `{name}`")));
+                    }
+                    return Ok(Expr::Var(name.to_string()));
+                }
+                let func = Func::from_name(name).ok_or_else(|| {
+                    ParseError::new(
+                        self.input,
+                        start,
+                        "a known function (log2, ln, log, sqrt, max, min, ceil, floor)",
+                        format!("`{name}`"),
+                    )
+                })?;
+                let open = self.offset();
+                self.bump();
+                let mut args = vec![self.expr()?];
+                while *self.peek() == Token::Comma {
+                    self.bump();
+                    args.push(self.expr()?);
+                }
+                self.close(open)?;
+                let (lo, hi) = func.arity();
+                if args.len() < lo || hi.is_some_and(|hi| args.len() > hi) {
+                    let wanted = match (lo, hi) {
+                        (1, Some(1)) => "one argument".to_string(),
+                        (2, Some(2)) if func == Func::Log => {
+                            "two arguments, `log(base, e)` (use `log2` or `ln` for one)".to_string()
+                        }
+                        (lo, Some(hi)) if lo == hi => format!("{lo} arguments"),
+                        (lo, _) => format!("at least {lo} argument(s)"),
+                    };
+                    return Err(ParseError::new(
+                        self.input,
+                        start,
+                        format!("`{name}` with {wanted}"),
+                        format!("{} argument(s)", args.len()),
+                    ));
+                }
+                Ok(match func {
+                    Func::Max | Func::Min if args.len() == 1 => args.pop().expect("one"),
+                    _ => Expr::Call(func, args),
+                })
+            }
+            Token::LParen => {
+                let open = self.offset();
+                self.bump();
+                let inner = self.expr()?;
+                self.close(open)?;
+                Ok(inner)
+            }
+            _ => Err(self.error("a number, a name or `(`")),
+        }
+    }
+
+    fn close(&mut self, open: usize) -> Result<(), ParseError> {
+        if *self.peek() == Token::RParen {
+            self.bump();
+            Ok(())
+        } else {
+            Err(self.error(format!("`)` to close the `(` at byte {open}")))
+        }
+    }
+}
+
+pub(crate) fn parse(input: &str) -> Result<Expr, ParseError> {
+    let tokens = tokenize(input)?;
+    let mut parser = Parser {
+        input,
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
+    let e = parser.expr()?;
+    if *parser.peek() != Token::End {
+        return Err(parser.error("an operator or the end of the input"));
+    }
+    Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Expr {
+        parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn err(text: &str) -> ParseError {
+        parse(text).expect_err(text)
+    }
+
+    fn pow(a: Expr, b: Expr) -> Expr {
+        Expr::Pow(Box::new(a), Box::new(b))
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(p("5422.97"), Expr::Num(5422.97));
+        assert_eq!(p("1.241e7"), Expr::Num(1.241e7));
+        assert_eq!(p("9.449E6"), Expr::Num(9.449e6));
+        assert_eq!(p("3e-2"), Expr::Num(0.03));
+        assert_eq!(p("2.5e+3"), Expr::Num(2500.0));
+        assert_eq!(p(".5"), Expr::Num(0.5));
+        assert_eq!(p("7."), Expr::Num(7.0));
+        assert_eq!(p("-1487600.12"), Expr::Num(-1487600.12));
+    }
+
+    #[test]
+    fn names_and_operators() {
+        let x = Expr::var("x");
+        assert_eq!(p("x"), x);
+        assert_eq!(p("reduce_v2"), Expr::var("reduce_v2"));
+        assert_eq!(p("x + 1"), Expr::Add(vec![x.clone(), Expr::Num(1.0)]));
+        assert_eq!(p("x - 1"), Expr::Add(vec![x.clone(), Expr::Num(-1.0)]));
+        assert_eq!(p("2 * x"), Expr::Mul(vec![Expr::Num(2.0), x.clone()]));
+        assert_eq!(p("2·x"), p("2 * x"));
+        assert_eq!(p("2×x"), p("2 * x"));
+        assert_eq!(
+            p("x / 2"),
+            Expr::Mul(vec![x.clone(), pow(Expr::Num(2.0), Expr::Num(-1.0))])
+        );
+        assert_eq!(p("x ^ 2"), pow(x.clone(), Expr::Num(2.0)));
+        assert_eq!(p("x ** 2"), p("x^2"));
+        assert_eq!(p("x − 1"), p("x - 1"));
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        let x = Expr::var("x");
+        // ^ is right-associative and binds tighter than unary minus.
+        assert_eq!(
+            p("2^3^2"),
+            pow(Expr::Num(2.0), pow(Expr::Num(3.0), Expr::Num(2.0)))
+        );
+        assert_eq!(
+            p("-x^2"),
+            Expr::Mul(vec![Expr::Num(-1.0), pow(x.clone(), Expr::Num(2.0))])
+        );
+        assert_eq!(p("x^-1"), pow(x.clone(), Expr::Num(-1.0)));
+        assert_eq!(
+            p("1 + 2 * x"),
+            Expr::Add(vec![
+                Expr::Num(1.0),
+                Expr::Mul(vec![Expr::Num(2.0), x.clone()])
+            ])
+        );
+        assert_eq!(
+            p("(1 + 2) * x"),
+            Expr::Mul(vec![
+                Expr::Add(vec![Expr::Num(1.0), Expr::Num(2.0)]),
+                x.clone()
+            ])
+        );
+        assert_eq!(
+            p("a - b - c")
+                .eval(&[("a", 1.0), ("b", 2.0), ("c", 3.0)])
+                .unwrap(),
+            -4.0
+        );
+        assert_eq!(
+            p("a / b / c")
+                .eval(&[("a", 12.0), ("b", 2.0), ("c", 3.0)])
+                .unwrap(),
+            2.0
+        );
+        assert_eq!(p("--x"), x);
+        assert_eq!(p("+x"), x);
+    }
+
+    #[test]
+    fn functions() {
+        let x = Expr::var("x");
+        assert_eq!(p("log2(x)"), x.clone().log2());
+        assert_eq!(p("log₂(x)"), x.clone().log2());
+        assert_eq!(p("ln(x)"), x.clone().ln());
+        assert_eq!(p("log(10, x)"), x.clone().log(10.0));
+        assert_eq!(p("sqrt(x)"), x.clone().sqrt());
+        assert_eq!(p("ceil(x)"), x.clone().ceil());
+        assert_eq!(p("floor(x)"), x.clone().floor());
+        assert_eq!(
+            p("max(x, 1, 2)"),
+            Expr::max([x.clone(), Expr::Num(1.0), Expr::Num(2.0)])
+        );
+        assert_eq!(p("min(x, 1)"), Expr::min([x.clone(), Expr::Num(1.0)]));
+        assert_eq!(p("max(x)"), x);
+    }
+
+    #[test]
+    fn extrap_output_parses_unchanged() {
+        let x = Expr::var("x");
+        let e = p("-1487600.12 + 1039.05 * x^(1) * log2(x)^(1)");
+        let v = e.eval(&[("x", 1024.0)]).unwrap();
+        assert!((v - (-1487600.12 + 1039.05 * 1024.0 * 10.0)).abs() < 1e-6);
+        assert_eq!(p("x**(1)"), pow(x.clone(), Expr::Num(1.0)));
+        let frac = p("3.5 * x^(2/3)");
+        assert!((frac.eval(&[("x", 8.0)]).unwrap() - 14.0).abs() < 1e-12);
+        let frac2 = p("2 + 0.5 * x**(4/5) * log2(x)**(2)");
+        let want = 2.0 + 0.5 * 32f64.powf(0.8) * 25.0;
+        assert!((frac2.eval(&[("x", 32.0)]).unwrap() - want).abs() < 1e-9);
+    }
+
+    #[test]
+    fn error_unexpected_end() {
+        let e = err("1 +");
+        assert_eq!(e.offset(), 3);
+        assert_eq!(e.expected(), "a number, a name or `(`");
+        assert_eq!(e.found(), "the end of the input");
+        assert_eq!(
+            e.to_string(),
+            "expected a number, a name or `(`, found the end of the input at byte 3\n  1 +\n     ^"
+        );
+    }
+
+    #[test]
+    fn error_unclosed_parenthesis() {
+        let e = err("log2(x");
+        assert_eq!(e.offset(), 6);
+        assert_eq!(e.expected(), "`)` to close the `(` at byte 4");
+    }
+
+    #[test]
+    fn error_trailing_input() {
+        let e = err("2 x");
+        assert_eq!(e.offset(), 2);
+        assert_eq!(e.expected(), "an operator or the end of the input");
+        assert_eq!(e.found(), "`x`");
+        let e = err("(x))");
+        assert_eq!(e.offset(), 3);
+        assert_eq!(e.found(), "`)`");
+    }
+
+    #[test]
+    fn error_bad_character() {
+        let e = err("x $ 2");
+        assert_eq!(e.offset(), 2);
+        assert_eq!(e.found(), "`$`");
+        // The caret counts characters, so it sits under `$` after a multibyte `·`.
+        let e = err("2·x $");
+        assert_eq!(e.offset(), 5);
+        assert!(e.to_string().ends_with("\n  2·x $\n      ^"), "{e}");
+    }
+
+    #[test]
+    fn error_bad_number() {
+        let e = err(".");
+        assert_eq!(e.offset(), 0);
+        assert_eq!(e.expected(), "a number");
+        assert_eq!(e.found(), "`.`");
+    }
+
+    #[test]
+    fn error_unknown_function() {
+        let e = err("1 + foo(x)");
+        assert_eq!(e.offset(), 4);
+        assert_eq!(e.found(), "`foo`");
+        assert!(e.expected().starts_with("a known function"));
+    }
+
+    #[test]
+    fn error_wrong_arity() {
+        let e = err("log(x)");
+        assert_eq!(e.offset(), 0);
+        assert_eq!(
+            e.expected(),
+            "`log` with two arguments, `log(base, e)` (use `log2` or `ln` for one)"
+        );
+        assert_eq!(e.found(), "1 argument(s)");
+        let e = err("x + log2(x, 2)");
+        assert_eq!(e.offset(), 4);
+        assert_eq!(e.expected(), "`log2` with one argument");
+    }
+
+    #[test]
+    fn error_function_without_parenthesis() {
+        let e = err("log2 x");
+        assert_eq!(e.offset(), 5);
+        assert_eq!(e.expected(), "`(` after the function `log2`");
+    }
+
+    #[test]
+    fn error_empty_input_and_empty_parens() {
+        let e = err("");
+        assert_eq!(e.offset(), 0);
+        assert_eq!(e.found(), "the end of the input");
+        let e = err("max()");
+        assert_eq!(e.offset(), 4);
+        assert_eq!(e.found(), "`)`");
+    }
+
+    #[test]
+    fn error_too_deep() {
+        let text = format!("{}x{}", "(".repeat(300), ")".repeat(300));
+        let e = err(&text);
+        assert!(e.expected().contains("levels of nesting"));
+    }
+
+    #[test]
+    fn error_position_on_later_line() {
+        let e = err("1 +\n 2 * )");
+        assert_eq!(e.line_col(), (2, 6));
+        assert_eq!(e.to_string().lines().nth(1), Some("   2 * )"));
+        assert_eq!(e.to_string().lines().nth(2), Some("       ^"));
+    }
+}

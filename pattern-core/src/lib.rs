@@ -1,0 +1,27 @@
+//! # pattern-core
+//!
+//! Design-time performance modeling of parallel programs. Annotate the
+//! sequential building blocks of a program with *cost models*, write the
+//! parallel design as a term of patterns, and get the performance model of the
+//! whole program as a symbolic [`Expr`] — before the parallel program exists.
+//!
+//! This crate is the one users depend on. It holds the cost-expression engine
+//! ([`Expr`]: parsing, printing, the PMNF normal form, growth classes,
+//! evaluation and a compiled form for sweeps) and the [`accuracy`] helpers.
+//!
+//! ## Quick start
+//!
+//! ```
+#![doc = include_str!("../../examples/quickstart.rs")]
+//! ```
+#![warn(missing_docs)]
+
+pub mod accuracy;
+pub mod expr;
+
+pub use expr::{CompiledExpr, EvalError, Expr, Func, Growth, Latex, ParseError};
+
+// Empty until the macros land; the re-export keeps the user-facing path fixed.
+#[cfg(feature = "macros")]
+#[allow(unused_imports)]
+pub use pattern_macros::*;
