@@ -299,7 +299,7 @@ impl Expr {
     /// The growth class in `var` (other variables count as constants), or
     /// `None` where it cannot be told (an exponent that depends on a variable).
     pub fn growth(&self, var: &str) -> Option<Growth> {
-        growth_of(&resolve_extrema(&self.simplify(), var), var)
+        growth_of(&resolve_extrema(&self.simplify(), var).simplify(), var)
     }
 
     /// Compares two expressions by asymptotic growth in `var`: `Less` if

@@ -1,0 +1,162 @@
+//! Property tests of the cost-expression engine over random expressions of
+//! bounded depth: simplification keeps the value and is idempotent, printing
+//! parses back, serde round-trips, and the compiled form agrees with the tree.
+//!
+//! Variables are sampled in [1, 1000]: cost models are functions of sizes and
+//! counts, and the normal form assumes positive variables (see `Expr::simplify`).
+use pattern_core::Expr;
+use proptest::prelude::*;
+
+const VARS: [&str; 3] = ["x", "n", "m"];
+
+fn leaf() -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        3 => (0.01f64..1.0e4).prop_map(Expr::num),
+        1 => (1u32..20).prop_map(|k| Expr::num(f64::from(k))),
+        4 => prop::sample::select(VARS.to_vec()).prop_map(Expr::var),
+    ]
+}
+
+/// Exponents of the kinds PMNF and the operators produce.
+fn exponent() -> impl Strategy<Value = Expr> {
+    prop::sample::select(vec![
+        Expr::num(2.0),
+        Expr::num(3.0),
+        Expr::num(-1.0),
+        Expr::num(0.5),
+        Expr::num(1.0) / 3.0,
+        Expr::num(2.0) / 3.0,
+        Expr::num(1.5),
+    ])
+}
+
+fn expr() -> impl Strategy<Value = Expr> {
+    leaf().prop_recursive(4, 40, 4, |inner| {
+        prop_oneof![
+            3 => prop::collection::vec(inner.clone(), 2..4).prop_map(|v| v.into_iter().sum()),
+            3 => prop::collection::vec(inner.clone(), 2..3).prop_map(|v| v.into_iter().product()),
+            1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| a - b),
+            2 => (inner.clone(), inner.clone()).prop_map(|(a, b)| a / b),
+            2 => (inner.clone(), exponent()).prop_map(|(a, k)| a.pow(k)),
+            // log2 of something at least 1, as cost models take it of sizes.
+            2 => inner.clone().prop_map(|a| (a.clone() * a + 1.0).log2()),
+            1 => inner.clone().prop_map(|a| (a.clone() * a).sqrt()),
+            2 => prop::collection::vec(inner.clone(), 2..4).prop_map(Expr::max),
+            1 => prop::collection::vec(inner.clone(), 2..4).prop_map(Expr::min),
+        ]
+    })
+}
+
+fn point() -> impl Strategy<Value = Vec<(&'static str, f64)>> {
+    (1.0f64..1000.0, 1.0f64..64.0, 1.0f64..16.0)
+        .prop_map(|(x, n, m)| vec![("x", x), ("n", n), ("m", m)])
+}
+
+/// Multiplies the numbers of `e` by `1 + h` or `1 - h`, the sign alternating
+/// with `flip` set.
+fn perturb(e: &Expr, h: f64, flip: bool, count: &mut usize) -> Expr {
+    match e {
+        Expr::Num(v) => {
+            *count += 1;
+            let sign = if flip && *count % 2 == 0 { -1.0 } else { 1.0 };
+            Expr::Num(v * (1.0 + sign * h))
+        }
+        other => other.map_children(|c| perturb(c, h, flip, count)),
+    }
+}
+
+/// The relative condition number of `e` at `at` with respect to its numbers,
+/// estimated by perturbing them. Where it is large, the value depends on
+/// rounding in the last digits (a difference of nearly equal terms), and two
+/// equivalent forms may disagree in more than the last digits.
+fn condition(e: &Expr, at: &[(&str, f64)]) -> f64 {
+    let h = 1e-9;
+    let Ok(v) = e.eval(at) else {
+        return f64::INFINITY;
+    };
+    [false, true]
+        .into_iter()
+        .map(|flip| {
+            let p = perturb(e, h, flip, &mut 0)
+                .eval(at)
+                .unwrap_or(f64::INFINITY);
+            (p - v).abs() / (v.abs().max(1e-300) * h)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Relative agreement to 1e-9 where the value is well conditioned in both
+/// forms: the normal form rounds coefficients to 12 digits and expands
+/// products (`(c - m)^2 = m^2 - 2cm + c^2`), and where either form amplifies
+/// the last digits more than 100-fold, 1e-9 is not a fair demand.
+fn agree(a: f64, b: f64, forms: [&Expr; 2], at: &[(&str, f64)]) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()) || forms.iter().any(|e| condition(e, at) > 100.0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn simplify_preserves_the_value(e in expr(), at in point()) {
+        let Ok(want) = e.eval(&at) else { return Ok(()) };
+        let s = e.simplify();
+        let got = s.eval(&at);
+        prop_assert!(got.is_ok(), "{e}\n → {s}\n at {at:?}: {got:?}");
+        let got = got.unwrap();
+        prop_assert!(agree(got, want, [&e, &s], &at), "{e}\n → {s}\n at {at:?}: {got} vs {want}");
+    }
+
+    #[test]
+    fn simplify_is_idempotent(e in expr()) {
+        let once = e.simplify();
+        let twice = once.simplify();
+        prop_assert_eq!(&twice, &once, "{}", e);
+    }
+
+    #[test]
+    fn printing_parses_back(e in expr(), at in point()) {
+        for text in [e.to_string(), e.to_ascii()] {
+            let back = Expr::parse(&text);
+            prop_assert!(back.is_ok(), "{} does not parse: {:?}", text, back);
+            let back = back.unwrap();
+            if let (Ok(a), Ok(b)) = (e.eval(&at), back.eval(&at)) {
+                prop_assert!(agree(a, b, [&e, &back], &at), "{text}: {a} vs {b}");
+            }
+        }
+        // Normal forms read back to the very same tree.
+        let s = e.simplify();
+        prop_assert_eq!(Expr::parse(&s.to_string()).unwrap(), s.clone());
+        prop_assert_eq!(Expr::parse(&s.to_ascii()).unwrap(), s);
+    }
+
+    #[test]
+    fn serde_round_trips(e in expr()) {
+        let json = serde_json::to_string(&e).unwrap();
+        let back: Expr = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(back.simplify(), e.simplify());
+        let s = e.simplify();
+        let back: Expr = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        prop_assert_eq!(back, s);
+    }
+
+    #[test]
+    fn compiled_form_agrees_with_the_tree(e in expr(), at in point()) {
+        let Ok(want) = e.eval(&at) else { return Ok(()) };
+        let compiled = e.compile(&VARS).unwrap();
+        let values: Vec<f64> = at.iter().map(|(_, v)| *v).collect();
+        let got = compiled.eval(&values);
+        prop_assert!(agree(got, want, [&e, &e], &at), "{e}: {got} vs {want}");
+        let columns: Vec<Vec<f64>> = values.iter().map(|v| vec![*v; 3]).collect();
+        let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let mut out = [0.0; 3];
+        compiled.eval_batch(&columns, &mut out);
+        prop_assert!(out.iter().all(|&o| o.to_bits() == got.to_bits()));
+    }
+
+    #[test]
+    fn the_dominant_part_has_the_same_growth(e in expr()) {
+        if let Some(g) = e.growth("x") {
+            prop_assert_eq!(e.dominant("x").growth("x"), Some(g), "{}", e);
+        }
+    }
+}
