@@ -18,6 +18,7 @@
 
 pub mod accuracy;
 pub mod expr;
+pub mod fit;
 
 pub use expr::{CompiledExpr, EvalError, Expr, Func, Growth, Latex, ParseError};
 
