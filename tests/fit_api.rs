@@ -1,0 +1,460 @@
+//! The fitter's public API: exact recovery of every class, bad input, the
+//! options (exponent sets, selection, multi-term, several parameters) and
+//! the round trip through Extra-P's file formats.
+use pattern_core::Expr;
+use pattern_core::fit::extrap_io::Experiment;
+use pattern_core::fit::measure::{Measurement, Samples};
+use pattern_core::fit::{
+    Aggregate, FitError, Fitter, HypothesisSpace, Rational64, Selection, TermClass, Weighting,
+};
+
+fn sizes() -> Vec<f64> {
+    (0..7).map(|k| f64::from(1u32 << (4 + 2 * k))).collect()
+}
+
+fn data(f: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
+    sizes().into_iter().map(|x| (x, f(x))).collect()
+}
+
+#[test]
+fn every_class_is_recovered_exactly_from_exact_data() {
+    let space = HypothesisSpace::extrap();
+    for weighting in [Weighting::Relative, Weighting::Absolute] {
+        let fitter = Fitter::default().weighting(weighting);
+        for (i, &class) in space.terms().iter().enumerate() {
+            let c1 = 0.37 * (i as f64 + 1.0);
+            let c0 = 11.0 * c1 * class.eval(16.0);
+            let fit = fitter.fit(&data(|x| c0 + c1 * class.eval(x))).unwrap();
+            assert_eq!(
+                fit.class(),
+                Some(class),
+                "{weighting:?} {class}: {}",
+                fit.model()
+            );
+            let lead = fit.leading_coefficient().unwrap();
+            assert!((lead - c1).abs() <= 1e-6 * c1, "{class}: {lead} vs {c1}");
+            assert!(
+                (fit.constant() - c0).abs() <= 1e-6 * c0,
+                "{class}: {} vs {c0}",
+                fit.constant()
+            );
+            // Leave-one-out error at rounding level (values reach 10^16).
+            assert!(fit.stats().cv_smape < 1e-4, "{class}: {:?}", fit.stats());
+            assert_eq!(fit.terms().len(), 1);
+            assert_eq!(fit.hypotheses_evaluated(), 43);
+        }
+        let constant = fitter.fit(&data(|_| 5422.97)).unwrap();
+        assert_eq!(constant.class(), Some(TermClass::CONSTANT));
+        assert_eq!(constant.model(), &Expr::num(5422.97));
+        assert_eq!(constant.leading_coefficient(), Some(5422.97));
+    }
+}
+
+#[test]
+fn models_are_pmnf_with_exact_exponents() {
+    let fit = Fitter::default()
+        .fit(&data(|x| 3.0 * x.powf(2.0 / 3.0) * x.log2()))
+        .unwrap();
+    assert_eq!(fit.model().to_string(), "3·x^(2/3)·log₂(x)");
+    assert_eq!(fit.to_extrap_string(), "3 * x^(2/3) * log2(x)^(1)");
+    let fit = Fitter::default()
+        .fit(&data(|x| 536.185 * x + 5422.97))
+        .unwrap();
+    assert_eq!(fit.model().to_string(), "536.185·x + 5422.97");
+    assert_eq!(fit.to_string(), "536.185·x + 5422.97");
+    assert_eq!(fit.params(), ["x"]);
+    let stats = fit.stats();
+    assert_eq!(stats.points, 7);
+    assert!(stats.rss < 1e-12 && stats.smape < 1e-9);
+    assert!((stats.adjusted_r2 - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn statistics_of_a_noisy_fit() {
+    // y = 10·x ± 1 alternating: in-sample figures by hand.
+    let points: Vec<(f64, f64)> = (1..=6)
+        .map(|k| {
+            let x = f64::from(k * 10);
+            (x, 10.0 * x + if k % 2 == 0 { 1.0 } else { -1.0 })
+        })
+        .collect();
+    let fit = Fitter::default()
+        .weighting(Weighting::Absolute)
+        .space(HypothesisSpace::new([TermClass::extrap(1, 1, 0)]))
+        .fit(&points)
+        .unwrap();
+    let predicted: Vec<f64> = points
+        .iter()
+        .map(|&(x, _)| fit.model().eval(&[("x", x)]).unwrap())
+        .collect();
+    let actual: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let rss: f64 = predicted
+        .iter()
+        .zip(&actual)
+        .map(|(p, a)| (p - a).powi(2))
+        .sum();
+    let mean = actual.iter().sum::<f64>() / 6.0;
+    let tss: f64 = actual.iter().map(|a| (a - mean).powi(2)).sum();
+    let s = fit.stats();
+    assert!((s.rss - rss).abs() < 1e-9);
+    assert!((s.adjusted_r2 - (1.0 - rss / tss * 5.0 / 4.0)).abs() < 1e-12);
+    assert!(
+        s.cv_rss > s.rss,
+        "leave-one-out error exceeds the in-sample error"
+    );
+    assert_eq!(s.score, s.cv_smape);
+}
+
+#[test]
+fn bad_input_gives_clear_errors() {
+    let f = Fitter::default();
+    assert_eq!(f.fit(&[]).unwrap_err(), FitError::NoData);
+    assert_eq!(
+        f.fit(&[(1.0, 1.0), (2.0, 2.0), (2.0, 2.5)]).unwrap_err(),
+        FitError::TooFewPoints {
+            param: "x".into(),
+            needed: 3,
+            got: 2
+        }
+    );
+    let err = f
+        .fit(&[(1.0, 1.0), (2.0, f64::NAN), (3.0, 3.0)])
+        .unwrap_err();
+    assert_eq!(
+        err,
+        FitError::NonFinite {
+            index: 1,
+            what: "value = NaN".into()
+        }
+    );
+    let err = f.fit(&[(f64::INFINITY, 1.0)]).unwrap_err();
+    assert_eq!(err.to_string(), "point 0 is not finite: x = inf");
+    let err = f.fit(&[(1.0, 1.0), (2.0, -0.5), (3.0, 3.0)]).unwrap_err();
+    assert_eq!(
+        err,
+        FitError::NegativeValue {
+            index: 1,
+            value: -0.5
+        }
+    );
+    assert!(err.to_string().contains("allow_negative_values"));
+    let err = f.fit(&[(0.0, 1.0), (2.0, 2.0), (3.0, 3.0)]).unwrap_err();
+    assert_eq!(
+        err,
+        FitError::NonPositiveParameter {
+            index: 0,
+            param: "x".into(),
+            value: 0.0
+        }
+    );
+    assert!(matches!(
+        f.fit(&[(-4.0, 1.0)]),
+        Err(FitError::NonPositiveParameter { value: -4.0, .. })
+    ));
+    assert!(matches!(
+        Fitter::default().max_terms(0).fit(&data(|x| x)),
+        Err(FitError::InvalidOption(_))
+    ));
+    assert!(matches!(
+        Fitter::default().max_terms(4).fit(&data(|x| x)),
+        Err(FitError::InvalidOption(_))
+    ));
+    assert!(matches!(
+        Fitter::default()
+            .min_term_contribution(f64::NAN)
+            .fit(&data(|x| x)),
+        Err(FitError::InvalidOption(_))
+    ));
+    let points = [(vec![1.0, 2.0], 1.0), (vec![1.0], 1.0)];
+    assert_eq!(
+        f.fit_multi(&["x", "n"], &points).unwrap_err(),
+        FitError::Dimension {
+            index: 1,
+            expected: 2,
+            got: 1
+        }
+    );
+    assert!(matches!(
+        f.fit_multi(&["x", "x"], &points),
+        Err(FitError::Parameters(_))
+    ));
+    assert!(matches!(
+        f.fit_multi::<Vec<f64>>(&[], &[]),
+        Err(FitError::Parameters(_))
+    ));
+}
+
+#[test]
+fn negative_values_when_allowed() {
+    // A cost difference that crosses zero: 2·x − 50.
+    let points = data(|x| 2.0 * x - 50.0);
+    assert!(Fitter::default().fit(&points).is_err());
+    let fit = Fitter::default()
+        .allow_negative_values(true)
+        .fit(&points)
+        .unwrap();
+    assert_eq!(fit.class(), Some(TermClass::extrap(1, 1, 0)));
+    assert!((fit.constant() + 50.0).abs() < 1e-9);
+}
+
+#[test]
+fn repetitions_and_duplicates_are_aggregated() {
+    let base = data(|x| 7.0 + 2.0 * x);
+    let mut noisy = Vec::new();
+    for &(x, y) in base.iter().rev() {
+        // The same point twice, and an outlier the median ignores.
+        noisy.extend([(x, y), (x, y), (x, 5.0 * y)]);
+    }
+    let fit = Fitter::default().fit(&noisy).unwrap();
+    assert_eq!(fit.model().to_string(), "2·x + 7");
+    let aggregated: Vec<f64> = fit.points().iter().map(|p| p.1).collect();
+    assert_eq!(aggregated, base.iter().map(|p| p.1).collect::<Vec<_>>());
+    // The mean of (y, y, 5·y) is 7/3·y: the outliers scale the model.
+    let mean = Fitter::default()
+        .aggregate(Aggregate::Mean)
+        .fit(&noisy)
+        .unwrap();
+    assert!((mean.leading_coefficient().unwrap() - 2.0 * 7.0 / 3.0).abs() < 1e-9);
+}
+
+#[test]
+fn sizes_below_one_leave_out_log_terms() {
+    let points: Vec<(f64, f64)> = [0.5, 1.0, 2.0, 4.0, 8.0]
+        .iter()
+        .map(|&x| (x, 3.0 + x * x))
+        .collect();
+    let fit = Fitter::default().fit(&points).unwrap();
+    assert!(fit.log_terms_dropped());
+    assert_eq!(fit.class(), Some(TermClass::extrap(2, 1, 0)));
+    assert_eq!(fit.hypotheses_evaluated(), 20);
+    let fit = Fitter::default().fit(&data(|x| x)).unwrap();
+    assert!(!fit.log_terms_dropped());
+}
+
+#[test]
+fn user_defined_exponent_sets() {
+    let r = Rational64::new;
+    // x^(3/5) is not in Extra-P's space.
+    let points = data(|x| 4.0 + 0.5 * x.powf(0.6));
+    let default = Fitter::default().fit(&points).unwrap();
+    assert_ne!(default.class(), Some(TermClass::extrap(3, 5, 0)));
+    let space = HypothesisSpace::from_exponents(&[r(1, 2), r(3, 5), r(1, 1)], &[r(1, 1)], false);
+    let fit = Fitter::default().space(space).fit(&points).unwrap();
+    assert_eq!(fit.class(), Some(TermClass::extrap(3, 5, 0)));
+    assert_eq!(fit.model().to_string(), "0.5·x^0.6 + 4");
+    // Strong scaling needs negative exponents.
+    let points = data(|x| 100.0 + 1e6 / x);
+    let fit = Fitter::default()
+        .space(HypothesisSpace::extrap().with_negative_exponents())
+        .fit(&points)
+        .unwrap();
+    assert_eq!(fit.class(), Some(TermClass::extrap(-1, 1, 0)));
+    assert!(
+        fit.model()
+            .approx_eq(&Expr::parse("100 + 1e6/x").unwrap(), 1e-9)
+    );
+}
+
+#[test]
+fn rss_selection_and_no_cross_validation() {
+    let points = data(|x| 5.0 + 3.0 * x * x.log2());
+    for fitter in [
+        Fitter::default().selection(Selection::Rss),
+        Fitter::default().cross_validation(false),
+        Fitter::default()
+            .selection(Selection::Rss)
+            .cross_validation(false),
+    ] {
+        let fit = fitter.fit(&points).unwrap();
+        assert_eq!(fit.class(), Some(TermClass::extrap(1, 1, 1)), "{fitter:?}");
+    }
+    let plain = Fitter::default()
+        .cross_validation(false)
+        .fit(&points)
+        .unwrap();
+    assert!(plain.stats().cv_smape.is_nan());
+    assert_eq!(plain.stats().score, plain.stats().smape);
+    let rss = Fitter::default()
+        .selection(Selection::Rss)
+        .fit(&points)
+        .unwrap();
+    assert_eq!(rss.stats().score, rss.stats().cv_rss);
+}
+
+#[test]
+fn nonnegative_terms_reject_decreasing_models() {
+    let points = data(|x| 1e4 - 3.0 * x.sqrt());
+    let fit = Fitter::default().fit(&points).unwrap();
+    assert!(fit.leading_coefficient().unwrap() < 0.0);
+    let fit = Fitter::default()
+        .nonnegative_terms(true)
+        .fit(&points)
+        .unwrap();
+    assert!(
+        fit.terms().iter().all(|t| t.coefficient > 0.0),
+        "{}",
+        fit.model()
+    );
+}
+
+#[test]
+fn multi_term_mode_finds_sums_of_classes() {
+    // seq(qsort, inc) of seed 001: 1034.17·x·log2(x) + 536.185·x + 5422.97.
+    let truth = |x: f64| 1034.17 * x * x.log2() + 536.185 * x + 5422.97;
+    let points = data(truth);
+    let single = Fitter::default().fit(&points).unwrap();
+    assert_eq!(single.terms().len(), 1);
+    let fit = Fitter::default().max_terms(2).fit(&points).unwrap();
+    assert_eq!(fit.terms().len(), 2, "{}", fit.model());
+    assert_eq!(fit.class(), Some(TermClass::extrap(1, 1, 1)));
+    assert!(fit.model().approx_eq(
+        &Expr::parse("1034.17*x*log2(x) + 536.185*x + 5422.97").unwrap(),
+        1e-6
+    ));
+    assert_eq!(fit.hypotheses_evaluated(), 1 + 42 + 42 * 41 / 2);
+    // A hypothesis needs k + 2 points: with 3 points only one term fits.
+    let few: Vec<(f64, f64)> = points[..3].to_vec();
+    let fit = Fitter::default().max_terms(2).fit(&few).unwrap();
+    assert!(fit.terms().len() <= 1);
+}
+
+#[test]
+fn two_parameter_models_product_and_sum() {
+    let grid = |f: &dyn Fn(f64, f64) -> f64| {
+        let mut points = Vec::new();
+        for x in [64.0, 256.0, 1024.0, 4096.0, 16384.0] {
+            for n in [2.0, 4.0, 8.0, 16.0, 32.0] {
+                points.push((vec![x, n], f(x, n)));
+            }
+        }
+        points
+    };
+    let fitter = Fitter::default().space(HypothesisSpace::extrap().with_negative_exponents());
+    // Product: 5422.97 + 1034.17·x·log2(x)/n.
+    let fit = fitter
+        .fit_multi(
+            &["x", "n"],
+            &grid(&|x, n| 5422.97 + 1034.17 * x * x.log2() / n),
+        )
+        .unwrap();
+    assert!(
+        fit.model()
+            .approx_eq(&Expr::parse("5422.97 + 1034.17*x*log2(x)/n").unwrap(), 1e-6),
+        "{}",
+        fit.model()
+    );
+    assert_eq!(fit.terms().len(), 1);
+    assert_eq!(fit.terms()[0].factors.len(), 2);
+    assert_eq!(fit.class(), None);
+    assert_eq!(fit.params(), ["x", "n"]);
+    // Sum: 7 + 2·x + 300·log2(n).
+    let fit = fitter
+        .fit_multi(&["x", "n"], &grid(&|x, n| 7.0 + 2.0 * x + 300.0 * n.log2()))
+        .unwrap();
+    assert!(
+        fit.model()
+            .approx_eq(&Expr::parse("7 + 2*x + 300*log2(n)").unwrap(), 1e-6),
+        "{}",
+        fit.model()
+    );
+    // A parameter without influence drops out.
+    let fit = fitter
+        .fit_multi(&["x", "n"], &grid(&|x, _| 3.0 * x))
+        .unwrap();
+    assert_eq!(fit.model().to_string(), "3·x");
+    // One parameter through fit_multi names the variable.
+    let fit = Fitter::default()
+        .fit_multi(
+            &["p"],
+            &[([2.0], 4.0), ([4.0], 8.0), ([8.0], 16.0), ([16.0], 32.0)],
+        )
+        .unwrap();
+    assert_eq!(fit.model().to_string(), "2·p");
+    // Too few values along a parameter.
+    let few = [
+        (vec![1.0, 1.0], 1.0),
+        (vec![2.0, 1.0], 2.0),
+        (vec![3.0, 1.0], 3.0),
+        (vec![1.0, 2.0], 2.0),
+    ];
+    assert_eq!(
+        fitter.fit_multi(&["x", "n"], &few).unwrap_err(),
+        FitError::TooFewPoints {
+            param: "n".into(),
+            needed: 3,
+            got: 2
+        }
+    );
+}
+
+#[test]
+fn var_names_the_model_variable() {
+    let fit = Fitter::default()
+        .var("b")
+        .fit(&data(|b| 0.125 * b))
+        .unwrap();
+    assert_eq!(fit.model().to_string(), "0.125·b");
+    assert_eq!(fit.model().growth("b").unwrap().to_string(), "O(b)");
+}
+
+#[test]
+fn extrap_printed_models_parse() {
+    for (printed, ours) in [
+        (
+            "-1487600.12 + 1039.05 * x^(1) * log2(x)^(1)",
+            "1039.05·x·log₂(x) - 1487600.12",
+        ),
+        ("5422.97", "5422.97"),
+        (
+            "5.0 + 3.0 * x^(3/4) * log2(x)^(2)",
+            "3·x^0.75·log₂(x)^2 + 5",
+        ),
+        ("1.2e-05 + 2.5 * x**(2/3)", "2.5·x^(2/3) + 1.2e-5"),
+        ("100.0 + -3.0 * x^(1/3)", "-3·x^(1/3) + 100"),
+        ("7.0 + 1e6 * x^(-1)", "7 + 1e6/x"),
+        ("4.0 * x^(1) * n^(1/2) + 2.0", "4·n^0.5·x + 2"),
+    ] {
+        let e = Expr::parse(printed).unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(e.simplify().to_string(), ours, "{printed}");
+    }
+}
+
+#[test]
+fn measurements_round_trip_through_extrap_files() {
+    let measurement = Measurement::from_samples(
+        "qsort",
+        (10..=15)
+            .map(|k| {
+                let x = 1usize << k;
+                let t = 1034.17 * x as f64 * (x as f64).log2();
+                Samples {
+                    x,
+                    times_ns: vec![t, t * 1.01, t * 0.99],
+                    stopped_early: false,
+                }
+            })
+            .collect(),
+    );
+    let mut experiment = Experiment::new(&["x"]);
+    experiment.add_measurement(&measurement, "time");
+    let dir = std::env::temp_dir().join(format!("pattern-fit-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text_path = dir.join("qsort.txt");
+    let json_path = dir.join("qsort.json");
+    std::fs::write(&text_path, experiment.to_text().unwrap()).unwrap();
+    std::fs::write(&json_path, experiment.to_json().unwrap()).unwrap();
+    for path in [&text_path, &json_path] {
+        let back = Experiment::read_file(path).unwrap();
+        assert_eq!(back, experiment, "{}", path.display());
+        let fits = back.fit_all(&Fitter::default());
+        assert_eq!(fits.len(), 1);
+        let (region, metric, fit) = &fits[0];
+        assert_eq!((region.as_str(), metric.as_str()), ("qsort", "time"));
+        let fit = fit.as_ref().unwrap();
+        assert_eq!(fit.class(), Some(TermClass::extrap(1, 1, 1)));
+        assert!((fit.leading_coefficient().unwrap() - 1034.17).abs() < 1e-6);
+    }
+    let missing = Experiment::read_file(dir.join("missing.txt")).unwrap_err();
+    assert!(missing.to_string().contains("missing.txt"), "{missing}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
