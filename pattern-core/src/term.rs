@@ -98,7 +98,7 @@ pub struct MapReduceParams {
 /// let inc = Term::atom("inc", Expr::parse("536.185*x").unwrap());
 /// let design = Term::pipe(Term::tpool(4, qsort), inc);
 /// assert_eq!(design.to_string(), "pipe(tpool[4](qsort), inc)");
-/// assert_eq!(design.model().simplify().to_string(), "x·max(536.185, 258.5425·log₂(x))");
+/// assert_eq!(design.model().simplify().to_string(), "max(258.5425·x·log₂(x), 536.185·x)");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Term {
