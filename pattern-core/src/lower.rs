@@ -107,13 +107,19 @@ impl Term {
     pub fn model_with(&self, mode: Mode) -> Expr {
         match self {
             Term::Atom(a) => a.model.clone(),
-            Term::Seq(a, b) => a.model_with(mode) + b.model_with(mode),
-            Term::Pipe(a, b) => {
-                let (ma, mb) = (a.model_with(mode), b.model_with(mode));
-                match mode {
-                    Mode::Pointwise => flat_max(ma, mb),
-                    Mode::Asymptotic => slower_stage(ma, mb),
-                }
+            Term::Seq(..) => {
+                // A chain of seqs becomes one flat sum, built once.
+                let mut terms = Vec::new();
+                self.chain(&mut terms, mode);
+                crate::expr::sum_of(terms)
+            }
+            Term::Pipe(a, b) if mode == Mode::Asymptotic => {
+                slower_stage(a.model_with(mode), b.model_with(mode))
+            }
+            Term::Pipe(..) => {
+                let mut stages = Vec::new();
+                self.chain(&mut stages, mode);
+                flat_max_of(stages)
             }
             Term::Tpool(n, t) => t.model_with(mode) / n.to_expr(),
             Term::MapReduce {
@@ -203,17 +209,50 @@ impl Term {
     }
 }
 
-/// `max(a, b)` with nested maxima flattened, so an n-stage pipeline lowers to
-/// one n-ary `max` instead of a deep tree.
-fn flat_max(a: Expr, b: Expr) -> Expr {
-    let mut args = Vec::new();
-    for e in [a, b] {
+impl Term {
+    /// The models of a chain of the same binary pattern (`seq(a, seq(b, c))`
+    /// or `pipe(pipe(a, b), c)`), in order, into `out`.
+    fn chain(&self, out: &mut Vec<Expr>, mode: Mode) {
+        match (self, out.is_empty()) {
+            (Term::Seq(a, b), _) => {
+                for part in [a, b] {
+                    if matches!(**part, Term::Seq(..)) {
+                        part.chain(out, mode);
+                    } else {
+                        out.push(part.model_with(mode));
+                    }
+                }
+            }
+            (Term::Pipe(a, b), _) => {
+                for part in [a, b] {
+                    if matches!(**part, Term::Pipe(..)) {
+                        part.chain(out, mode);
+                    } else {
+                        out.push(part.model_with(mode));
+                    }
+                }
+            }
+            _ => out.push(self.model_with(mode)),
+        }
+    }
+}
+
+/// `max` of the stages with nested maxima flattened, so an n-stage pipeline
+/// lowers to one n-ary `max` instead of a deep tree.
+fn flat_max_of(stages: Vec<Expr>) -> Expr {
+    let mut args = Vec::with_capacity(stages.len());
+    for e in stages {
         match e {
             Expr::Call(Func::Max, inner) => args.extend(inner),
             other => args.push(other),
         }
     }
     Expr::max(args)
+}
+
+/// `max(a, b)`, flat.
+fn flat_max(a: Expr, b: Expr) -> Expr {
+    flat_max_of(vec![a, b])
 }
 
 #[cfg(test)]

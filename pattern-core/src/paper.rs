@@ -6,7 +6,7 @@
 //! column is kept only to check that computation against.
 
 use crate::ConstExpr;
-use crate::pattern::CostModel;
+use crate::pattern::{CostModel, ShuffleFree};
 
 /// Table 1: the atomic models, in nanoseconds per call (`x` = elements; for
 /// `transfer`, bytes).
@@ -254,6 +254,7 @@ macro_rules! cost_model {
             const NAME: &'static str = $name;
             const MODEL: ConstExpr = $model;
         }
+        impl ShuffleFree for $ty {}
     };
 }
 

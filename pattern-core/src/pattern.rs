@@ -75,7 +75,9 @@ pub trait Pattern {
 
 /// A sequential block with a cost model: what `#[cost(..)]` implements for
 /// an annotated function. Also the form of a shuffle phase (a model in `x`,
-/// `o`, `m`, `n`) and of a mapReduce's `d(x)` and `k(x)`.
+/// `o`, `m`, `n`) and of a mapReduce's `d(x)` and `k(x)`. An atom used as a
+/// stage also implements [`ShuffleFree`] (an empty impl), so that task
+/// pools may wrap it.
 pub trait CostModel {
     /// The name used in designs.
     const NAME: &'static str;
@@ -98,14 +100,17 @@ fn atom<A: CostModel>() -> Atom {
 }
 
 /// Designs without a shuffle phase: the ones a task pool may wrap.
+///
+/// Atoms implement it one by one (`#[cost(..)]` writes the empty impl), not
+/// through a blanket impl over [`CostModel`]: with a blanket impl, the
+/// compiler would explain a mapReduce in a task pool as "`MapReduce` is not
+/// a `CostModel`" instead of stating the rule below.
 #[diagnostic::on_unimplemented(
     message = "a task pool cannot wrap `{Self}`: it contains a shuffle phase",
     label = "this design contains a mapReduce, and so a shuffle phase",
     note = "a shuffle phase must never be wrapped inside a task pool (seed 001 §3.2): put the task pool around the map or the reduce phase instead"
 )]
 pub trait ShuffleFree: Pattern {}
-
-impl<A: CostModel> ShuffleFree for A {}
 
 /// `seq(A, B)`: `A` then `B` on one thread; `M = M[A] + M[B]`.
 pub struct Seq<A, B>(PhantomData<(A, B)>);

@@ -287,16 +287,20 @@ impl Poly {
 
     /// Terms in display order: by growth, descending; the constant last.
     fn sorted_terms(&self) -> Vec<(&Monomial, Coef)> {
-        let mut terms: Vec<(&Monomial, Coef)> = self.terms.iter().map(|(m, c)| (m, *c)).collect();
-        terms.sort_by(|(a, _), (b, _)| {
-            let (da, la, oa) = a.degrees();
-            let (db, lb, ob) = b.degrees();
-            db.cmp(&da)
-                .then(lb.cmp(&la))
-                .then(ob.cmp(&oa))
+        // The growth keys are computed once per term: for opaque factors
+        // they walk the whole factor.
+        let mut keyed: Vec<((Q, Q, bool), &Monomial, Coef)> = self
+            .terms
+            .iter()
+            .map(|(m, c)| (m.degrees(), m, *c))
+            .collect();
+        keyed.sort_by(|(ka, a, _), (kb, b, _)| {
+            kb.0.cmp(&ka.0)
+                .then(kb.1.cmp(&ka.1))
+                .then(kb.2.cmp(&ka.2))
                 .then_with(|| a.cmp(b))
         });
-        terms
+        keyed.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
 
     /// The canonical expression of this normal form.
@@ -682,7 +686,9 @@ fn extremum_expr(func: Func, polys: Vec<Poly>) -> Expr {
         exprs.push(Expr::Num(round_significant(c)));
     }
     // Ordered like the terms of a sum: fastest-growing first.
-    exprs.sort_by(|a, b| total_degree(b).cmp(&total_degree(a)).then_with(|| a.cmp(b)));
+    let mut keyed: Vec<((Q, Q), Expr)> = exprs.into_iter().map(|e| (total_degree(&e), e)).collect();
+    keyed.sort_by(|(ka, a), (kb, b)| kb.cmp(ka).then_with(|| a.cmp(b)));
+    let mut exprs: Vec<Expr> = keyed.into_iter().map(|(_, e)| e).collect();
     exprs.dedup();
     if exprs.len() == 1 {
         return exprs.pop().expect("one argument");
