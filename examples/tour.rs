@@ -1,8 +1,19 @@
 //! The flagship tour of `pattern`: the paper's atomic cost models parsed,
-//! simplified to PMNF, evaluated, classified by growth and rendered in LaTeX,
-//! then a symbolic model in several variables. Run with
-//! `cargo run --release --example tour`.
-use pattern_core::Expr;
+//! simplified to PMNF, evaluated and classified by growth; designs written as
+//! terms of patterns and lowered to their throughput, latency and resources;
+//! a design as a type with a cost budget checked by the compiler; and the
+//! errors a user sees. Run with `cargo run --release --example tour`.
+use pattern_core::paper::{Inc, Qsort};
+use pattern_core::pattern::{Pattern, Pipe, Tpool, cost_at};
+use pattern_core::{Design, Expr};
+
+/// A design as a type: qsort on a pool of 4 threads feeding inc.
+type Sorter = Pipe<Tpool<4, Qsort>, Inc>;
+/// Its cost per element at x = 10^6, computed by the compiler...
+const SORTER_AT_1E6: f64 = cost_at::<Sorter>(1e6);
+/// ...and held to a budget of 6 s per element: this line fails to compile if
+/// a change to the design or its atoms breaks the budget.
+const _: () = assert!(SORTER_AT_1E6 < 6e9, "Sorter is over budget at x = 1e6");
 
 /// Seed 001, Table 1: atomic models in nanoseconds (x = input elements).
 const TABLE_1: [(&str, &str); 10] = [
@@ -69,12 +80,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pipe.dominant("x")
     );
 
+    println!("\nDesigns: terms of patterns over the atoms, lowered by the composition operators");
+    let defs = "qsort = 1034.17*x*log2(x); inc = 536.185*x; nop = 5422.97;";
+    for term in [
+        "seq(qsort, inc, nop)",
+        "pipe(tpool[4](qsort), inc, nop)",
+        "tpool[2](seq(qsort, inc))",
+        "pipe(tpool[n](qsort), tpool[n](inc))",
+    ] {
+        let d = Design::parse(&format!("{defs} {term}"))?;
+        let r = d.resources();
+        println!("  {term}");
+        println!("    throughput  {}", d.model());
+        println!("    paper's     {}", d.model_asymptotic());
+        println!("    latency     {}", d.latency());
+        println!("    threads     {}", r.threads);
+    }
+    let hadoop = Design::parse(
+        "map = 3.529e7; reduce = 9376*x; shuffle = (m*n - 1)/(m*n) * 12288 * x / 0.125;
+         mapreduce[m = m, n = n, d = x, k = 768](map, shuffle, reduce)",
+    )?;
+    println!(
+        "  Hadoop's histogram (eqs. 5, 7) on m nodes of n threads: {}",
+        hadoop.model()
+    );
+    for (m, n) in [(1.0, 1.0), (4.0, 12.0), (24.0, 24.0)] {
+        let at = [("x", 24.0 * m), ("m", m), ("n", n)];
+        println!(
+            "    m = {m:>2}, n = {n:>2}, x = {:>3}: {:.3e} ns",
+            24.0 * m,
+            hadoop.model().eval(&at)?
+        );
+    }
+
+    println!("\nA design as a type, its budget checked at compile time:");
+    println!("  {} = {}", Sorter::term(), Sorter::model().simplify());
+    println!("  cost at x = 1e6: {SORTER_AT_1E6:.4e} ns (const), budget 6e9 ns");
+
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
         println!("{e}");
     }
     if let Err(e) = Expr::parse("1034.17 * x * log2(x)")?.eval(&[("x", 0.0)]) {
         println!("  {e}");
+    }
+    for bad in [
+        "qsort = 1034.17*x*log2(x);\npipe(qsort, sort)",
+        "h = 1; s = x;\ntpool[4](mapreduce[n = 2, d = x, k = 768](h, s, h))",
+        "qsort = x;\ntpool[0](qsort)",
+    ] {
+        if let Err(e) = Design::parse(bad) {
+            println!("{e}");
+        }
     }
     Ok(())
 }

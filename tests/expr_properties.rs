@@ -107,6 +107,17 @@ proptest! {
     }
 
     #[test]
+    fn canonical_preserves_the_value_and_is_idempotent(e in expr(), at in point()) {
+        let c = e.canonical();
+        prop_assert_eq!(&c.canonical(), &c, "{}", e);
+        let Ok(want) = e.eval(&at) else { return Ok(()) };
+        let got = c.eval(&at);
+        prop_assert!(got.is_ok(), "{e}\n → {c}\n at {at:?}: {got:?}");
+        let got = got.unwrap();
+        prop_assert!(agree(got, want, [&e, &c], &at), "{e}\n → {c}\n at {at:?}: {got} vs {want}");
+    }
+
+    #[test]
     fn simplify_is_idempotent(e in expr()) {
         let once = e.simplify();
         let twice = once.simplify();

@@ -17,10 +17,21 @@
 #![warn(missing_docs)]
 
 pub mod accuracy;
+pub mod const_expr;
+pub mod design;
 pub mod expr;
 pub mod fit;
+pub mod lower;
+pub mod paper;
+pub mod pattern;
+pub mod term;
 
+pub use const_expr::ConstExpr;
+pub use design::{Design, DesignError, DesignErrorKind};
 pub use expr::{CompiledExpr, EvalError, Expr, Func, Growth, Latex, ParseError};
+pub use lower::{Mode, Resources};
+pub use pattern::{CostModel, MapReduce, Pattern, Pipe, Seq, ShuffleFree, Tpool};
+pub use term::{Atom, Count, MapReduceParams, Term, TermError};
 
 // Empty until the macros land; the re-export keeps the user-facing path fixed.
 #[cfg(feature = "macros")]

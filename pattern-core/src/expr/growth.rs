@@ -407,7 +407,7 @@ mod tests {
         assert_eq!(dom("max(536.185*x, 670.32*x)"), "670.32·x");
         assert_eq!(dom("min(536.185*x, 670.32*x)"), "536.185·x");
         assert_eq!(dom("max(536.185*x, 5422.97)"), "536.185·x");
-        assert_eq!(dom("max(a*x, b*x)"), "x·max(a, b)");
+        assert_eq!(dom("max(a*x, b*x)"), "max(a·x, b·x)");
         assert_eq!(dom("3*x*n + 2*x*m + 5"), "2·m·x + 3·n·x");
         assert_eq!(dom("98304*x - 98304*x/(m*n)"), "98304·x - 98304·x/m/n");
         assert_eq!(dom("max(qsort, inc)"), "max(inc, qsort)");

@@ -345,7 +345,7 @@ impl Expr {
     /// assert!(a.approx_eq(&b, 1e-12));
     /// ```
     pub fn approx_eq(&self, other: &Expr, rel: f64) -> bool {
-        normal::approx_eq(&self.simplify(), &other.simplify(), rel)
+        normal::approx_eq(&self.canonical(), &other.canonical(), rel)
     }
 
     fn variant_rank(&self) -> u8 {

@@ -13,10 +13,10 @@
 //!   last; factors with positive exponents come before the divisors;
 //! - coefficients are rounded to 12 significant digits, so that equal
 //!   functions computed along different roundings get equal normal forms;
-//! - `max`/`min` arguments are flattened, deduplicated and sorted, constant
-//!   arguments are folded into one, and a power of a variable common to every
-//!   argument is factored out (`max(a/n, b/n) = max(a, b)/n`). They are only
-//!   resolved by [`Expr::dominant`].
+//! - `max`/`min` arguments are flattened, deduplicated and sorted, and
+//!   constant arguments are folded into one. They are only resolved by
+//!   [`Expr::dominant`]; [`Expr::canonical`] also factors them
+//!   (`max(a/n, b/n) = max(a, b)/n`) to decide equality.
 //!
 //! Variables are sizes and counts, so simplification treats them (and the
 //! values of opaque factors) as positive when it combines powers and expands
@@ -287,16 +287,20 @@ impl Poly {
 
     /// Terms in display order: by growth, descending; the constant last.
     fn sorted_terms(&self) -> Vec<(&Monomial, Coef)> {
-        let mut terms: Vec<(&Monomial, Coef)> = self.terms.iter().map(|(m, c)| (m, *c)).collect();
-        terms.sort_by(|(a, _), (b, _)| {
-            let (da, la, oa) = a.degrees();
-            let (db, lb, ob) = b.degrees();
-            db.cmp(&da)
-                .then(lb.cmp(&la))
-                .then(ob.cmp(&oa))
+        // The growth keys are computed once per term: for opaque factors
+        // they walk the whole factor.
+        let mut keyed: Vec<((Q, Q, bool), &Monomial, Coef)> = self
+            .terms
+            .iter()
+            .map(|(m, c)| (m.degrees(), m, *c))
+            .collect();
+        keyed.sort_by(|(ka, a, _), (kb, b, _)| {
+            kb.0.cmp(&ka.0)
+                .then(kb.1.cmp(&ka.1))
+                .then(kb.2.cmp(&ka.2))
                 .then_with(|| a.cmp(b))
         });
-        terms
+        keyed.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
 
     /// The canonical expression of this normal form.
@@ -654,90 +658,154 @@ fn extremum(func: Func, args: &[Expr]) -> Poly {
         }
         polys.push(p);
     }
+    match extremum_expr(func, polys) {
+        call @ Expr::Call(..) => Poly::opaque(call),
+        // One argument left: it is itself in normal form.
+        single => to_poly(&single),
+    }
+}
 
-    // Factor out a power of a variable that every term of every argument has
-    // with the same sign: max(a/n, b/n) = max(a, b)/n.
-    let mut common = Monomial::one();
-    // A constant argument (zero included) has every exponent 0: nothing common.
-    if polys.iter().all(|p| p.as_constant().is_none()) {
-        let mut candidates: BTreeMap<&str, Option<Q>> = BTreeMap::new();
-        for p in &polys {
-            for m in p.terms.keys() {
-                for (base, e) in &m.0 {
-                    if let Base::Var(v) = base {
-                        candidates.entry(v).or_insert(Some(*e));
-                    }
-                }
+/// `max`/`min` over normalized arguments: constants folded into one,
+/// duplicates removed, sorted; a single argument is returned as it is.
+fn extremum_expr(func: Func, polys: Vec<Poly>) -> Expr {
+    let mut constant: Option<f64> = None;
+    let mut exprs: Vec<Expr> = Vec::with_capacity(polys.len());
+    for p in polys {
+        match p.as_constant() {
+            Some(c) => {
+                constant = Some(match (constant, func) {
+                    (None, _) => c,
+                    (Some(a), Func::Max) => a.max(c),
+                    (Some(a), _) => a.min(c),
+                });
             }
-        }
-        for (v, slot) in candidates.iter_mut() {
-            for p in &polys {
-                for m in p.terms.keys() {
-                    let e =
-                        m.0.get(&Base::Var(v.to_string()))
-                            .copied()
-                            .unwrap_or_else(Q::zero);
-                    *slot = match *slot {
-                        Some(best) if e.is_positive() && best.is_positive() => Some(best.min(e)),
-                        Some(best) if e.is_negative() && best.is_negative() => Some(best.max(e)),
-                        _ => None,
-                    };
-                }
-            }
-        }
-        for (v, e) in candidates {
-            if let Some(e) = e {
-                common.0.insert(Base::Var(v.to_string()), e);
-            }
+            None => exprs.push(p.to_expr()),
         }
     }
-    let divisor = common.pow(-Q::one()).unwrap_or_default();
-    let scaled: Vec<Poly> = polys
-        .iter()
-        .map(|p| {
-            let mut scaled = Poly::default();
-            for (m, c) in &p.terms {
-                scaled.insert(m.mul(&divisor).unwrap_or_else(|| m.clone()), *c);
-            }
-            scaled
-        })
-        .collect();
-    let mut polys = scaled;
-
-    // Fold the constant arguments into one.
-    let mut constant: Option<f64> = None;
-    polys.retain(|p| match p.as_constant() {
-        Some(c) => {
-            constant = Some(match (constant, func) {
-                (None, _) => c,
-                (Some(a), Func::Max) => a.max(c),
-                (Some(a), _) => a.min(c),
-            });
-            false
-        }
-        None => true,
-    });
-    let mut exprs: Vec<Expr> = polys.iter().map(Poly::to_expr).collect();
-
     if let Some(c) = constant {
         exprs.push(Expr::Num(round_significant(c)));
     }
-    exprs.sort();
+    // Ordered like the terms of a sum: fastest-growing first.
+    let mut keyed: Vec<((Q, Q), Expr)> = exprs.into_iter().map(|e| (total_degree(&e), e)).collect();
+    keyed.sort_by(|(ka, a), (kb, b)| kb.cmp(ka).then_with(|| a.cmp(b)));
+    let mut exprs: Vec<Expr> = keyed.into_iter().map(|(_, e)| e).collect();
     exprs.dedup();
-    let inner = if exprs.len() == 1 {
-        to_poly(&exprs[0])
-    } else {
-        Poly::opaque(Expr::Call(func, exprs))
+    if exprs.len() == 1 {
+        return exprs.pop().expect("one argument");
+    }
+    Expr::Call(func, exprs)
+}
+
+/// The power of each variable that every term of every polynomial has with
+/// the same sign (the smallest in size): what `max` can factor out.
+fn common_variable_powers(polys: &[Poly]) -> Monomial {
+    let mut common = Monomial::one();
+    // A constant argument (zero included) has every exponent 0: nothing common.
+    if polys.iter().any(|p| p.as_constant().is_some()) {
+        return common;
+    }
+    let mut candidates: BTreeMap<&str, Option<Q>> = BTreeMap::new();
+    for p in polys {
+        for m in p.terms.keys() {
+            for base in m.0.keys() {
+                if let Base::Var(v) = base {
+                    candidates.entry(v).or_insert(None);
+                }
+            }
+        }
+    }
+    for (v, slot) in candidates.iter_mut() {
+        let mut best: Option<Q> = None;
+        let mut agree = true;
+        for m in polys.iter().flat_map(|p| p.terms.keys()) {
+            let e =
+                m.0.get(&Base::Var(v.to_string()))
+                    .copied()
+                    .unwrap_or_else(Q::zero);
+            best = match best {
+                None if !e.is_zero() => Some(e),
+                Some(b) if e.is_positive() && b.is_positive() => Some(b.min(e)),
+                Some(b) if e.is_negative() && b.is_negative() => Some(b.max(e)),
+                _ => {
+                    agree = false;
+                    break;
+                }
+            };
+        }
+        *slot = if agree { best } else { None };
+    }
+    for (v, e) in candidates {
+        if let Some(e) = e {
+            common.0.insert(Base::Var(v.to_string()), e);
+        }
+    }
+    common
+}
+
+impl Poly {
+    fn divide_monomial(&self, m: &Monomial) -> Poly {
+        let divisor = m.pow(-Q::one()).unwrap_or_default();
+        let mut out = Poly::default();
+        for (t, c) in &self.terms {
+            out.insert(t.mul(&divisor).unwrap_or_else(|| t.clone()), *c);
+        }
+        out
+    }
+
+    fn leading_coefficient(&self) -> f64 {
+        self.sorted_terms().first().map_or(0.0, |(_, c)| c.value)
+    }
+}
+
+/// The strong form of a `max`/`min` call whose arguments are in normal form:
+/// common variable powers and a positive constant factored out, so that
+/// `max(c·a, c·b)` and `c·max(a, b)` meet.
+fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
+    let polys: Vec<Poly> = args.iter().map(to_poly).collect();
+    let common = common_variable_powers(&polys);
+    let mut scaled: Vec<Poly> = polys.iter().map(|p| p.divide_monomial(&common)).collect();
+    // The content: the size of the leading coefficient of the argument
+    // that comes first once every argument is made monic.
+    let monic = |p: &Poly| {
+        let c = p.leading_coefficient();
+        if c == 0.0 {
+            p.to_expr()
+        } else {
+            p.clone().scale(1.0 / c).to_expr()
+        }
     };
+    scaled.sort_by_cached_key(monic);
+    let content = scaled
+        .first()
+        .map_or(1.0, |p| p.leading_coefficient().abs());
+    let content = if content > 0.0 && content.is_finite() {
+        content
+    } else {
+        1.0
+    };
+    let scaled: Vec<Poly> = scaled.into_iter().map(|p| p.scale(1.0 / content)).collect();
+    let inner = extremum_expr(func, scaled);
     let mut factor = Poly::default();
     factor.insert(
         common,
         Coef {
-            value: 1.0,
-            magnitude: 1.0,
+            value: content,
+            magnitude: content,
         },
     );
-    inner.mul(&factor)
+    to_poly(&inner).mul(&factor).to_expr()
+}
+
+/// Rewrites every `max`/`min` (innermost first) into its strong form.
+fn factor_extrema(e: &Expr) -> Expr {
+    match e {
+        Expr::Num(_) | Expr::Var(_) => e.clone(),
+        Expr::Call(func @ (Func::Max | Func::Min), args) => {
+            let args: Vec<Expr> = args.iter().map(factor_extrema).collect();
+            factor_extremum(*func, &args)
+        }
+        _ => e.map_children(factor_extrema),
+    }
 }
 
 impl Expr {
@@ -767,6 +835,36 @@ impl Expr {
     /// ```
     pub fn simplify(&self) -> Expr {
         to_poly(self).to_expr()
+    }
+}
+
+impl Expr {
+    /// The strong normal form used to decide equality: [`Expr::simplify`]
+    /// plus, in every `max` and `min`, the common powers of variables and a
+    /// positive constant factored out (`max(a/n, b/n) = max(a, b)/n`,
+    /// `max(2a, 2b) = 2·max(a, b)`). Less readable than `simplify`, which
+    /// leaves the arguments as written; equal functions built by the
+    /// composition operators along different routes meet here.
+    ///
+    /// ```
+    /// use pattern_core::Expr;
+    ///
+    /// let pipe_of_pools = Expr::parse("max(1034.17*x*log2(x)/n, 536.185*x/n)").unwrap();
+    /// let pool_of_pipe = Expr::parse("max(1034.17*x*log2(x), 536.185*x)/n").unwrap();
+    /// assert_ne!(pipe_of_pools.simplify(), pool_of_pipe.simplify());
+    /// assert_eq!(pipe_of_pools.canonical(), pool_of_pipe.canonical());
+    /// ```
+    pub fn canonical(&self) -> Expr {
+        let mut e = self.simplify();
+        // Factoring can expose like terms; a few rounds reach the fixpoint.
+        for _ in 0..4 {
+            let next = factor_extrema(&e).simplify();
+            if next == e {
+                break;
+            }
+            e = next;
+        }
+        e
     }
 }
 
@@ -895,16 +993,51 @@ mod tests {
         same("max(a, a)", "a");
         same("max(3, x, 5)", "max(x, 5)");
         same("min(3, 5)", "3");
-        same("max(a/n, b/n)", "max(a, b)/n");
-        same("max(x^2, x)", "x * max(x, 1)");
+        // simplify leaves the arguments as written...
         assert_eq!(
             s("max(1034.17*x*log2(x), 536.185*x)"),
-            "x·max(536.185, 1034.17·log₂(x))"
+            "max(1034.17·x·log₂(x), 536.185·x)"
         );
-        // Mixed signs of the exponent: nothing is factored out.
         assert_eq!(s("max(a/n, b)"), "max(b, a/n)");
         assert_eq!(s("max(a, b) / n + c"), "c + max(a, b)/n");
-        assert_eq!(s("1 + n*max(x^2, y) + x"), "n·max(y, x^2) + x + 1");
+        assert_eq!(s("1 + n*max(x^2, y) + x"), "n·max(x^2, y) + x + 1");
+    }
+
+    fn strong(text: &str) -> Expr {
+        Expr::parse(text).unwrap().canonical()
+    }
+
+    #[test]
+    fn canonical_factors_extrema() {
+        // ...canonical factors out common variable powers and a positive constant.
+        assert_eq!(strong("max(a/n, b/n)"), strong("max(a, b)/n"));
+        assert_eq!(strong("max(x^2, x)"), strong("x * max(x, 1)"));
+        assert_eq!(strong("max(2*a, 2*b)"), strong("2*max(a, b)"));
+        assert_eq!(strong("min(6*x, 4*x*y)"), strong("2*x*min(3, 2*y)"));
+        assert_eq!(strong("max(a/n, b/n) + c/n"), strong("(max(a, b) + c)/n"));
+        assert_eq!(
+            strong("max(1034.17*x*log2(x)/4, 536.185*x/4)"),
+            strong("max(1034.17*x*log2(x), 536.185*x)/4")
+        );
+        // Mixed signs of an exponent: that variable is not factored out.
+        assert_eq!(strong("max(a/n, b)").to_string(), "max(b, a/n)");
+        assert_ne!(strong("max(a, b)"), strong("max(a, 2*b)"));
+        for text in [
+            "max(a/n, b/n)",
+            "max(3*x, 2*x*log2(x)) + min(x, y)/2",
+            "max(2, x)",
+        ] {
+            let c = strong(text);
+            assert_eq!(c.canonical(), c, "{text}");
+            for (x, y, n) in [(2.0, 3.0, 4.0), (100.0, 0.5, 3.0)] {
+                let at = [("x", x), ("y", y), ("n", n), ("a", 1.5), ("b", 7.0)];
+                let (u, v) = (
+                    Expr::parse(text).unwrap().eval(&at).unwrap(),
+                    c.eval(&at).unwrap(),
+                );
+                assert!((u - v).abs() <= 1e-12 * u.abs(), "{text}");
+            }
+        }
     }
 
     #[test]

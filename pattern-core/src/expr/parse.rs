@@ -33,6 +33,8 @@ pub struct ParseError {
     offset: usize,
     expected: String,
     found: String,
+    /// The `(` an unclosed parenthesis error refers to.
+    open: Option<usize>,
 }
 
 impl ParseError {
@@ -47,6 +49,7 @@ impl ParseError {
             offset,
             expected: expected.into(),
             found: found.into(),
+            open: None,
         }
     }
 
@@ -56,8 +59,11 @@ impl ParseError {
     }
 
     /// What the parser expected at that position.
-    pub fn expected(&self) -> &str {
-        &self.expected
+    pub fn expected(&self) -> String {
+        match self.open {
+            Some(open) => format!("{} at byte {open}", self.expected),
+            None => self.expected.clone(),
+        }
     }
 
     /// What it found there instead.
@@ -76,6 +82,7 @@ impl ParseError {
         ParseError {
             input: whole_input.to_string(),
             offset: self.offset + base,
+            open: self.open.map(|open| open + base),
             ..self
         }
     }
@@ -94,7 +101,9 @@ impl fmt::Display for ParseError {
         write!(
             f,
             "expected {}, found {} at byte {}",
-            self.expected, self.found, self.offset
+            self.expected(),
+            self.found,
+            self.offset
         )?;
         let offset = self.offset.min(self.input.len());
         let line_start = self.input[..offset].rfind('\n').map_or(0, |i| i + 1);
@@ -409,7 +418,9 @@ impl<'a> Parser<'a> {
             self.bump();
             Ok(())
         } else {
-            Err(self.error(format!("`)` to close the `(` at byte {open}")))
+            let mut err = self.error("`)` to close the `(`");
+            err.open = Some(open);
+            Err(err)
         }
     }
 }

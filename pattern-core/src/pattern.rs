@@ -1,0 +1,300 @@
+//! The type-level pattern algebra: each operator is a small generic struct,
+//! a design is a type, well-formedness is a trait bound, and the cost of a
+//! design is a constant.
+//!
+//! ```
+//! use pattern_core::pattern::{cost_at, Pattern, Pipe, Tpool};
+//! use pattern_core::paper::{Inc, Qsort};
+//!
+//! type Design = Pipe<Tpool<4, Qsort>, Inc>;
+//!
+//! // The budget is checked by the compiler: 6 s per element at x = 10^6.
+//! const COST: f64 = cost_at::<Design>(1e6);
+//! const _: () = assert!(COST < 6e9);
+//!
+//! assert_eq!(Design::term().to_string(), "pipe(tpool[4](qsort), inc)");
+//! let runtime = Design::model().eval(&[("x", 1e6)]).unwrap();
+//! assert!((COST - runtime).abs() <= 1e-12 * runtime);
+//! ```
+//!
+//! A task pool over a design that contains a shuffle phase does not compile:
+//!
+//! ```compile_fail
+//! use pattern_core::pattern::{MapReduce, Pattern, Tpool};
+//! use pattern_core::paper::{Keys768, MapHadoop, PerKeyX, ReduceHadoop, ShuffleHadoop};
+//!
+//! type Hadoop = MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>;
+//! let _ = <Tpool<2, Hadoop> as Pattern>::term(); // error: a task pool cannot wrap ...
+//! ```
+
+use crate::lower::Resources;
+use crate::term::{Atom, Count, MapReduceParams, Term};
+use crate::{ConstExpr, Design, Expr, TermError};
+use std::marker::PhantomData;
+
+/// A design as a type: an atom ([`CostModel`]) or a pattern over designs.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a design",
+    label = "not an atom or a pattern",
+    note = "atoms are types implementing `CostModel` (what `#[cost(..)]` writes); patterns are `Seq`, `Pipe`, `Tpool` and `MapReduce` over designs"
+)]
+pub trait Pattern {
+    /// The throughput model (`pipe` as a pointwise `max`), evaluable in
+    /// `const` context.
+    const MODEL: ConstExpr;
+
+    /// The design as a runtime term.
+    fn term() -> Term;
+
+    /// The symbolic throughput model.
+    fn model() -> Expr {
+        Self::term().model()
+    }
+
+    /// The throughput model with the paper's asymptotic choice for `pipe`.
+    fn model_asymptotic() -> Expr {
+        Self::term().model_asymptotic()
+    }
+
+    /// The latency of one element.
+    fn latency() -> Expr {
+        Self::term().latency()
+    }
+
+    /// The threads and nodes the design occupies.
+    fn resources() -> Resources {
+        Self::term().resources()
+    }
+
+    /// The design with its atom definitions. Fails only if two different
+    /// atoms share a name.
+    fn design() -> Result<Design, TermError> {
+        Design::from_term(Self::term())
+    }
+}
+
+/// A sequential block with a cost model: what `#[cost(..)]` implements for
+/// an annotated function. Also the form of a shuffle phase (a model in `x`,
+/// `o`, `m`, `n`) and of a mapReduce's `d(x)` and `k(x)`. An atom used as a
+/// stage also implements [`ShuffleFree`] (an empty impl), so that task
+/// pools may wrap it.
+pub trait CostModel {
+    /// The name used in designs.
+    const NAME: &'static str;
+    /// The model, in nanoseconds per call.
+    const MODEL: ConstExpr;
+}
+
+impl<A: CostModel> Pattern for A {
+    const MODEL: ConstExpr = A::MODEL;
+    fn term() -> Term {
+        Term::Atom(atom::<A>())
+    }
+}
+
+fn atom<A: CostModel>() -> Atom {
+    Atom {
+        name: A::NAME.to_string(),
+        model: A::MODEL.to_expr(),
+    }
+}
+
+/// Designs without a shuffle phase: the ones a task pool may wrap.
+///
+/// Atoms implement it one by one (`#[cost(..)]` writes the empty impl), not
+/// through a blanket impl over [`CostModel`]: with a blanket impl, the
+/// compiler would explain a mapReduce in a task pool as "`MapReduce` is not
+/// a `CostModel`" instead of stating the rule below.
+#[diagnostic::on_unimplemented(
+    message = "a task pool cannot wrap `{Self}`: it contains a shuffle phase",
+    label = "this design contains a mapReduce, and so a shuffle phase",
+    note = "a shuffle phase must never be wrapped inside a task pool (seed 001 §3.2): put the task pool around the map or the reduce phase instead"
+)]
+pub trait ShuffleFree: Pattern {}
+
+/// `seq(A, B)`: `A` then `B` on one thread; `M = M[A] + M[B]`.
+pub struct Seq<A, B>(PhantomData<(A, B)>);
+
+/// `pipe(A, B)`: two stages on their own threads; `M = max(M[A], M[B])`.
+pub struct Pipe<A, B>(PhantomData<(A, B)>);
+
+/// `tpool[N](T)`: `N` workers running `T`; `M = M[T] / N`. `N` must be
+/// positive and `T` free of shuffle phases.
+pub struct Tpool<const N: u64, T: ShuffleFree>(PhantomData<T>);
+
+/// `mapreduce[m = M, n = N, d = D, k = K](Map, Shuffle, Reduce)` (eq. 5).
+/// `D` and `K` are cost models used as functions of `x`; `Shuffle`'s model
+/// is in `x` (elements per key), `o` (keys), `m` and `n`.
+pub struct MapReduce<const M: u64, const N: u64, D, K, Map, Shuffle, Reduce>(
+    PhantomData<(D, K, Map, Shuffle, Reduce)>,
+);
+
+impl<A: Pattern, B: Pattern> Pattern for Seq<A, B> {
+    const MODEL: ConstExpr = ConstExpr::Add(&A::MODEL, &B::MODEL);
+    fn term() -> Term {
+        Term::seq(A::term(), B::term())
+    }
+}
+
+impl<A: ShuffleFree, B: ShuffleFree> ShuffleFree for Seq<A, B> {}
+
+impl<A: Pattern, B: Pattern> Pattern for Pipe<A, B> {
+    const MODEL: ConstExpr = ConstExpr::Max(&A::MODEL, &B::MODEL);
+    fn term() -> Term {
+        Term::pipe(A::term(), B::term())
+    }
+}
+
+impl<A: ShuffleFree, B: ShuffleFree> ShuffleFree for Pipe<A, B> {}
+
+impl<const N: u64, T: ShuffleFree> Pattern for Tpool<N, T> {
+    const MODEL: ConstExpr = {
+        assert!(N > 0, "tpool[N]: the thread count must be positive");
+        ConstExpr::Div(&T::MODEL, &ConstExpr::Num(N as f64))
+    };
+    fn term() -> Term {
+        Term::tpool(Count::Fixed(N), T::term())
+    }
+}
+
+impl<const N: u64, T: ShuffleFree> ShuffleFree for Tpool<N, T> {}
+
+impl<const M: u64, const N: u64, D, K, Map, Shuffle, Reduce> Pattern
+    for MapReduce<M, N, D, K, Map, Shuffle, Reduce>
+where
+    D: CostModel,
+    K: CostModel,
+    Map: Pattern,
+    Shuffle: CostModel,
+    Reduce: Pattern,
+{
+    const MODEL: ConstExpr = {
+        assert!(
+            M > 0 && N > 0,
+            "mapreduce[m, n]: the counts must be positive"
+        );
+        // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k) + k·M[reduce](d)/(m·n),
+        // one expression: only the tail's temporaries live for 'static. `o`
+        // is bound before `x` is rebound, so k(x) reads the input size.
+        ConstExpr::Add(
+            &ConstExpr::Add(
+                &ConstExpr::Div(
+                    &ConstExpr::Mul(
+                        &ConstExpr::Var("x"),
+                        &ConstExpr::Let("x", &ConstExpr::Num(1.0), &Map::MODEL),
+                    ),
+                    &ConstExpr::Num((M * N) as f64),
+                ),
+                &ConstExpr::Let(
+                    "o",
+                    &K::MODEL,
+                    &ConstExpr::Let(
+                        "m",
+                        &ConstExpr::Num(M as f64),
+                        &ConstExpr::Let(
+                            "n",
+                            &ConstExpr::Num(N as f64),
+                            &ConstExpr::Let("x", &D::MODEL, &Shuffle::MODEL),
+                        ),
+                    ),
+                ),
+            ),
+            &ConstExpr::Div(
+                &ConstExpr::Mul(&K::MODEL, &ConstExpr::Let("x", &D::MODEL, &Reduce::MODEL)),
+                &ConstExpr::Num((M * N) as f64),
+            ),
+        )
+    };
+    fn term() -> Term {
+        Term::map_reduce(
+            MapReduceParams {
+                m: Count::Fixed(M),
+                n: Count::Fixed(N),
+                d: D::MODEL.to_expr(),
+                k: K::MODEL.to_expr(),
+            },
+            Map::term(),
+            atom::<Shuffle>(),
+            Reduce::term(),
+        )
+    }
+}
+
+/// The cost of a design per element at input size `x`, in `const` context.
+pub const fn cost_at<P: Pattern>(x: f64) -> f64 {
+    P::MODEL.eval(&[("x", x)])
+}
+
+/// The cost of a design with every variable bound, in `const` context (NaN
+/// if one is unbound, which fails any budget assertion).
+pub const fn cost_with<P: Pattern>(bindings: &[(&str, f64)]) -> f64 {
+    P::MODEL.eval(bindings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paper::{
+        Inc, Keys768, MapGrppi, MapHadoop, NoShuffle, Nop, PerKeyX, Qsort, ReduceGrppi,
+        ReduceHadoop, ShuffleHadoop, Thread768, XKeys,
+    };
+
+    fn agree<P: Pattern>(xs: &[f64]) {
+        let model = P::model();
+        for &x in xs {
+            let c = cost_at::<P>(x);
+            let r = model.eval(&[("x", x)]).unwrap();
+            assert!(
+                (c - r).abs() <= 1e-13 * r.abs(),
+                "{}: {c} vs {r} at {x}",
+                P::term()
+            );
+        }
+    }
+
+    #[test]
+    fn const_models_agree_with_the_runtime_models() {
+        let xs = [1024.0, 4096.0, 100_000.0, 262_144.0, 1e6];
+        agree::<Qsort>(&xs);
+        agree::<Seq<Qsort, Nop>>(&xs);
+        agree::<Pipe<Tpool<4, Qsort>, Inc>>(&xs);
+        agree::<Tpool<2, Seq<Inc, Qsort>>>(&xs);
+        agree::<Pipe<Pipe<Qsort, Inc>, Nop>>(&xs);
+        agree::<MapReduce<1, 4, Thread768, XKeys, MapGrppi, NoShuffle, ReduceGrppi>>(&xs);
+        agree::<MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>>(&xs);
+    }
+
+    #[test]
+    fn terms_from_types() {
+        assert_eq!(
+            Pipe::<Tpool<4, Qsort>, Seq<Inc, Nop>>::term().to_string(),
+            "pipe(tpool[4](qsort), seq(inc, nop))"
+        );
+        type Hadoop = MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>;
+        assert_eq!(
+            Hadoop::term().to_string(),
+            "mapreduce[m = 4, n = 12, d = x, k = 768](map_hadoop, shuffle_hadoop, reduce_hadoop)"
+        );
+        assert_eq!(Hadoop::resources().threads.simplify(), Expr::num(48.0));
+        assert_eq!(
+            Pipe::<Qsort, Inc>::design().unwrap().term(),
+            &Pipe::<Qsort, Inc>::term()
+        );
+        assert_eq!(
+            Pipe::<Qsort, Nop>::model_asymptotic().to_string(),
+            "1034.17·x·log₂(x)"
+        );
+    }
+
+    #[test]
+    fn budgets_in_const_context() {
+        const PIPE: f64 = cost_at::<Pipe<Tpool<4, Qsort>, Inc>>(1e6);
+        const _: () = assert!(PIPE < 6e9);
+        const SYMBOLIC: f64 = cost_with::<Qsort>(&[("y", 1.0)]);
+        assert!(SYMBOLIC.is_nan());
+        assert_eq!(
+            cost_at::<Tpool<4, Qsort>>(1024.0),
+            1034.17 * 1024.0 * 10.0 / 4.0
+        );
+    }
+}

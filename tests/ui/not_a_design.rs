@@ -1,0 +1,9 @@
+// Only atoms (CostModel types) and patterns compose.
+use pattern_core::paper::Qsort;
+use pattern_core::pattern::{Pattern, Pipe};
+
+struct Untimed;
+
+fn main() {
+    let _ = <Pipe<Qsort, Untimed> as Pattern>::term();
+}
