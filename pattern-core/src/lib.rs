@@ -19,7 +19,6 @@
 pub mod accuracy;
 pub mod const_expr;
 pub mod design;
-pub mod expr;
 pub mod fit;
 pub mod lower;
 pub mod paper;
@@ -28,9 +27,12 @@ pub mod term;
 
 pub use const_expr::ConstExpr;
 pub use design::{Design, DesignError, DesignErrorKind};
-pub use expr::{CompiledExpr, EvalError, Expr, Func, Growth, Latex, ParseError};
 pub use lower::{Mode, Resources};
 pub use pattern::{CostModel, MapReduce, Pattern, Pipe, Seq, ShuffleFree, Tpool};
+/// The cost-expression engine (the `pattern-expr` crate, which the macros
+/// also use at compile time).
+pub use pattern_expr as expr;
+pub use pattern_expr::{CompiledExpr, EvalError, Expr, Func, Growth, Latex, ParseError};
 pub use term::{Atom, Count, MapReduceParams, Term, TermError};
 
 // Empty until the macros land; the re-export keeps the user-facing path fixed.

@@ -111,7 +111,7 @@ impl Term {
                 // A chain of seqs becomes one flat sum, built once.
                 let mut terms = Vec::new();
                 self.chain(&mut terms, mode);
-                crate::expr::sum_of(terms)
+                terms.into_iter().sum()
             }
             Term::Pipe(a, b) if mode == Mode::Asymptotic => {
                 slower_stage(a.model_with(mode), b.model_with(mode))

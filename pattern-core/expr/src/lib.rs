@@ -1,9 +1,11 @@
-//! Symbolic cost expressions.
+//! Symbolic cost expressions: the engine of `pattern`.
 //!
 //! An [`Expr`] is a function of named variables (`x` elements by default, `n`
-//! threads, `m` nodes, `p` processors, ...). It is what every model in this crate
-//! is in the end: atomic models, the models of whole designs, fitted models and
-//! communication formulas.
+//! threads, `m` nodes, `p` processors, ...). It is what every model is in the
+//! end: atomic models, the models of whole designs, fitted models and
+//! communication formulas. Users reach it as `pattern_core::expr` (and
+//! `pattern_core::Expr`); it is a crate of its own so that the procedural
+//! macros can parse and simplify models at compile time.
 //!
 //! The tree is small on purpose (egg style): numbers, variables, n-ary sums and
 //! products, powers and a few functions. Subtraction and division are sums and
@@ -11,6 +13,8 @@
 //! `a - b` and `a/b`. All constructors ([`Expr::num`], the operators, the parser)
 //! keep sums and products flat, so printing and parsing are inverse on every tree
 //! they build.
+
+#![warn(missing_docs)]
 
 mod compile;
 mod display;
