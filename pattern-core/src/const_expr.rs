@@ -67,7 +67,7 @@ struct Frame<'a> {
     parent: Option<&'a Frame<'a>>,
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -23,19 +23,42 @@ pub mod fit;
 pub mod lower;
 pub mod paper;
 pub mod pattern;
+pub mod summary;
 pub mod term;
 
 pub use const_expr::ConstExpr;
 pub use design::{Design, DesignError, DesignErrorKind};
 pub use lower::{Mode, Resources};
-pub use pattern::{CostModel, MapReduce, Pattern, Pipe, Seq, ShuffleFree, Tpool};
+pub use pattern::{
+    CostAnnotation, CostModel, CountName, CountParam, DesignValue, Fixed, MapReduce, MapReduceOver,
+    Pattern, Pipe, Seq, ShuffleFree, Tpool, TpoolOver,
+};
 /// The cost-expression engine (the `pattern-expr` crate, which the macros
 /// also use at compile time).
 pub use pattern_expr as expr;
 pub use pattern_expr::{CompiledExpr, EvalError, Expr, Func, Growth, Latex, ParseError};
 pub use term::{Atom, Count, MapReduceParams, Term, TermError};
 
-// Empty until the macros land; the re-export keeps the user-facing path fixed.
 #[cfg(feature = "macros")]
-#[allow(unused_imports)]
-pub use pattern_macros::*;
+pub use pattern_macros::{cost, cost_budget, cost_of, cost_summary, design};
+
+/// What the macros' expansions use; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::pattern::{CostAnnotation, DesignValue, cost_with};
+    pub use crate::summary::ConstText;
+    pub use crate::{ConstExpr, CostModel, CountName, Pattern, ShuffleFree};
+
+    /// Stands for a design that `design!` rejected, so that its uses add no
+    /// errors of their own.
+    pub enum InvalidDesign {}
+
+    impl Pattern for InvalidDesign {
+        const MODEL: ConstExpr = ConstExpr::Num(0.0);
+        fn term() -> crate::Term {
+            crate::Term::atom("invalid_design", crate::Expr::num(0.0))
+        }
+    }
+
+    impl ShuffleFree for InvalidDesign {}
+}

@@ -118,16 +118,64 @@ pub struct Seq<A, B>(PhantomData<(A, B)>);
 /// `pipe(A, B)`: two stages on their own threads; `M = max(M[A], M[B])`.
 pub struct Pipe<A, B>(PhantomData<(A, B)>);
 
+/// A count of a pattern as a type: [`Fixed`] for a number, or a named
+/// symbol ([`CountName`]) that stays a variable of the model.
+pub trait CountParam {
+    /// The count in a const model: a number or a variable.
+    const EXPR: ConstExpr;
+    /// The count of the runtime term.
+    fn count() -> Count;
+}
+
+/// A fixed count `K` (must be positive: checked when the model is evaluated).
+pub struct Fixed<const K: u64>;
+
+impl<const K: u64> CountParam for Fixed<K> {
+    const EXPR: ConstExpr = {
+        assert!(
+            K > 0,
+            "a count of a pattern (tpool[N], mapreduce[m, n]) must be positive"
+        );
+        ConstExpr::Num(K as f64)
+    };
+    fn count() -> Count {
+        Count::Fixed(K)
+    }
+}
+
+/// A named count: implement it for a marker type (`design!` writes these for
+/// `tpool[n](..)`) to keep the count a variable of the model.
+pub trait CountName {
+    /// The variable's name.
+    const NAME: &'static str;
+}
+
+impl<S: CountName> CountParam for S {
+    const EXPR: ConstExpr = ConstExpr::Var(S::NAME);
+    fn count() -> Count {
+        Count::Symbol(S::NAME.to_string())
+    }
+}
+
+/// `tpool[N](T)` with the count as a type: [`Fixed`] or a [`CountName`].
+pub struct TpoolOver<N: CountParam, T: ShuffleFree>(PhantomData<(N, T)>);
+
 /// `tpool[N](T)`: `N` workers running `T`; `M = M[T] / N`. `N` must be
 /// positive and `T` free of shuffle phases.
-pub struct Tpool<const N: u64, T: ShuffleFree>(PhantomData<T>);
+pub type Tpool<const N: u64, T> = TpoolOver<Fixed<N>, T>;
 
-/// `mapreduce[m = M, n = N, d = D, k = K](Map, Shuffle, Reduce)` (eq. 5).
-/// `D` and `K` are cost models used as functions of `x`; `Shuffle`'s model
-/// is in `x` (elements per key), `o` (keys), `m` and `n`.
-pub struct MapReduce<const M: u64, const N: u64, D, K, Map, Shuffle, Reduce>(
-    PhantomData<(D, K, Map, Shuffle, Reduce)>,
+/// `mapreduce[m = M, n = N, d = D, k = K](Map, Shuffle, Reduce)` (eq. 5) with
+/// the counts as types. `D` and `K` are cost models used as functions of
+/// `x`; `Shuffle`'s model is in `x` (elements per key), `o` (keys), `m` and
+/// `n`.
+pub struct MapReduceOver<M, N, D, K, Map, Shuffle, Reduce>(
+    PhantomData<(M, N, D, K, Map, Shuffle, Reduce)>,
 );
+
+/// `mapreduce[m = M, n = N, d = D, k = K](Map, Shuffle, Reduce)` with fixed
+/// counts.
+pub type MapReduce<const M: u64, const N: u64, D, K, Map, Shuffle, Reduce> =
+    MapReduceOver<Fixed<M>, Fixed<N>, D, K, Map, Shuffle, Reduce>;
 
 impl<A: Pattern, B: Pattern> Pattern for Seq<A, B> {
     const MODEL: ConstExpr = ConstExpr::Add(&A::MODEL, &B::MODEL);
@@ -147,69 +195,61 @@ impl<A: Pattern, B: Pattern> Pattern for Pipe<A, B> {
 
 impl<A: ShuffleFree, B: ShuffleFree> ShuffleFree for Pipe<A, B> {}
 
-impl<const N: u64, T: ShuffleFree> Pattern for Tpool<N, T> {
-    const MODEL: ConstExpr = {
-        assert!(N > 0, "tpool[N]: the thread count must be positive");
-        ConstExpr::Div(&T::MODEL, &ConstExpr::Num(N as f64))
-    };
+impl<N: CountParam, T: ShuffleFree> Pattern for TpoolOver<N, T> {
+    const MODEL: ConstExpr = ConstExpr::Div(&T::MODEL, &N::EXPR);
     fn term() -> Term {
-        Term::tpool(Count::Fixed(N), T::term())
+        Term::tpool(N::count(), T::term())
     }
 }
 
-impl<const N: u64, T: ShuffleFree> ShuffleFree for Tpool<N, T> {}
+impl<N: CountParam, T: ShuffleFree> ShuffleFree for TpoolOver<N, T> {}
 
-impl<const M: u64, const N: u64, D, K, Map, Shuffle, Reduce> Pattern
-    for MapReduce<M, N, D, K, Map, Shuffle, Reduce>
+impl<M, N, D, K, Map, Shuffle, Reduce> Pattern for MapReduceOver<M, N, D, K, Map, Shuffle, Reduce>
 where
+    M: CountParam,
+    N: CountParam,
     D: CostModel,
     K: CostModel,
     Map: Pattern,
     Shuffle: CostModel,
     Reduce: Pattern,
 {
-    const MODEL: ConstExpr = {
-        assert!(
-            M > 0 && N > 0,
-            "mapreduce[m, n]: the counts must be positive"
-        );
-        // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k) + k·M[reduce](d)/(m·n),
-        // one expression: only the tail's temporaries live for 'static. `o`
-        // is bound before `x` is rebound, so k(x) reads the input size.
-        ConstExpr::Add(
-            &ConstExpr::Add(
-                &ConstExpr::Div(
-                    &ConstExpr::Mul(
-                        &ConstExpr::Var("x"),
-                        &ConstExpr::Let("x", &ConstExpr::Num(1.0), &Map::MODEL),
-                    ),
-                    &ConstExpr::Num((M * N) as f64),
-                ),
-                &ConstExpr::Let(
-                    "o",
-                    &K::MODEL,
-                    &ConstExpr::Let(
-                        "m",
-                        &ConstExpr::Num(M as f64),
-                        &ConstExpr::Let(
-                            "n",
-                            &ConstExpr::Num(N as f64),
-                            &ConstExpr::Let("x", &D::MODEL, &Shuffle::MODEL),
-                        ),
-                    ),
-                ),
-            ),
+    // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k) + k·M[reduce](d)/(m·n),
+    // one expression: only the tail's temporaries live for 'static. `o` is
+    // bound before `x` is rebound, so k(x) reads the input size.
+    const MODEL: ConstExpr = ConstExpr::Add(
+        &ConstExpr::Add(
             &ConstExpr::Div(
-                &ConstExpr::Mul(&K::MODEL, &ConstExpr::Let("x", &D::MODEL, &Reduce::MODEL)),
-                &ConstExpr::Num((M * N) as f64),
+                &ConstExpr::Mul(
+                    &ConstExpr::Var("x"),
+                    &ConstExpr::Let("x", &ConstExpr::Num(1.0), &Map::MODEL),
+                ),
+                &ConstExpr::Mul(&M::EXPR, &N::EXPR),
             ),
-        )
-    };
+            &ConstExpr::Let(
+                "o",
+                &K::MODEL,
+                &ConstExpr::Let(
+                    "m",
+                    &M::EXPR,
+                    &ConstExpr::Let(
+                        "n",
+                        &N::EXPR,
+                        &ConstExpr::Let("x", &D::MODEL, &Shuffle::MODEL),
+                    ),
+                ),
+            ),
+        ),
+        &ConstExpr::Div(
+            &ConstExpr::Mul(&K::MODEL, &ConstExpr::Let("x", &D::MODEL, &Reduce::MODEL)),
+            &ConstExpr::Mul(&M::EXPR, &N::EXPR),
+        ),
+    );
     fn term() -> Term {
         Term::map_reduce(
             MapReduceParams {
-                m: Count::Fixed(M),
-                n: Count::Fixed(N),
+                m: M::count(),
+                n: N::count(),
                 d: D::MODEL.to_expr(),
                 k: K::MODEL.to_expr(),
             },
@@ -217,6 +257,127 @@ where
             atom::<Shuffle>(),
             Reduce::term(),
         )
+    }
+}
+
+/// What `#[cost(..)]` records about an annotated function: its name, its
+/// model (normal form, in nanoseconds per call) and the model's text. Read
+/// it with `cost_of!(function)`.
+///
+/// ```
+/// use pattern_core::{cost, cost_of};
+///
+/// #[cost("1034.17 * x * log2(x)")]
+/// fn qsort(v: &mut [i32]) {
+///     v.sort_unstable()
+/// }
+///
+/// const AT_1024: f64 = cost_of!(qsort).model.eval(&[("x", 1024.0)]);
+/// assert_eq!(AT_1024, 1034.17 * 1024.0 * 10.0);
+/// assert_eq!(cost_of!(qsort).expr().to_string(), "1034.17·x·log₂(x)");
+/// assert_eq!(cost_of!(qsort).name, "qsort");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostAnnotation {
+    /// The function's name, as designs use it.
+    pub name: &'static str,
+    /// The model in nanoseconds per call, evaluable in `const` context.
+    pub model: ConstExpr,
+    /// The model's text (ASCII, normal form).
+    pub text: &'static str,
+}
+
+impl CostAnnotation {
+    /// The model as a runtime expression.
+    pub fn expr(&self) -> Expr {
+        self.model.to_expr()
+    }
+
+    /// The function as an atom of a runtime term.
+    pub fn term(&self) -> Term {
+        Term::atom(self.name, self.expr())
+    }
+}
+
+/// A design as a value: what `design!(..)` gives in expression position. The
+/// design's type is `P`; the value reads its models at run time.
+///
+/// ```
+/// use pattern_core::design;
+/// use pattern_core::paper::{Inc, Qsort};
+///
+/// let d = design!(pipe(tpool[4](Qsort), Inc));
+/// assert_eq!(d.term().to_string(), "pipe(tpool[4](qsort), inc)");
+/// assert_eq!(d.model().simplify().to_string(), "max(258.5425·x·log₂(x), 536.185·x)");
+/// ```
+pub struct DesignValue<P>(PhantomData<P>);
+
+impl<P: Pattern> DesignValue<P> {
+    /// The value of the design `P`.
+    pub const fn new() -> Self {
+        DesignValue(PhantomData)
+    }
+
+    /// The design as a runtime term.
+    pub fn term(&self) -> Term {
+        P::term()
+    }
+
+    /// The symbolic throughput model (`pipe` as a pointwise `max`).
+    pub fn model(&self) -> Expr {
+        P::model()
+    }
+
+    /// The throughput model with the paper's asymptotic choice for `pipe`.
+    pub fn model_asymptotic(&self) -> Expr {
+        P::model_asymptotic()
+    }
+
+    /// The latency of one element.
+    pub fn latency(&self) -> Expr {
+        P::latency()
+    }
+
+    /// The threads and nodes the design occupies.
+    pub fn resources(&self) -> Resources {
+        P::resources()
+    }
+
+    /// The design with its atom definitions.
+    pub fn design(&self) -> Result<Design, TermError> {
+        P::design()
+    }
+
+    /// The cost per element at input size `x`, in `const` context.
+    pub const fn cost_at(&self, x: f64) -> f64 {
+        cost_at::<P>(x)
+    }
+}
+
+impl<P: Pattern> Default for DesignValue<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<P> Clone for DesignValue<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for DesignValue<P> {}
+
+impl<P: Pattern> std::fmt::Debug for DesignValue<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "design!({})", P::term())
+    }
+}
+
+impl<P: Pattern> Pattern for DesignValue<P> {
+    const MODEL: ConstExpr = P::MODEL;
+    fn term() -> Term {
+        P::term()
     }
 }
 

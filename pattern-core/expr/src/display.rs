@@ -42,6 +42,11 @@ pub(crate) fn format_number(v: f64, precision: Option<usize>) -> String {
         return "0".to_string();
     }
     let plain = format!("{v}");
+    // Everyday magnitudes read best positionally (2000, not 2e3); beyond,
+    // the shorter form wins (1.241e7, 1.16e-10).
+    if (1e-4..1e6).contains(&v.abs()) {
+        return plain;
+    }
     let sci = format!("{v:e}");
     if sci.len() < plain.len() { sci } else { plain }
 }

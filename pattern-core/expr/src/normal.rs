@@ -298,6 +298,8 @@ impl Poly {
             kb.0.cmp(&ka.0)
                 .then(kb.1.cmp(&ka.1))
                 .then(kb.2.cmp(&ka.2))
+                // The constant goes last among terms of equal degree.
+                .then(a.0.is_empty().cmp(&b.0.is_empty()))
                 .then_with(|| a.cmp(b))
         });
         keyed.into_iter().map(|(_, m, c)| (m, c)).collect()
@@ -442,6 +444,13 @@ fn factor_expr(base: &Base, e: &Q) -> Expr {
     let b = base_expr(base);
     if e.is_one() {
         return b;
+    }
+    // A power that could not be folded (a negative base under a fractional
+    // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`.
+    if let (Expr::Pow(inner, k), true) = (&b, e.is_integer()) {
+        if let Expr::Num(k) = **k {
+            return Expr::Pow(inner.clone(), Box::new(Expr::Num(k * q_to_f64(e))));
+        }
     }
     if e.is_negative() && !e.is_integer() && 1000 % e.denom() != 0 {
         // `/x^(1/3)`: the printer writes divisors as positive powers.

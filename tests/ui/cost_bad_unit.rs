@@ -1,0 +1,11 @@
+// Units are ns, us, ms and s.
+use pattern_core::cost;
+
+#[cost("536.185 * x", unit = "hours")]
+fn inc(v: &mut [i32]) {
+    v.iter_mut().for_each(|e| *e += 1)
+}
+
+fn main() {
+    inc(&mut [1]);
+}
