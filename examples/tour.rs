@@ -1,19 +1,38 @@
 //! The flagship tour of `pattern`: the paper's atomic cost models parsed,
-//! simplified to PMNF, evaluated and classified by growth; designs written as
-//! terms of patterns and lowered to their throughput, latency and resources;
-//! a design as a type with a cost budget checked by the compiler; and the
-//! errors a user sees. Run with `cargo run --release --example tour`.
-use pattern_core::paper::{Inc, Qsort};
-use pattern_core::pattern::{Pattern, Pipe, Tpool, cost_at};
-use pattern_core::{Design, Expr};
+//! simplified to PMNF, evaluated and classified by growth; real functions
+//! annotated with `#[cost]` and composed with `design!` into a design type
+//! whose budget the compiler checks; designs written as terms of patterns
+//! and lowered to their throughput, latency and resources; and the errors a
+//! user sees. Run with `cargo run --release --example tour`.
+use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
-/// A design as a type: qsort on a pool of 4 threads feeding inc.
-type Sorter = Pipe<Tpool<4, Qsort>, Inc>;
-/// Its cost per element at x = 10^6, computed by the compiler...
-const SORTER_AT_1E6: f64 = cost_at::<Sorter>(1e6);
-/// ...and held to a budget of 6 s per element: this line fails to compile if
-/// a change to the design or its atoms breaks the budget.
-const _: () = assert!(SORTER_AT_1E6 < 6e9, "Sorter is over budget at x = 1e6");
+/// Sorts a block of elements.
+#[cost("1034.17 * x * log2(x)")]
+fn qsort(v: &mut [i32]) {
+    v.sort_unstable();
+}
+
+/// Increments every element ten times.
+#[cost("536.185 * x")]
+fn inc(v: &mut [i32]) {
+    for _ in 0..10 {
+        v.iter_mut().for_each(|e| *e = e.wrapping_add(1));
+    }
+}
+
+design!(
+    /// qsort on a pool of 4 threads feeding inc.
+    type Sorter = pipe(tpool[4](qsort), inc)
+);
+design!(type Pool = tpool[2](seq(qsort, inc)));
+
+// Held to a budget of 6 s per element of 10^6 ints: the build fails if a
+// change to the design or its atoms breaks it.
+cost_budget!(Sorter, x = 1e6, max = 6e9);
+
+cost_summary! {
+    const SUMMARY = [Sorter, Pool] at x = [1024, 262144, 1e6];
+}
 
 /// Seed 001, Table 1: atomic models in nanoseconds (x = input elements).
 const TABLE_1: [(&str, &str); 10] = [
@@ -113,9 +132,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    println!("\nA design as a type, its budget checked at compile time:");
-    println!("  {} = {}", Sorter::term(), Sorter::model().simplify());
-    println!("  cost at x = 1e6: {SORTER_AT_1E6:.4e} ns (const), budget 6e9 ns");
+    println!("\nAnnotated functions, composed with design!, checked by the compiler:");
+    let mut block: Vec<i32> = (0..8).rev().collect();
+    qsort(&mut block);
+    inc(&mut block);
+    println!("  qsort and inc run as written: {block:?}");
+    println!(
+        "  #[cost] recorded {} = {}",
+        cost_of!(qsort).name,
+        cost_of!(qsort).expr()
+    );
+    println!(
+        "  Sorter = {} = {}",
+        Sorter::term(),
+        Sorter::model().simplify()
+    );
+    println!("  Pool   = {} = {}", Pool::term(), Pool::model().simplify());
+    println!(
+        "  Sorter at x = 1e6: {:.4e} ns per element (const; cost_budget! holds it under 6e9)",
+        Sorter::cost_at(1e6)
+    );
+    println!("\n{SUMMARY}");
 
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
