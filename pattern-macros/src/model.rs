@@ -13,7 +13,17 @@ pub fn parse(source: &ModelSource) -> syn::Result<Expr> {
 
 /// Parses model text; errors carry `span`.
 pub fn parse_text(text: &str, span: Span) -> syn::Result<Expr> {
-    Expr::parse(text).map_err(|e| syn::Error::new(span, format!("invalid cost model: {e}")))
+    let e =
+        Expr::parse(text).map_err(|e| syn::Error::new(span, format!("invalid cost model: {e}")))?;
+    if let Some(name) = e.applied_functions().into_iter().next() {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "`{name}` is not a built-in function: the models of the macros are evaluated at compile time, so they cannot call machine functions (resolve those at run time with a MachineProfile)"
+            ),
+        ));
+    }
+    Ok(e)
 }
 
 fn num(v: f64) -> TokenStream {
@@ -40,6 +50,8 @@ fn unary(variant: &str, a: TokenStream) -> TokenStream {
 /// for `'static`).
 pub fn const_tokens(e: &Expr) -> TokenStream {
     match e {
+        // Refused by `parse_text`; NaN keeps a slip visible in any budget.
+        Expr::Apply(..) => num(f64::NAN),
         Expr::Num(v) => num(*v),
         Expr::Var(name) => quote!(::pattern_core::__private::ConstExpr::Var(#name)),
         Expr::Add(items) => fold(items, |acc, item| match item {

@@ -98,16 +98,17 @@ impl Compiler<'_> {
     }
 
     fn compile(&mut self, e: &Expr) -> Result<u32, EvalError> {
-        if e.is_constant() {
+        if e.is_constant() && e.applied_functions().is_empty() {
             // Constants fold; a constant that does not evaluate (log2(0))
             // folds to its non-finite value.
             let v = e.eval(&[]).unwrap_or_else(|err| match err {
                 EvalError::NonFinite { value, .. } => value,
-                EvalError::Unbound { .. } => f64::NAN,
+                EvalError::Unbound { .. } | EvalError::Unresolved { .. } => f64::NAN,
             });
             return Ok(self.emit(Instr::Const(v)));
         }
         Ok(match e {
+            Expr::Apply(name, _) => return Err(EvalError::Unresolved { name: name.clone() }),
             Expr::Num(v) => self.emit(Instr::Const(*v)),
             Expr::Var(name) => {
                 let slot =

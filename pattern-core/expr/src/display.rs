@@ -63,7 +63,7 @@ fn is_negative(e: &Expr) -> bool {
 fn strength(e: &Expr) -> u8 {
     match e {
         Expr::Num(v) if *v < 0.0 => PRODUCT,
-        Expr::Num(_) | Expr::Var(_) | Expr::Call(_, _) => ATOM,
+        Expr::Num(_) | Expr::Var(_) | Expr::Call(_, _) | Expr::Apply(_, _) => ATOM,
         Expr::Add(_) => SUM,
         Expr::Mul(_) => PRODUCT,
         Expr::Pow(_, exponent) => match **exponent {
@@ -136,22 +136,30 @@ impl<W: Write> Printer<'_, W> {
                 }
                 self.power(base, exponent)
             }
+            Expr::Apply(name, args) => {
+                self.out.write_str(name)?;
+                self.arguments(args)
+            }
             Expr::Call(func, args) => {
                 let name = match (func, self.options.style) {
                     (Func::Log2, Style::Unicode) => "log₂",
                     (f, _) => f.name(),
                 };
                 self.out.write_str(name)?;
-                self.out.write_char('(')?;
-                for (i, arg) in args.iter().enumerate() {
-                    if i > 0 {
-                        self.out.write_str(", ")?;
-                    }
-                    self.expr(arg)?;
-                }
-                self.out.write_char(')')
+                self.arguments(args)
             }
         }
+    }
+
+    fn arguments(&mut self, args: &[Expr]) -> fmt::Result {
+        self.out.write_char('(')?;
+        for (i, arg) in args.iter().enumerate() {
+            if i > 0 {
+                self.out.write_str(", ")?;
+            }
+            self.expr(arg)?;
+        }
+        self.out.write_char(')')
     }
 
     /// `base^exponent`.
@@ -308,6 +316,16 @@ fn latex_operand(e: &Expr, min: u8, precision: Option<usize>, out: &mut String) 
 
 fn latex(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Result {
     match e {
+        Expr::Apply(name, args) => {
+            write!(out, r"\operatorname{{{}}}\left(", name.replace('_', r"\_"))?;
+            for (i, arg) in args.iter().enumerate() {
+                if i > 0 {
+                    out.write_str(", ")?;
+                }
+                latex(arg, precision, out)?;
+            }
+            out.write_str(r"\right)")
+        }
         Expr::Num(v) => latex_number(*v, precision, out),
         Expr::Var(name) => match name.split_once('_') {
             Some((head, tail)) if !tail.is_empty() => write!(out, r"{head}_{{\mathrm{{{tail}}}}}"),

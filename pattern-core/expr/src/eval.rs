@@ -14,6 +14,15 @@ pub enum EvalError {
         /// The variables that were bound, for the message.
         bound: String,
     },
+    /// A call of a function the engine does not define (a machine's
+    /// communication function) that was not resolved.
+    #[error(
+        "`{name}` is not a built-in function: resolve it before evaluating (a communication function against a machine profile)"
+    )]
+    Unresolved {
+        /// The function's name.
+        name: String,
+    },
     /// A sub-expression produced infinity or NaN from finite operands.
     #[error("`{expr}` is not finite ({value}) at {point}")]
     NonFinite {
@@ -104,6 +113,9 @@ impl Expr {
                     Expr::Num(k) if k == k.trunc() && k.abs() <= 64.0 => b.powi(k as i32),
                     _ => b.powf(exponent.eval_node(bindings)?),
                 }
+            }
+            Expr::Apply(name, _) => {
+                return Err(EvalError::Unresolved { name: name.clone() });
             }
             Expr::Call(func, args) => {
                 let mut values = Vec::with_capacity(args.len());

@@ -127,6 +127,9 @@ impl fmt::Display for Growth {
 /// whose exponent depends on a variable).
 fn growth_of(e: &Expr, var: &str) -> Option<Growth> {
     Some(match e {
+        // An unresolved function could grow in any way.
+        Expr::Apply(_, args) if args.iter().any(|a| a.depends_on(var)) => return None,
+        Expr::Apply(..) => Growth::constant(var),
         Expr::Num(_) => Growth::constant(var),
         Expr::Var(v) if v == var => Growth {
             var: var.to_string(),

@@ -68,6 +68,11 @@ pub enum Expr {
     Pow(Box<Expr>, Box<Expr>),
     /// A function applied to its arguments.
     Call(Func, Vec<Expr>),
+    /// A call of a function the engine does not define, such as a machine's
+    /// communication function `allgather(p, b)`: it stays symbolic until it
+    /// is resolved (for example against a machine profile); evaluating it is
+    /// an error.
+    Apply(String, Vec<Expr>),
 }
 
 /// The functions a cost expression may call.
@@ -210,6 +215,57 @@ impl Expr {
         }
     }
 
+    /// `name(args...)`: a call of a function the engine does not define (a
+    /// machine's communication function), kept symbolic until resolved.
+    pub fn apply(name: &str, args: impl IntoIterator<Item = Expr>) -> Expr {
+        Expr::Apply(name.to_string(), args.into_iter().collect())
+    }
+
+    /// The names of the undefined functions the expression calls
+    /// ([`Expr::Apply`]), in alphabetical order.
+    pub fn applied_functions(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.visit(&mut |e| {
+            if let Expr::Apply(name, _) = e {
+                out.insert(name.clone());
+            }
+        });
+        out
+    }
+
+    /// Replaces every call `name(args)` of an undefined function with what
+    /// `resolve` gives for it (arguments resolved first); `Ok(None)` keeps
+    /// the call. Used to resolve machine functions against a profile.
+    pub fn resolve_applications<E>(
+        &self,
+        resolve: &mut impl FnMut(&str, &[Expr]) -> Result<Option<Expr>, E>,
+    ) -> Result<Expr, E> {
+        match self {
+            Expr::Num(_) | Expr::Var(_) => Ok(self.clone()),
+            Expr::Apply(name, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| a.resolve_applications(resolve))
+                    .collect::<Result<Vec<_>, E>>()?;
+                Ok(resolve(name, &args)?.unwrap_or_else(|| Expr::Apply(name.clone(), args)))
+            }
+            _ => {
+                let mut err = None;
+                let out = self.map_children(|c| match c.resolve_applications(resolve) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        err.get_or_insert(e);
+                        c.clone()
+                    }
+                });
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(out.reflatten()),
+                }
+            }
+        }
+    }
+
     /// `max(a, b, ...)`, pointwise. One argument gives that argument back.
     pub fn max(args: impl IntoIterator<Item = Expr>) -> Expr {
         Self::extremum(Func::Max, args)
@@ -255,7 +311,9 @@ impl Expr {
     pub fn children(&self) -> Vec<&Expr> {
         match self {
             Expr::Num(_) | Expr::Var(_) => Vec::new(),
-            Expr::Add(items) | Expr::Mul(items) | Expr::Call(_, items) => items.iter().collect(),
+            Expr::Add(items) | Expr::Mul(items) | Expr::Call(_, items) | Expr::Apply(_, items) => {
+                items.iter().collect()
+            }
             Expr::Pow(base, exponent) => vec![base, exponent],
         }
     }
@@ -267,6 +325,9 @@ impl Expr {
             Expr::Add(items) => Expr::Add(items.iter().map(&mut f).collect()),
             Expr::Mul(items) => Expr::Mul(items.iter().map(&mut f).collect()),
             Expr::Call(func, items) => Expr::Call(*func, items.iter().map(&mut f).collect()),
+            Expr::Apply(name, items) => {
+                Expr::Apply(name.clone(), items.iter().map(&mut f).collect())
+            }
             Expr::Pow(base, exponent) => Expr::Pow(Box::new(f(base)), Box::new(f(exponent))),
         }
     }
@@ -276,7 +337,7 @@ impl Expr {
         f(self);
         match self {
             Expr::Num(_) | Expr::Var(_) => {}
-            Expr::Add(items) | Expr::Mul(items) | Expr::Call(_, items) => {
+            Expr::Add(items) | Expr::Mul(items) | Expr::Call(_, items) | Expr::Apply(_, items) => {
                 items.iter().for_each(|e| e.visit(f))
             }
             Expr::Pow(base, exponent) => {
@@ -360,6 +421,7 @@ impl Expr {
             Expr::Mul(_) => 3,
             Expr::Pow(_, _) => 4,
             Expr::Call(_, _) => 5,
+            Expr::Apply(_, _) => 6,
         }
     }
 }
@@ -447,6 +509,7 @@ impl Ord for Expr {
             (Expr::Add(a), Expr::Add(b)) | (Expr::Mul(a), Expr::Mul(b)) => a.cmp(b),
             (Expr::Pow(a, x), Expr::Pow(b, y)) => a.cmp(b).then_with(|| x.cmp(y)),
             (Expr::Call(f, a), Expr::Call(g, b)) => f.cmp(g).then_with(|| a.cmp(b)),
+            (Expr::Apply(f, a), Expr::Apply(g, b)) => f.cmp(g).then_with(|| a.cmp(b)),
             _ => self.variant_rank().cmp(&other.variant_rank()),
         }
     }
@@ -464,6 +527,10 @@ impl Hash for Expr {
                 b.hash(state);
             }
             Expr::Call(f, items) => {
+                f.hash(state);
+                items.hash(state);
+            }
+            Expr::Apply(f, items) => {
                 f.hash(state);
                 items.hash(state);
             }

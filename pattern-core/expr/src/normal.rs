@@ -321,6 +321,7 @@ impl Poly {
 fn total_degree(e: &Expr) -> (Q, Q) {
     let zero = (Q::zero(), Q::zero());
     match e {
+        Expr::Apply(..) => zero,
         Expr::Num(_) => zero,
         Expr::Var(_) => (Q::one(), Q::zero()),
         Expr::Add(items) | Expr::Call(Func::Max, items) => {
@@ -361,6 +362,7 @@ fn round_significant(v: f64) -> f64 {
 /// where `5 * (1/3.0)` in floating point would not.
 fn exact_rational(e: &Expr) -> Option<Q> {
     match e {
+        Expr::Apply(..) => None,
         Expr::Num(v) => to_rational(*v),
         Expr::Add(items) => items
             .iter()
@@ -485,6 +487,10 @@ fn term_expr(c: f64, m: &Monomial) -> Expr {
 /// The normal form of `e` as a polynomial.
 pub(crate) fn to_poly(e: &Expr) -> Poly {
     match e {
+        Expr::Apply(name, args) => Poly::opaque(Expr::Apply(
+            name.clone(),
+            args.iter().map(|a| to_poly(a).to_expr()).collect(),
+        )),
         Expr::Num(v) => Poly::constant(*v),
         Expr::Var(v) => Poly::base(Base::Var(v.clone()), Q::one()),
         Expr::Add(items) => items
@@ -576,6 +582,7 @@ fn power_rational(b: Poly, q: Q) -> Poly {
 /// logarithms of sizes (at least 1).
 fn is_nonnegative(e: &Expr) -> bool {
     match e {
+        Expr::Apply(..) => false,
         Expr::Num(v) => *v >= 0.0,
         Expr::Var(_) => true,
         Expr::Add(items) | Expr::Mul(items) => items.iter().all(is_nonnegative),

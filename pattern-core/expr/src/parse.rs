@@ -364,14 +364,19 @@ impl<'a> Parser<'a> {
                     }
                     return Ok(Expr::Var(name.to_string()));
                 }
-                let func = Func::from_name(name).ok_or_else(|| {
-                    ParseError::new(
-                        self.input,
-                        start,
-                        "a known function (log2, ln, log, sqrt, max, min, ceil, floor)",
-                        format!("`{name}`"),
-                    )
-                })?;
+                let Some(func) = Func::from_name(name) else {
+                    // Not built in: a machine function such as
+                    // `allgather(p, b)`, kept symbolic.
+                    let open = self.offset();
+                    self.bump();
+                    let mut args = vec![self.expr()?];
+                    while *self.peek() == Token::Comma {
+                        self.bump();
+                        args.push(self.expr()?);
+                    }
+                    self.close(open)?;
+                    return Ok(Expr::Apply(name.to_string(), args));
+                };
                 let open = self.offset();
                 self.bump();
                 let mut args = vec![self.expr()?];
@@ -450,6 +455,10 @@ mod tests {
 
     fn err(text: &str) -> ParseError {
         parse(text).expect_err(text)
+    }
+
+    fn err_of(text: &str) -> ParseError {
+        err(text)
     }
 
     fn pow(a: Expr, b: Expr) -> Expr {
@@ -612,11 +621,21 @@ mod tests {
     }
 
     #[test]
-    fn error_unknown_function() {
-        let e = err("1 + foo(x)");
-        assert_eq!(e.offset(), 4);
-        assert_eq!(e.found(), "`foo`");
-        assert!(e.expected().starts_with("a known function"));
+    fn unknown_functions_are_machine_functions() {
+        let e = p("1 + allgather(p, 8 * n)");
+        assert_eq!(
+            e,
+            Expr::num(1.0) + Expr::apply("allgather", [Expr::var("p"), 8.0 * Expr::var("n")])
+        );
+        assert_eq!(e.to_string(), "1 + allgather(p, 8·n)");
+        let err = e.eval(&[("p", 4.0), ("n", 2.0)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`allgather` is not a built-in function: resolve it before evaluating (a communication function against a machine profile)"
+        );
+        // Arguments are checked like any expression.
+        let err = err_of("1 + foo(x, )");
+        assert_eq!(err.offset(), 11);
     }
 
     #[test]
