@@ -74,7 +74,9 @@ pub enum DesignErrorKind {
         defined: String,
     },
     /// A pattern name that does not exist.
-    #[error("unknown pattern `{name}`: the patterns are seq, pipe, tpool and mapreduce")]
+    #[error(
+        "unknown pattern `{name}`: the patterns are seq, pipe, tpool, mapreduce, on, par and groups"
+    )]
     UnknownPattern {
         /// The name.
         name: String,
@@ -92,6 +94,16 @@ pub enum DesignErrorKind {
     /// A count of zero.
     #[error("a count of 0: counts are positive integers or names")]
     ZeroCount,
+    /// Groups that need more processors than the enclosing group has.
+    #[error(
+        "these groups need {needed} processors but there are {available}: group sizes must add up to at most the processors of the enclosing group"
+    )]
+    OverSubscribed {
+        /// The processors the groups need.
+        needed: u64,
+        /// The processors there are.
+        available: u64,
+    },
     /// A mapReduce (so a shuffle phase) inside a task pool.
     #[error(
         "a task pool cannot wrap a mapReduce: a shuffle phase must never be inside a task pool (seed 001 §3.2)"
@@ -174,7 +186,7 @@ impl fmt::Display for DesignError {
 
 impl std::error::Error for DesignError {}
 
-const PATTERNS: [&str; 4] = ["seq", "pipe", "tpool", "mapreduce"];
+const PATTERNS: [&str; 7] = ["seq", "pipe", "tpool", "mapreduce", "on", "par", "groups"];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Tok<'a> {
@@ -199,6 +211,9 @@ struct Parser<'a> {
     pos: usize,
     atoms: Vec<(String, Expr)>,
     depth: usize,
+    /// The processors of the enclosing groups, where known (`on`, `par`,
+    /// `groups`), to check that groups fit.
+    processors: Vec<Option<u64>>,
 }
 
 const MAX_DEPTH: usize = 200;
@@ -381,6 +396,9 @@ impl<'a> Parser<'a> {
         let next = self.peek().0;
         let is_call = matches!(next, Tok::Punct('(') | Tok::Punct('['));
         match name {
+            "seq" if next == Tok::Punct('[') => self.redistribution(at),
+            "on" | "groups" => self.group(name, at),
+            "par" => self.par(at),
             "seq" | "pipe" => {
                 if next == Tok::Punct('[') {
                     let at = self.peek().1;
@@ -470,6 +488,173 @@ impl<'a> Parser<'a> {
                 ))
             }
         }
+    }
+
+    fn enclosing(&self) -> Option<u64> {
+        self.processors.last().copied().flatten()
+    }
+
+    fn fits(&self, needed: u64, at: usize) -> Result<(), DesignError> {
+        match self.enclosing() {
+            Some(available) if needed > available => {
+                Err(self.err(at, DesignErrorKind::OverSubscribed { needed, available }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `on[p](t)` and `groups[s](t)`.
+    fn group(&mut self, name: &str, at: usize) -> Result<Term, DesignError> {
+        let (tok, bracket) = self.peek();
+        if tok != Tok::Punct('[') {
+            let what = if name == "on" {
+                "processors: on[p](task)"
+            } else {
+                "number of groups: groups[s](task)"
+            };
+            return Err(self.err(
+                bracket,
+                DesignErrorKind::Syntax {
+                    expected: format!("`[` and the {what}"),
+                    found: tok.describe(),
+                },
+            ));
+        }
+        self.bump();
+        let count_at = self.peek().1;
+        let count = self.count()?;
+        self.expect(']', "`]` after the count")?;
+        let fixed = match count {
+            Count::Fixed(k) => Some(k),
+            Count::Symbol(_) => None,
+        };
+        if let Some(k) = fixed {
+            self.fits(k, count_at)?;
+        }
+        let inside = match (name, fixed) {
+            ("on", k) => k.or(self.enclosing()),
+            (_, Some(s)) => self.enclosing().map(|p| p / s),
+            _ => None,
+        };
+        self.processors.push(inside);
+        let parts = self.components(name);
+        self.processors.pop();
+        let mut parts = parts?;
+        if parts.len() != 1 {
+            return Err(self.err(
+                at,
+                DesignErrorKind::WrongArity {
+                    pattern: name.into(),
+                    expected: "one component".into(),
+                    found: parts.len(),
+                },
+            ));
+        }
+        let (body, _) = parts.pop().expect("one");
+        Ok(if name == "on" {
+            Term::On(count, Box::new(body))
+        } else {
+            Term::Groups(count, Box::new(body))
+        })
+    }
+
+    /// `par[p1, p2, ..](t1, t2, ..)`.
+    fn par(&mut self, at: usize) -> Result<Term, DesignError> {
+        let (tok, bracket) = self.peek();
+        if tok != Tok::Punct('[') {
+            return Err(self.err(
+                bracket,
+                DesignErrorKind::Syntax {
+                    expected: "`[` and the group sizes: par[p1, p2](task1, task2)".into(),
+                    found: tok.describe(),
+                },
+            ));
+        }
+        self.bump();
+        let mut sizes = vec![self.count()?];
+        while self.peek().0 == Tok::Punct(',') {
+            self.bump();
+            sizes.push(self.count()?);
+        }
+        self.expect(']', "`,` or `]` after a group size")?;
+        let known: Option<u64> = sizes
+            .iter()
+            .map(|c| match c {
+                Count::Fixed(k) => Some(*k),
+                Count::Symbol(_) => None,
+            })
+            .sum();
+        if let Some(needed) = known {
+            self.fits(needed, bracket)?;
+        }
+        self.expect('(', "`(` and the components of par")?;
+        let mut parts = Vec::new();
+        loop {
+            let size = match sizes.get(parts.len()) {
+                Some(Count::Fixed(k)) => Some(*k),
+                _ => None,
+            };
+            self.processors.push(size);
+            let part = self.term();
+            self.processors.pop();
+            parts.push(part?);
+            match self.bump() {
+                (Tok::Punct(','), _) => continue,
+                (Tok::Punct(')'), _) => break,
+                (tok, at) => {
+                    return Err(self.err(
+                        at,
+                        DesignErrorKind::Syntax {
+                            expected: "`,` or `)` in par(...)".into(),
+                            found: tok.describe(),
+                        },
+                    ));
+                }
+            }
+        }
+        if parts.len() != sizes.len() {
+            return Err(self.err(
+                at,
+                DesignErrorKind::WrongArity {
+                    pattern: "par".into(),
+                    expected: format!("one component per group size ({})", sizes.len()),
+                    found: parts.len(),
+                },
+            ));
+        }
+        Ok(Term::Par(sizes, parts))
+    }
+
+    /// `seq[redist = EXPR](a, b)`.
+    fn redistribution(&mut self, at: usize) -> Result<Term, DesignError> {
+        self.expect('[', "`[`")?;
+        let (tok, name_at) = self.bump();
+        if tok != Tok::Ident("redist") {
+            return Err(self.err(
+                name_at,
+                DesignErrorKind::Syntax {
+                    expected: "`redist = <cost>`: seq[redist = ..](a, b)".into(),
+                    found: tok.describe(),
+                },
+            ));
+        }
+        self.expect('=', "`=` after `redist`")?;
+        let cost = self.expr_until(&[']'])?;
+        self.expect(']', "`]` after the redistribution cost")?;
+        let parts = self.components("seq")?;
+        if parts.len() != 2 {
+            return Err(self.err(
+                at,
+                DesignErrorKind::WrongArity {
+                    pattern: "seq[redist]".into(),
+                    expected: "two components".into(),
+                    found: parts.len(),
+                },
+            ));
+        }
+        let mut parts = parts.into_iter().map(|(t, _)| Box::new(t));
+        let (a, b) = (parts.next().expect("two"), parts.next().expect("two"));
+        Ok(Term::Redist(cost, a, b))
     }
 
     /// `( term, term, ... )` with the offset of each component.
@@ -641,6 +826,7 @@ impl Design {
             pos: 0,
             atoms: Vec::new(),
             depth: 0,
+            processors: Vec::new(),
         }
         .design()
     }

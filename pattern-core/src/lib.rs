@@ -17,6 +17,8 @@
 #![warn(missing_docs)]
 
 pub mod accuracy;
+pub mod collective;
+pub mod comm;
 pub mod const_expr;
 pub mod design;
 pub mod fit;

@@ -14,6 +14,7 @@
 //! The throughput model is the average time one element spends in the
 //! program (inverse throughput), in the atoms' unit.
 
+use crate::comm::{CommError, Context, MachineProfile};
 use crate::term::{Count, Term};
 use crate::{Expr, Func};
 use std::cmp::Ordering;
@@ -105,23 +106,74 @@ impl Term {
 
     /// The throughput model in the given mode.
     pub fn model_with(&self, mode: Mode) -> Expr {
-        match self {
-            Term::Atom(a) => a.model.clone(),
+        let mut keep =
+            |model: &Expr, _: &Scope| Ok::<Expr, std::convert::Infallible>(model.clone());
+        match self.lower(mode, &Scope::default(), &mut keep) {
+            Ok(e) => e.subs(ALL_PROCESSORS, &Expr::var("p")),
+            Err(never) => match never {},
+        }
+    }
+
+    /// The model with every machine function (`allgather(p, b)`, ...)
+    /// resolved against `profile`: communications inside concurrent groups
+    /// (`par`, `groups`) pay the profile's contention factor, with the
+    /// processors of the whole program (the outermost `on[p]`, else `p`).
+    ///
+    /// ```
+    /// use pattern_core::{Design, comm::MachineProfile};
+    ///
+    /// let d = Design::parse(
+    ///     "stage = 1000 / p + allgather(p, 8000 / p);
+    ///      on[64](par[16, 48](stage, stage))",
+    /// )
+    /// .unwrap();
+    /// let us = d.term().model_on(&MachineProfile::t3e()).unwrap();
+    /// // The 16-processor group decides; its allgather runs under contention.
+    /// assert!(us.eval(&[]).unwrap() > 1000.0 / 16.0);
+    /// ```
+    pub fn model_on(&self, profile: &MachineProfile) -> Result<Expr, CommError> {
+        self.model_on_with(profile, Mode::Pointwise)
+    }
+
+    /// [`Term::model_on`] in the given mode.
+    pub fn model_on_with(&self, profile: &MachineProfile, mode: Mode) -> Result<Expr, CommError> {
+        let mut resolve = |model: &Expr, scope: &Scope| {
+            let context = Context {
+                concurrent: scope.concurrent,
+                processors: scope.processors(),
+            };
+            profile.resolve(model, &context)
+        };
+        Ok(self
+            .lower(mode, &Scope::default(), &mut resolve)?
+            .subs(ALL_PROCESSORS, &Expr::var("p")))
+    }
+
+    /// The lowering, with `atom` applied to every atom's model (and every
+    /// cost written in the design) in its scope.
+    fn lower<E>(
+        &self,
+        mode: Mode,
+        scope: &Scope,
+        atom: &mut impl FnMut(&Expr, &Scope) -> Result<Expr, E>,
+    ) -> Result<Expr, E> {
+        Ok(match self {
+            Term::Atom(a) => atom(&a.model, scope)?,
             Term::Seq(..) => {
                 // A chain of seqs becomes one flat sum, built once.
                 let mut terms = Vec::new();
-                self.chain(&mut terms, mode);
+                self.chain(&mut terms, mode, scope, atom)?;
                 terms.into_iter().sum()
             }
             Term::Pipe(a, b) if mode == Mode::Asymptotic => {
-                slower_stage(a.model_with(mode), b.model_with(mode))
+                slower_stage(a.lower(mode, scope, atom)?, b.lower(mode, scope, atom)?)
             }
             Term::Pipe(..) => {
                 let mut stages = Vec::new();
-                self.chain(&mut stages, mode);
+                self.chain(&mut stages, mode, scope, atom)?;
                 flat_max_of(stages)
             }
-            Term::Tpool(n, t) => t.model_with(mode) / n.to_expr(),
+            Term::Tpool(n, t) => t.lower(mode, scope, atom)? / n.to_expr(),
             Term::MapReduce {
                 params,
                 map,
@@ -130,13 +182,35 @@ impl Term {
             } => {
                 let mn = params.m.to_expr() * params.n.to_expr();
                 let x = Expr::var("x");
-                let map_one = map.model_with(mode).subs("x", &Expr::num(1.0));
-                let reduce_d = reduce.model_with(mode).subs("x", &params.d);
-                let shuffle =
-                    shuffle_model(&shuffle.model, &params.m, &params.n, &params.d, &params.k);
+                let map_one = map.lower(mode, scope, atom)?.subs("x", &Expr::num(1.0));
+                let reduce_d = reduce.lower(mode, scope, atom)?.subs("x", &params.d);
+                let shuffle = atom(&shuffle.model, scope)?;
+                let shuffle = shuffle_model(&shuffle, &params.m, &params.n, &params.d, &params.k);
                 x * map_one / mn.clone() + shuffle + params.k.clone() * reduce_d / mn
             }
-        }
+            Term::On(p, t) => {
+                let inner = Scope {
+                    all: scope.all.clone().or_else(|| Some(p.to_expr())),
+                    ..scope.clone()
+                };
+                t.lower(mode, &inner, atom)?.subs("p", &p.to_expr())
+            }
+            Term::Par(sizes, parts) => {
+                let inner = scope.concurrent_if(parts.len() > 1);
+                let mut times = Vec::with_capacity(parts.len());
+                for (size, part) in sizes.iter().zip(parts) {
+                    times.push(part.lower(mode, &inner, atom)?.subs("p", &size.to_expr()));
+                }
+                flat_max_of(times)
+            }
+            Term::Groups(s, t) => {
+                let inner = scope.concurrent_if(*s != Count::Fixed(1));
+                t.lower(mode, &inner, atom)?.subs("p", &group_size(s))
+            }
+            Term::Redist(cost, a, b) => {
+                a.lower(mode, scope, atom)? + b.lower(mode, scope, atom)? + atom(cost, scope)?
+            }
+        })
     }
 
     /// The latency: time for one element to pass through the design. A
@@ -158,6 +232,8 @@ impl Term {
                     + shuffle_model(&shuffle.model, &params.m, &params.n, &params.d, &params.k)
                     + reduce.latency().subs("x", &params.d)
             }
+            // A multi-processor program's latency is its run time.
+            Term::On(..) | Term::Par(..) | Term::Groups(..) | Term::Redist(..) => self.model(),
         }
     }
 
@@ -205,6 +281,26 @@ impl Term {
                     nodes: params.m.to_expr(),
                 }
             }
+            // Multi-processor tasks occupy the processors of their groups.
+            Term::On(p, _) => Resources {
+                threads: p.to_expr(),
+                nodes: Expr::num(1.0),
+            },
+            Term::Par(sizes, _) => Resources {
+                threads: sizes.iter().map(Count::to_expr).sum(),
+                nodes: Expr::num(1.0),
+            },
+            Term::Groups(s, _) => Resources {
+                threads: s.to_expr() * group_size(s),
+                nodes: Expr::num(1.0),
+            },
+            Term::Redist(_, a, b) => {
+                let (ra, rb) = (a.resources(), b.resources());
+                Resources {
+                    threads: flat_max(ra.threads, rb.threads),
+                    nodes: flat_max(ra.nodes, rb.nodes),
+                }
+            }
         }
     }
 }
@@ -212,28 +308,68 @@ impl Term {
 impl Term {
     /// The models of a chain of the same binary pattern (`seq(a, seq(b, c))`
     /// or `pipe(pipe(a, b), c)`), in order, into `out`.
-    fn chain(&self, out: &mut Vec<Expr>, mode: Mode) {
-        match (self, out.is_empty()) {
-            (Term::Seq(a, b), _) => {
-                for part in [a, b] {
-                    if matches!(**part, Term::Seq(..)) {
-                        part.chain(out, mode);
-                    } else {
-                        out.push(part.model_with(mode));
-                    }
-                }
+    fn chain<E>(
+        &self,
+        out: &mut Vec<Expr>,
+        mode: Mode,
+        scope: &Scope,
+        atom: &mut impl FnMut(&Expr, &Scope) -> Result<Expr, E>,
+    ) -> Result<(), E> {
+        let (a, b) = match self {
+            Term::Seq(a, b) | Term::Pipe(a, b) => (a, b),
+            _ => {
+                out.push(self.lower(mode, scope, atom)?);
+                return Ok(());
             }
-            (Term::Pipe(a, b), _) => {
-                for part in [a, b] {
-                    if matches!(**part, Term::Pipe(..)) {
-                        part.chain(out, mode);
-                    } else {
-                        out.push(part.model_with(mode));
-                    }
-                }
+        };
+        for part in [a, b] {
+            let same = matches!(
+                (self, &**part),
+                (Term::Seq(..), Term::Seq(..)) | (Term::Pipe(..), Term::Pipe(..))
+            );
+            if same {
+                part.chain(out, mode, scope, atom)?;
+            } else {
+                out.push(part.lower(mode, scope, atom)?);
             }
-            _ => out.push(self.model_with(mode)),
         }
+        Ok(())
+    }
+}
+
+/// The variable standing for all processors of the program while lowering,
+/// until the outermost `on[p]` is known (then `p` itself).
+const ALL_PROCESSORS: &str = "__all_processors";
+
+/// Where a sub-term runs: under concurrent groups or not, on how many
+/// processors in all.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    concurrent: bool,
+    all: Option<Expr>,
+}
+
+impl Scope {
+    fn concurrent_if(&self, concurrent: bool) -> Scope {
+        Scope {
+            concurrent: self.concurrent || concurrent,
+            all: self.all.clone(),
+        }
+    }
+
+    /// All processors of the program (the contention factor's `p`).
+    fn processors(&self) -> Expr {
+        self.all
+            .clone()
+            .unwrap_or_else(|| Expr::var(ALL_PROCESSORS))
+    }
+}
+
+/// `floor(p/s)`: the smallest of `s` equal groups out of `p` processors.
+fn group_size(s: &Count) -> Expr {
+    match s {
+        Count::Fixed(1) => Expr::var("p"),
+        s => (Expr::var("p") / s.to_expr()).floor(),
     }
 }
 

@@ -122,6 +122,20 @@ pub enum Term {
         /// The reduce phase, applied to the `d(x)` elements of each key.
         reduce: Box<Term>,
     },
+    /// `on[p](t)`: `t` as a multi-processor task on a group of `p`
+    /// processors (its model's `p` is bound to the count), the whole program
+    /// when outermost (seed 004).
+    On(Count, Box<Term>),
+    /// `par[p1, p2, ..](t1, t2, ..)`: the tasks at once on disjoint groups
+    /// of the given sizes; `max` of their times, communications under
+    /// contention.
+    Par(Vec<Count>, Vec<Term>),
+    /// `groups[s](t)`: `s` equal groups of `floor(p/s)` processors, each
+    /// running `t` at once; the smallest group decides.
+    Groups(Count, Box<Term>),
+    /// `seq[redist = e](a, b)`: `a` then `b` on the same group, with the
+    /// cost `e` of redistributing the data between them.
+    Redist(Expr, Box<Term>, Box<Term>),
 }
 
 /// Why a term is not a well-formed design.
@@ -136,6 +150,18 @@ pub enum TermError {
         pool: String,
         /// The mapReduce inside it, as text.
         inner: String,
+    },
+    /// Groups that need more processors than there are.
+    #[error(
+        "`{pattern}` needs {needed} processors but runs on {available}: group sizes must add up to at most the processors of the enclosing group"
+    )]
+    OverSubscribed {
+        /// The pattern, as text.
+        pattern: String,
+        /// The processors its groups need.
+        needed: u64,
+        /// The processors there are.
+        available: u64,
     },
     /// A count of zero.
     #[error("`{pattern}` has a count of 0: counts are positive integers or symbols")]
@@ -214,6 +240,9 @@ impl Term {
             Term::Seq(a, b) | Term::Pipe(a, b) => vec![a, b],
             Term::Tpool(_, t) => vec![t],
             Term::MapReduce { map, reduce, .. } => vec![map, reduce],
+            Term::On(_, t) | Term::Groups(_, t) => vec![t],
+            Term::Par(_, parts) => parts.iter().collect(),
+            Term::Redist(_, a, b) => vec![a, b],
         }
     }
 
@@ -230,6 +259,10 @@ impl Term {
                 shuffle,
                 reduce,
             } => Term::map_reduce(params.clone(), f(map), shuffle.clone(), f(reduce)),
+            Term::On(p, t) => Term::On(p.clone(), Box::new(f(t))),
+            Term::Groups(s, t) => Term::Groups(s.clone(), Box::new(f(t))),
+            Term::Par(sizes, parts) => Term::Par(sizes.clone(), parts.iter().map(f).collect()),
+            Term::Redist(cost, a, b) => Term::Redist(cost.clone(), Box::new(f(a)), Box::new(f(b))),
         }
     }
 
@@ -269,7 +302,7 @@ impl Term {
     }
 
     /// Checks the well-formedness rules: no shuffle inside a task pool, no
-    /// zero count.
+    /// zero count, groups that fit in the processors they split.
     ///
     /// ```
     /// use pattern_core::{Design, TermError};
@@ -278,6 +311,67 @@ impl Term {
     /// assert!(d.term().check().is_ok());
     /// ```
     pub fn check(&self) -> Result<(), TermError> {
+        self.check_within(None)
+    }
+
+    /// The checks, with the processors of the enclosing group where known.
+    fn check_within(&self, processors: Option<u64>) -> Result<(), TermError> {
+        let fixed = |c: &Count| match c {
+            Count::Fixed(k) => Some(*k),
+            Count::Symbol(_) => None,
+        };
+        let zero = || TermError::ZeroCount {
+            pattern: self.to_string(),
+        };
+        let over = |needed: u64, available: u64| TermError::OverSubscribed {
+            pattern: self.to_string(),
+            needed,
+            available,
+        };
+        match self {
+            Term::On(p, t) => {
+                if fixed(p) == Some(0) {
+                    return Err(zero());
+                }
+                if let (Some(needed), Some(available)) = (fixed(p), processors) {
+                    if needed > available {
+                        return Err(over(needed, available));
+                    }
+                }
+                return t.check_within(fixed(p).or(processors));
+            }
+            Term::Par(sizes, parts) => {
+                if sizes.iter().any(|c| fixed(c) == Some(0)) {
+                    return Err(zero());
+                }
+                let known: Option<u64> = sizes.iter().map(fixed).sum();
+                if let (Some(needed), Some(available)) = (known, processors) {
+                    if needed > available {
+                        return Err(over(needed, available));
+                    }
+                }
+                return sizes
+                    .iter()
+                    .zip(parts)
+                    .try_for_each(|(size, part)| part.check_within(fixed(size)));
+            }
+            Term::Groups(s, t) => {
+                if fixed(s) == Some(0) {
+                    return Err(zero());
+                }
+                if let (Some(groups), Some(available)) = (fixed(s), processors) {
+                    if groups > available {
+                        return Err(over(groups, available));
+                    }
+                }
+                let per_group = match (fixed(s), processors) {
+                    (Some(groups), Some(available)) => Some(available / groups),
+                    _ => None,
+                };
+                return t.check_within(per_group);
+            }
+            _ => {}
+        }
         match self {
             Term::Tpool(n, t) => {
                 if *n == Count::Fixed(0) {
@@ -301,7 +395,9 @@ impl Term {
             }
             _ => {}
         }
-        self.children().into_iter().try_for_each(Term::check)
+        self.children()
+            .into_iter()
+            .try_for_each(|c| c.check_within(processors))
     }
 
     fn first_map_reduce(&self) -> Option<&Term> {
@@ -336,6 +432,14 @@ impl fmt::Display for Term {
                 write!(f, "{node})")
             }
             Term::Tpool(n, t) => write!(f, "tpool[{n}]({t})"),
+            Term::On(p, t) => write!(f, "on[{p}]({t})"),
+            Term::Groups(s, t) => write!(f, "groups[{s}]({t})"),
+            Term::Par(sizes, parts) => {
+                let sizes: Vec<String> = sizes.iter().map(Count::to_string).collect();
+                let parts: Vec<String> = parts.iter().map(Term::to_string).collect();
+                write!(f, "par[{}]({})", sizes.join(", "), parts.join(", "))
+            }
+            Term::Redist(cost, a, b) => write!(f, "seq[redist = {cost:#}]({a}, {b})"),
             Term::MapReduce {
                 params,
                 map,

@@ -31,22 +31,25 @@ pub enum Node {
     /// `tpool[count](body)`.
     Tpool(CountAst, Box<Node>),
     /// `mapreduce[..](map, shuffle, reduce)`.
-    MapReduce {
-        /// Nodes (`None`: the default, 1).
-        m: Option<CountAst>,
-        /// Threads per node.
-        n: CountAst,
-        /// Elements per key.
-        d: Expr,
-        /// Keys.
-        k: Expr,
-        /// The map phase.
-        map: Box<Node>,
-        /// The shuffle phase, an atom.
-        shuffle: AtomRef,
-        /// The reduce phase.
-        reduce: Box<Node>,
-    },
+    MapReduce(Box<MapReduceNode>),
+}
+
+/// The parts of a checked `mapreduce`.
+pub struct MapReduceNode {
+    /// Nodes (`None`: the default, 1).
+    pub m: Option<CountAst>,
+    /// Threads per node.
+    pub n: CountAst,
+    /// Elements per key.
+    pub d: Expr,
+    /// Keys.
+    pub k: Expr,
+    /// The map phase.
+    pub map: Node,
+    /// The shuffle phase, an atom.
+    pub shuffle: AtomRef,
+    /// The reduce phase.
+    pub reduce: Node,
 }
 
 impl Node {
@@ -56,7 +59,7 @@ impl Node {
             Node::Atom(_) => false,
             Node::Seq(parts) | Node::Pipe(parts) => parts.iter().any(Node::has_shuffle),
             Node::Tpool(_, body) => body.has_shuffle(),
-            Node::MapReduce { .. } => true,
+            Node::MapReduce(_) => true,
         }
     }
 }
@@ -167,15 +170,15 @@ pub fn check(term: &TermAst, defs: &[Def], errors: &mut Errors) -> Option<Node> 
                     let mut it = checked.into_iter();
                     let (map, _, reduce) = (it.next().flatten(), it.next(), it.next().flatten());
                     let (m, n, d, k) = params?;
-                    Some(Node::MapReduce {
+                    Some(Node::MapReduce(Box::new(MapReduceNode {
                         m,
                         n,
                         d,
                         k,
-                        map: Box::new(map?),
+                        map: map?,
                         shuffle: shuffle?,
-                        reduce: Box::new(reduce?),
-                    })
+                        reduce: reduce?,
+                    })))
                 }
                 _ => {
                     errors.push(syn::Error::new(

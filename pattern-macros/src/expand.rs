@@ -268,15 +268,16 @@ impl Gen<'_> {
                 let count = self.count(count);
                 quote!(::pattern_core::TpoolOver<#count, #body>)
             }
-            Node::MapReduce {
-                m,
-                n,
-                d,
-                k,
-                map,
-                shuffle,
-                reduce,
-            } => {
+            Node::MapReduce(mr) => {
+                let check::MapReduceNode {
+                    m,
+                    n,
+                    d,
+                    k,
+                    map,
+                    shuffle,
+                    reduce,
+                } = &**mr;
                 let m = match m {
                     Some(m) => self.count(m),
                     None => quote!(::pattern_core::Fixed<1>),
@@ -316,23 +317,15 @@ fn describe(node: &Node) -> String {
             format!("{name}({})", parts.join(", "))
         }
         Node::Tpool(c, body) => format!("tpool[{}]({})", count(c), describe(body)),
-        Node::MapReduce {
-            m,
-            n,
-            d,
-            k,
-            map,
-            shuffle,
-            reduce,
-        } => format!(
+        Node::MapReduce(mr) => format!(
             "mapreduce[m = {}, n = {}, d = {}, k = {}]({}, {}, {})",
-            m.as_ref().map_or("1".to_string(), count),
-            count(n),
-            d.to_ascii(),
-            k.to_ascii(),
-            describe(map),
-            atom(shuffle),
-            describe(reduce)
+            mr.m.as_ref().map_or("1".to_string(), count),
+            count(&mr.n),
+            mr.d.to_ascii(),
+            mr.k.to_ascii(),
+            describe(&mr.map),
+            atom(&mr.shuffle),
+            describe(&mr.reduce)
         ),
     }
 }
