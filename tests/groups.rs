@@ -187,3 +187,78 @@ fn machine_function_errors() {
         "{err}"
     );
 }
+
+/// The RK designs reproduce seed 004's formulas: T_dp + C_dp, and T_gp +
+/// C_gp with t̃_mb = τ1 + τ2·g + C(p, b)·t_c·g·b in the groups.
+#[test]
+fn runge_kutta_designs_reproduce_the_papers_formulas() {
+    use pattern_core::paper::{rk_consecutive, rk_group};
+    for (machine, name, [tau1, tau2, t_c]) in [
+        (MachineProfile::t3e(), "multibcast", [-3.72, 42.60, 0.028]),
+        (
+            MachineProfile::clic(),
+            "multibcast_p",
+            [-9724.2, 8385.5, 0.690],
+        ),
+    ] {
+        let contention = machine.contention.clone().unwrap();
+        let dp = design(&rk_consecutive(name))
+            .term()
+            .model_on(&machine)
+            .unwrap();
+        let gp = design(&rk_group(name)).term().model_on(&machine).unwrap();
+        for (n, p) in [
+            (242.0f64, 8.0f64),
+            (1922.0, 32.0),
+            (16562.0, 128.0),
+            (100000.0, 64.0),
+        ] {
+            let (s, m, t_op, t_f) = (4.0, 6.0, 0.002, 0.05);
+            let t_mb = |p: f64, b: f64| tau1 + tau2 * p + t_c * p * b;
+            let c = |all: f64, b: f64| contention.eval(&[("p", all), ("n", b)]).unwrap();
+            let t_mb_contended = |g: f64, b: f64| tau1 + tau2 * g + c(p, b) * t_c * g * b;
+            let np = (n / p).ceil();
+            let g = (p / s).floor();
+            let ng = (n / g).ceil();
+            let t_dp = (m * s * np + np) * (2.0 * s + 1.0) * t_op
+                + (m * s * np + s * np) * t_f
+                + n * s * t_op;
+            let c_dp = s * m * t_mb(p, 8.0 * np) + t_mb(p, 8.0 * np);
+            let t_gp = (m * ng + np) * (2.0 * s + 1.0) * t_op + (m * ng + ng) * t_f + ng * s * t_op;
+            let c_gp = 2.0 * m * t_mb_contended(g, 8.0 * ng) + t_mb(p, 8.0 * np);
+            let at = [
+                ("n", n),
+                ("p", p),
+                ("s", s),
+                ("m", m),
+                ("t_op", t_op),
+                ("T_f", t_f),
+            ];
+            let (got_dp, got_gp) = (value(&dp, &at), value(&gp, &at));
+            assert!(
+                (got_dp - (t_dp + c_dp)).abs() <= 1e-9 * got_dp.abs(),
+                "{} dp at {n} {p}",
+                machine.name
+            );
+            assert!(
+                (got_gp - (t_gp + c_gp)).abs() <= 1e-9 * got_gp.abs(),
+                "{} gp at {n} {p}",
+                machine.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a_user_profile_from_a_file() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/data/lab_cluster.json"
+    );
+    let lab = MachineProfile::from_json_file(path).unwrap();
+    assert_eq!(lab.name, "lab cluster (example)");
+    let d = design("c = allgather(p, 1024); on[32](par[16, 16](c, c))");
+    let us = value(&d.term().model_on(&lab).unwrap(), &[]);
+    let contention = 1.0 + 0.02 * 32.0 * 10.0;
+    assert!((us - (15.0 + 4.0 * 16.0 + contention * 0.011 * 16.0 * 1024.0)).abs() < 1e-9);
+}

@@ -1,6 +1,8 @@
 //! Reference data from seed 001 (Czappa et al., 2021): the atomic models of
 //! Table 1, as text and as [`CostModel`] types, and the *measured*
-//! (monolithic) models of Tables 2, 3, 4, 6 and 7. The *modular* models are
+//! (monolithic) models of Tables 2, 3, 4, 6 and 7; and the two
+//! implementations of the iterated Runge–Kutta method of seed 004 §4 as
+//! designs of multi-processor tasks ([`rk_consecutive`], [`rk_group`]). The *modular* models are
 //! not here: they are what the operators compute from the atoms (see the
 //! `paper_tables` example and the tests), and the paper's printed modular
 //! column is kept only to check that computation against.
@@ -198,6 +200,35 @@ pub fn hadoop_design(m: &str, n: &str) -> String {
     format!(
         "{}shuffle_hadoop = (m*n - 1)/(m*n) * 12288 * x / 0.125;\nmapreduce[m = {m}, n = {n}, d = x, k = 768](map_hadoop, shuffle_hadoop, reduce_hadoop)",
         table1_definitions()
+    )
+}
+
+/// The consecutive (pure data parallel) implementation of one time step of
+/// the iterated RK method, `T_dp + C_dp` (seed 004 §4.2), as a design in `n`
+/// (system size), `p` (processors), `s` (stages), `m` (iterations), `t_op`
+/// (one arithmetic operation) and `T_f` (one component of f);
+/// `multibroadcast` names the machine's multi-broadcast (messages are
+/// `ceil(n/p)` doubles, 8 bytes each).
+pub fn rk_consecutive(multibroadcast: &str) -> String {
+    format!(
+        "rk = (m*s*ceil(n/p) + ceil(n/p)) * (2*s + 1) * t_op
+            + (m*s*ceil(n/p) + s*ceil(n/p)) * T_f
+            + n*s*t_op
+            + (s*m + 1) * {multibroadcast}(p, 8*ceil(n/p));
+         rk"
+    )
+}
+
+/// The group (mixed task and data parallel) implementation, `T_gp + C_gp`
+/// (seed 004 §4.3): `s` groups of `floor(p/s)` processors compute the stage
+/// vectors at once, their multi-broadcasts under contention, then all `p`
+/// processors combine them.
+pub fn rk_group(multibroadcast: &str) -> String {
+    format!(
+        "stage   = m*ceil(n/p) * (2*s + 1) * t_op + (m + 1)*ceil(n/p) * T_f + ceil(n/p)*s*t_op
+                 + 2*m * {multibroadcast}(p, 8*ceil(n/p));
+         combine = ceil(n/p) * (2*s + 1) * t_op + {multibroadcast}(p, 8*ceil(n/p));
+         seq(groups[s](stage), combine)"
     )
 }
 
