@@ -645,14 +645,33 @@ fn extremum(func: Func, args: &[Expr]) -> Poly {
     let mut pending: Vec<Poly> = args.iter().map(to_poly).collect();
     pending.reverse();
     while let Some(p) = pending.pop() {
-        // Flatten `max(a, max(b, c))`.
+        // Flatten `max(a, max(b, c))`, and `max(a, k·max(b, c))` into
+        // `max(a, k·b, k·c)` for a positive factor `k` (a positive number
+        // times variables and logarithms of variables): scaling by it
+        // commutes with `max` and `min`.
         if let Some((c, m)) = p.single_term() {
-            if c == 1.0 && m.0.len() == 1 {
-                if let Some((Base::Opaque(Expr::Call(f, inner)), e)) = m.0.iter().next() {
-                    if *f == func && e.is_one() {
-                        pending.extend(inner.iter().rev().map(to_poly));
-                        continue;
-                    }
+            let nested = m.0.iter().find_map(|(b, e)| match b {
+                Base::Opaque(Expr::Call(f, inner)) if *f == func && e.is_one() => Some((b, inner)),
+                _ => None,
+            });
+            if let Some((base, inner)) = nested {
+                let mut rest = m.clone();
+                rest.0.remove(base);
+                let positive = rest
+                    .0
+                    .keys()
+                    .all(|b| matches!(b, Base::Var(_) | Base::Log2(_)));
+                if c > 0.0 && positive {
+                    let mut k = Poly::default();
+                    k.insert(
+                        rest,
+                        Coef {
+                            value: c,
+                            magnitude: c,
+                        },
+                    );
+                    pending.extend(inner.iter().rev().map(|i| to_poly(i).mul(&k)));
+                    continue;
                 }
             }
         }
@@ -1005,6 +1024,30 @@ mod tests {
 
     fn strong(text: &str) -> Expr {
         Expr::parse(text).unwrap().canonical()
+    }
+
+    #[test]
+    fn nested_extrema_with_positive_factors_flatten() {
+        same("max(a, 2*max(b, c))", "max(a, 2*b, 2*c)");
+        same("max(max(a, b)/4, max(c, d)/4)", "max(a/4, b/4, c/4, d/4)");
+        // Layering: a pipeline of pools against a pool of pipelines.
+        let pool_of_pipes = "max(max(3*x^2, 5*x)/4, max(7*x/n, 2)/4)";
+        assert_eq!(
+            Expr::parse(pool_of_pipes).unwrap().canonical(),
+            Expr::parse("max(3*x^2, 5*x, 7*x/n, 2)/4")
+                .unwrap()
+                .canonical()
+        );
+        same("min(x*min(a, b), c)", "min(a*x, b*x, c)");
+        same(
+            "max(a, n*log2(x)*max(b, c))",
+            "max(a, b*n*log2(x), c*n*log2(x))",
+        );
+        // A negative factor turns max into min: left alone.
+        assert_eq!(s("max(a, -2*max(b, c))"), "max(a, -2·max(b, c))");
+        // So is a factor of unknown sign, and another function.
+        assert_eq!(s("max(a, ceil(y)*max(b, c))"), "max(ceil(y)·max(b, c), a)");
+        assert_eq!(s("max(a, 2*min(b, c))"), "max(a, 2·min(b, c))");
     }
 
     #[test]
