@@ -781,6 +781,17 @@ impl Poly {
 /// `max(c·a, c·b)` and `c·max(a, b)` meet.
 fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
     let polys: Vec<Poly> = args.iter().map(to_poly).collect();
+    // Translation: a term that every argument has with the same coefficient
+    // comes out, `max(a + c, b + c) = max(a, b) + c`.
+    let shared = common_terms(&polys);
+    let polys: Vec<Poly> = if shared.terms.is_empty() {
+        polys
+    } else {
+        polys
+            .into_iter()
+            .map(|p| p.add(shared.clone().scale(-1.0)))
+            .collect()
+    };
     let common = common_variable_powers(&polys);
     let mut scaled: Vec<Poly> = polys.iter().map(|p| p.divide_monomial(&common)).collect();
     // The content: the size of the leading coefficient of the argument
@@ -812,7 +823,27 @@ fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
             magnitude: content,
         },
     );
-    to_poly(&inner).mul(&factor).to_expr()
+    to_poly(&inner).mul(&factor).add(shared).to_expr()
+}
+
+/// The terms every polynomial has with the same coefficient (within
+/// rounding).
+fn common_terms(polys: &[Poly]) -> Poly {
+    let mut out = Poly::default();
+    let Some((first, rest)) = polys.split_first() else {
+        return out;
+    };
+    for (m, c) in &first.terms {
+        let everywhere = rest.iter().all(|p| {
+            p.terms.get(m).is_some_and(|d| {
+                (c.value - d.value).abs() <= CANCELLATION * c.value.abs().max(d.value.abs())
+            })
+        });
+        if everywhere {
+            out.insert(m.clone(), *c);
+        }
+    }
+    out
 }
 
 /// Rewrites every `max`/`min` (innermost first) into its strong form.
@@ -1058,6 +1089,13 @@ mod tests {
         assert_eq!(strong("max(2*a, 2*b)"), strong("2*max(a, b)"));
         assert_eq!(strong("min(6*x, 4*x*y)"), strong("2*x*min(3, 2*y)"));
         assert_eq!(strong("max(a/n, b/n) + c/n"), strong("(max(a, b) + c)/n"));
+        // A common term comes out: a task pool with a constant overhead.
+        assert_eq!(
+            strong("max(a/8 + 50, b/8 + 50)"),
+            strong("max(a, b)/8 + 50")
+        );
+        assert_eq!(strong("max(a + c, c)"), strong("max(a, 0) + c"));
+        assert_ne!(strong("max(a + c, b + 2*c)"), strong("max(a, b + c) + c/2"));
         assert_eq!(
             strong("max(1034.17*x*log2(x)/4, 536.185*x/4)"),
             strong("max(1034.17*x*log2(x), 536.185*x)/4")
