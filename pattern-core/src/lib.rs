@@ -8,6 +8,7 @@
 //! This crate is the one users depend on. It holds the cost-expression engine
 //! ([`Expr`]: parsing, printing, the PMNF normal form, growth classes,
 //! evaluation and a compiled form for sweeps) and the [`accuracy`] helpers.
+//! The [`laws`] relate designs (seed 001 §5): each law is a function.
 //!
 //! ## Quick start
 //!
@@ -21,6 +22,7 @@ pub mod const_expr;
 pub mod design;
 pub mod expr;
 pub mod fit;
+pub mod laws;
 pub mod lower;
 pub mod paper;
 pub mod pattern;
