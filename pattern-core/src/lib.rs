@@ -8,7 +8,9 @@
 //! This crate is the one users depend on. It holds the cost-expression engine
 //! ([`Expr`]: parsing, printing, the PMNF normal form, growth classes,
 //! evaluation and a compiled form for sweeps) and the [`accuracy`] helpers.
-//! The [`laws`] relate designs (seed 001 §5): each law is a function.
+//! The [`laws`] relate designs (seed 001 §5): each law is a function. The
+//! module `strategies` (feature `proptest`, on by default) generates models
+//! and designs for property tests.
 //!
 //! ## Quick start
 //!
@@ -26,6 +28,8 @@ pub mod laws;
 pub mod lower;
 pub mod paper;
 pub mod pattern;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod term;
 
 pub use const_expr::ConstExpr;
