@@ -8,9 +8,10 @@
 //! This crate is the one users depend on. It holds the cost-expression engine
 //! ([`Expr`]: parsing, printing, the PMNF normal form, growth classes,
 //! evaluation and a compiled form for sweeps) and the [`accuracy`] helpers.
-//! The [`laws`] relate designs (seed 001 §5): each law is a function. The
-//! module `strategies` (feature `proptest`, on by default) generates models
-//! and designs for property tests.
+//! The [`laws`] relate designs (seed 001 §5): each law is a function, and
+//! [`laws::compare`] checks a refactoring of your own. The module
+//! `strategies` (feature `proptest`, on by default) generates models and
+//! designs for property tests.
 //!
 //! ## Quick start
 //!

@@ -38,6 +38,12 @@
 //! any task. A side that cannot be evaluated at a point (a count of 0) makes
 //! the law false there.
 //!
+//! **Your own refactorings.** [`compare`] tells whether design B is
+//! equivalent to design A, never worse over a [`Domain`] of `x` and the other
+//! variables (with the margin), or worse somewhere (with the smallest failing
+//! point, shrunk by proptest, and by how much). [`rewrite`] applies the laws
+//! as oriented [`Rule`]s and lists the equivalent or better designs it finds.
+//!
 //! Laws are statements about models: they do not check that a term is
 //! well-formed ([`Term::check`]); a term the checker rejects still has a
 //! model.
@@ -63,8 +69,17 @@
 //! ```
 
 mod check;
+#[cfg(feature = "proptest")]
+mod compare;
+mod rewrite;
 
 pub use check::Dominance;
+#[cfg(feature = "proptest")]
+pub use compare::{CompareError, Comparison, Counterexample, Evidence, Margin, Verdict, compare};
+pub use rewrite::{Found, Relation, RewriteError, Rewriter, Rule, rewrite};
+pub use sample::{Domain, DomainError, Point, VarRange};
+
+mod sample;
 
 use crate::lower::Operators;
 use crate::term::{Atom, Count, MapReduceParams, Term};
