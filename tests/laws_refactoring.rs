@@ -210,3 +210,20 @@ fn rewriting_the_paper_pipeline() {
     assert_eq!(found[4].relation, Relation::Equivalent);
     assert_eq!(found[0].threads, Expr::num(2.0));
 }
+
+#[test]
+fn a_design_that_grows_faster_is_flagged_even_where_it_never_loses() {
+    // qsort (x·log x) against a linear block of 1e6·x: B wins on the whole
+    // domain (up to 2^20 qsort costs at most 20,683·x), but overtakes A once
+    // log2(x) > 967, far beyond it; the comparison says so.
+    let a = Term::atom("slow_linear", Expr::parse("1e6*x").unwrap());
+    let b = design("qsort");
+    let c = compare(&a, &b, &Domain::new()).unwrap();
+    assert!(matches!(c.verdict, Verdict::NeverWorse(_)), "{c}");
+    assert_eq!(c.growth, Some(std::cmp::Ordering::Greater));
+    assert!(
+        c.to_string()
+            .ends_with("(but B grows faster in x: it loses beyond the domain for large enough x)"),
+        "{c}"
+    );
+}
