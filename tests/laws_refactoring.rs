@@ -63,14 +63,21 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// The rewrite rules are laws: what they find is well-formed, never
-    /// slower than the original and never uses more threads.
+    /// The rewrite rules are laws: what they find is well-formed, does the
+    /// same work (the same atoms), is never slower than the original and
+    /// never uses more threads.
     #[test]
     fn rewriting_finds_only_equivalent_or_better_designs(t in term(2)) {
         let found = rewrite(&t, &Rewriter::new().max_steps(2).max_designs(40)).unwrap();
         let threads = t.resources().threads;
+        let work = |t: &Term| {
+            let mut names: Vec<String> = t.atoms().iter().map(|a| a.name.clone()).collect();
+            names.sort();
+            names
+        };
         for f in &found {
             prop_assert!(f.term.check().is_ok(), "{}", f.term);
+            prop_assert_eq!(work(&f.term), work(&t), "{} → {}", t, f.term);
             prop_assert!(!matches!(f.relation, Relation::Worse { .. }), "{} → {}: {:?}", t, f.term, f.relation);
             for n in [1.0, 7.0, 64.0] {
                 let at = [("n", n), ("p", n), ("m", n)];

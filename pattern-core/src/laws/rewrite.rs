@@ -9,7 +9,9 @@ use std::collections::{HashSet, VecDeque};
 use std::fmt;
 
 /// A law used as a rewrite rule, in one direction. Every rule keeps the
-/// threads of the design, except [`Rule::PipeDedup`], which saves some.
+/// work (the atoms an element passes through, perhaps in another order) and
+/// the threads of the design. Idempotence is a law but no rule: `pipe(a, a)
+/// → a` would drop a stage's work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
     /// `pipe(a, pipe(b, c)) → pipe(pipe(a, b), c)`, law (i).
@@ -26,8 +28,6 @@ pub enum Rule {
     /// when `a` and `b` occupy the same threads (so the pool has as many
     /// as the pipeline) and contain no mapReduce.
     PipeToPool,
-    /// `pipe(a, a) → a`: as fast, with half the threads.
-    PipeDedup,
     /// `seq(a, seq(b, c)) → seq(seq(a, b), c)`.
     SeqAssocLeft,
     /// `seq(seq(a, b), c) → seq(a, seq(b, c))`.
@@ -46,14 +46,13 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule.
-    pub const ALL: [Rule; 14] = [
+    pub const ALL: [Rule; 13] = [
         Rule::PipeAssocLeft,
         Rule::PipeAssocRight,
         Rule::PipeSwap,
         Rule::Layer,
         Rule::Unlayer,
         Rule::PipeToPool,
-        Rule::PipeDedup,
         Rule::SeqAssocLeft,
         Rule::SeqAssocRight,
         Rule::SeqSwap,
@@ -72,7 +71,6 @@ impl Rule {
             Rule::Layer => "pipe(tpool_n(a), tpool_n(b)) → tpool_n(pipe(a, b))",
             Rule::Unlayer => "tpool_n(pipe(a, b)) → pipe(tpool_n(a), tpool_n(b))",
             Rule::PipeToPool => "pipe(a, b) → tpool_2(seq(a, b))",
-            Rule::PipeDedup => "pipe(a, a) → a",
             Rule::SeqAssocLeft => "seq(a, seq(b, c)) → seq(seq(a, b), c)",
             Rule::SeqAssocRight => "seq(seq(a, b), c) → seq(a, seq(b, c))",
             Rule::SeqSwap => "seq(a, b) → seq(b, a)",
@@ -115,7 +113,6 @@ impl Rule {
                 ta.approx_eq(&tb, REL)
                     .then(|| Term::tpool(2u64, Term::seq(c(a), c(b))))
             }
-            (Rule::PipeDedup, Pipe(a, b)) if a == b => Some(c(a)),
             (Rule::SeqAssocLeft, Seq(a, bc)) => match &**bc {
                 Seq(b, cc) => Some(Term::seq(Term::seq(c(a), c(b)), c(cc))),
                 _ => None,

@@ -170,7 +170,7 @@ impl Point {
 impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
-            return f.write_str("any point (the models are constant)");
+            return f.write_str("any point");
         }
         let parts: Vec<String> = self.0.iter().map(|(v, k)| format!("{v} = {k}")).collect();
         f.write_str(&parts.join(", "))
