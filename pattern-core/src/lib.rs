@@ -8,6 +8,10 @@
 //! This crate is the one users depend on. It holds the cost-expression engine
 //! ([`Expr`]: parsing, printing, the PMNF normal form, growth classes,
 //! evaluation and a compiled form for sweeps) and the [`accuracy`] helpers.
+//! The [`laws`] relate designs (seed 001 §5): each law is a function, and
+//! [`laws::compare`] checks a refactoring of your own. The module
+//! `strategies` (feature `proptest`, on by default) generates models and
+//! designs for property tests.
 //!
 //! ## Quick start
 //!
@@ -22,9 +26,12 @@ pub mod comm;
 pub mod const_expr;
 pub mod design;
 pub mod fit;
+pub mod laws;
 pub mod lower;
 pub mod paper;
 pub mod pattern;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod summary;
 pub mod term;
 

@@ -180,13 +180,14 @@ impl Term {
                 shuffle,
                 reduce,
             } => {
-                let mn = params.m.to_expr() * params.n.to_expr();
-                let x = Expr::var("x");
-                let map_one = map.lower(mode, scope, atom)?.subs("x", &Expr::num(1.0));
-                let reduce_d = reduce.lower(mode, scope, atom)?.subs("x", &params.d);
                 let shuffle = atom(&shuffle.model, scope)?;
-                let shuffle = shuffle_model(&shuffle, &params.m, &params.n, &params.d, &params.k);
-                x * map_one / mn.clone() + shuffle + params.k.clone() * reduce_d / mn
+                eq5(MapReducePhases {
+                    map_one: map.lower(mode, scope, atom)?.subs("x", &Expr::num(1.0)),
+                    shuffle: shuffle_model(&shuffle, &params.m, &params.n, &params.d, &params.k),
+                    reduce_d: reduce.lower(mode, scope, atom)?.subs("x", &params.d),
+                    keys: params.k.clone(),
+                    workers: params.m.to_expr() * params.n.to_expr(),
+                })
             }
             Term::On(p, t) => {
                 let inner = Scope {
@@ -300,6 +301,109 @@ impl Term {
                     threads: flat_max(ra.threads, rb.threads),
                     nodes: flat_max(ra.nodes, rb.nodes),
                 }
+            }
+        }
+    }
+}
+
+/// The composition operators as values, to lower a design with one of them
+/// changed ([`Term::model_by`]).
+///
+/// [`Operators::POINTWISE`] holds the operators of [`Term::model`]. Swapping
+/// one answers "what if": a per-hop transfer cost between pipeline stages,
+/// an emitter/collector overhead in a task pool, and it is how the law suite
+/// is shown to catch a wrong operator (see [`crate::laws`]).
+///
+/// ```
+/// use pattern_core::lower::Operators;
+/// use pattern_core::{Design, Expr};
+///
+/// // A pipeline whose stages hand each element over at a cost of 100 ns.
+/// let hop = Operators {
+///     pipe: |a, b| Expr::max([a, b]) + 100.0,
+///     ..Operators::POINTWISE
+/// };
+/// let d = Design::parse("a = 3*x; b = 5; pipe(a, b)").unwrap();
+/// let at = [("x", 10.0)];
+/// assert_eq!(d.term().model().eval(&at).unwrap(), 30.0);
+/// assert_eq!(d.term().model_by(&hop).eval(&at).unwrap(), 130.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Operators {
+    /// `M[seq(a, b)]` from `M[a]` and `M[b]`.
+    pub seq: fn(Expr, Expr) -> Expr,
+    /// `M[pipe(a, b)]` from `M[a]` and `M[b]`.
+    pub pipe: fn(Expr, Expr) -> Expr,
+    /// `M[tpool_n(t)]` from `M[t]` and the count `n`.
+    pub tpool: fn(Expr, Expr) -> Expr,
+    /// `M[mapReduce]` from its phases.
+    pub map_reduce: fn(MapReducePhases) -> Expr,
+}
+
+/// The parts eq. (5) combines into the model of a mapReduce.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapReducePhases {
+    /// `M[map](1)`: one map call.
+    pub map_one: Expr,
+    /// `M[shuffle_{m,n}^{k(x)}](d(x))`: the shuffle, its variables bound.
+    pub shuffle: Expr,
+    /// `M[reduce](d(x))`: one reduce call on the elements of a key.
+    pub reduce_d: Expr,
+    /// `k(x)`: the number of keys (reduce calls).
+    pub keys: Expr,
+    /// `m·n`: the workers.
+    pub workers: Expr,
+}
+
+impl Operators {
+    /// The operators of [`Term::model`] (seed 001 eqs. 2–5, `pipe` as a
+    /// pointwise `max`).
+    pub const POINTWISE: Operators = Operators {
+        seq: |a, b| a + b,
+        pipe: flat_max,
+        tpool: |t, n| t / n,
+        map_reduce: eq5,
+    };
+}
+
+/// Eq. (5): `x·M[map](1)/(m·n) + M[shuffle] + k(x)·M[reduce](d(x))/(m·n)`.
+fn eq5(p: MapReducePhases) -> Expr {
+    Expr::var("x") * p.map_one / p.workers.clone() + p.shuffle + p.keys * p.reduce_d / p.workers
+}
+
+impl Term {
+    /// The throughput model with the given operators. With
+    /// [`Operators::POINTWISE`] it is the same function as [`Term::model`]
+    /// (equal normal forms), built one binary node at a time.
+    pub fn model_by(&self, ops: &Operators) -> Expr {
+        match self {
+            Term::Atom(a) => a.model.clone(),
+            Term::Seq(a, b) => (ops.seq)(a.model_by(ops), b.model_by(ops)),
+            Term::Pipe(a, b) => (ops.pipe)(a.model_by(ops), b.model_by(ops)),
+            Term::Tpool(n, t) => (ops.tpool)(t.model_by(ops), n.to_expr()),
+            Term::MapReduce {
+                params,
+                map,
+                shuffle,
+                reduce,
+            } => (ops.map_reduce)(MapReducePhases {
+                map_one: map.model_by(ops).subs("x", &Expr::num(1.0)),
+                shuffle: shuffle_model(&shuffle.model, &params.m, &params.n, &params.d, &params.k),
+                reduce_d: reduce.model_by(ops).subs("x", &params.d),
+                keys: params.k.clone(),
+                workers: params.m.to_expr() * params.n.to_expr(),
+            }),
+            Term::On(p, t) => t.model_by(ops).subs("p", &p.to_expr()),
+            Term::Par(sizes, parts) => flat_max_of(
+                sizes
+                    .iter()
+                    .zip(parts)
+                    .map(|(size, part)| part.model_by(ops).subs("p", &size.to_expr()))
+                    .collect(),
+            ),
+            Term::Groups(s, t) => t.model_by(ops).subs("p", &group_size(s)),
+            Term::Redist(cost, a, b) => {
+                (ops.seq)((ops.seq)(a.model_by(ops), b.model_by(ops)), cost.clone())
             }
         }
     }

@@ -60,7 +60,9 @@ const MAX_EXPANDED_TERMS: usize = 4096;
 /// Integer powers of sums up to this exponent are expanded.
 const MAX_EXPANDED_POWER: i64 = 8;
 /// A sum whose value is below this fraction of its parts' size is zero.
-const CANCELLATION: f64 = 1e-12;
+/// Above the relative error of the 12-digit rounding of coefficients (5e-12),
+/// so that rounding residues of equal parts cancel.
+const CANCELLATION: f64 = 2e-11;
 
 impl Monomial {
     fn one() -> Monomial {
@@ -661,14 +663,33 @@ fn extremum(func: Func, args: &[Expr]) -> Poly {
     let mut pending: Vec<Poly> = args.iter().map(to_poly).collect();
     pending.reverse();
     while let Some(p) = pending.pop() {
-        // Flatten `max(a, max(b, c))`.
+        // Flatten `max(a, max(b, c))`, and `max(a, k·max(b, c))` into
+        // `max(a, k·b, k·c)` for a positive factor `k` (a positive number
+        // times variables and logarithms of variables): scaling by it
+        // commutes with `max` and `min`.
         if let Some((c, m)) = p.single_term() {
-            if c == 1.0 && m.0.len() == 1 {
-                if let Some((Base::Opaque(Expr::Call(f, inner)), e)) = m.0.iter().next() {
-                    if *f == func && e.is_one() {
-                        pending.extend(inner.iter().rev().map(to_poly));
-                        continue;
-                    }
+            let nested = m.0.iter().find_map(|(b, e)| match b {
+                Base::Opaque(Expr::Call(f, inner)) if *f == func && e.is_one() => Some((b, inner)),
+                _ => None,
+            });
+            if let Some((base, inner)) = nested {
+                let mut rest = m.clone();
+                rest.0.remove(base);
+                let positive = rest
+                    .0
+                    .keys()
+                    .all(|b| matches!(b, Base::Var(_) | Base::Log2(_)));
+                if c > 0.0 && positive {
+                    let mut k = Poly::default();
+                    k.insert(
+                        rest,
+                        Coef {
+                            value: c,
+                            magnitude: c,
+                        },
+                    );
+                    pending.extend(inner.iter().rev().map(|i| to_poly(i).mul(&k)));
+                    continue;
                 }
             }
         }
@@ -778,6 +799,17 @@ impl Poly {
 /// `max(c·a, c·b)` and `c·max(a, b)` meet.
 fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
     let polys: Vec<Poly> = args.iter().map(to_poly).collect();
+    // Translation: a term that every argument has with the same coefficient
+    // comes out, `max(a + c, b + c) = max(a, b) + c`.
+    let shared = common_terms(&polys);
+    let polys: Vec<Poly> = if shared.terms.is_empty() {
+        polys
+    } else {
+        polys
+            .into_iter()
+            .map(|p| p.add(shared.clone().scale(-1.0)))
+            .collect()
+    };
     let common = common_variable_powers(&polys);
     let mut scaled: Vec<Poly> = polys.iter().map(|p| p.divide_monomial(&common)).collect();
     // The content: the size of the leading coefficient of the argument
@@ -809,7 +841,27 @@ fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
             magnitude: content,
         },
     );
-    to_poly(&inner).mul(&factor).to_expr()
+    to_poly(&inner).mul(&factor).add(shared).to_expr()
+}
+
+/// The terms every polynomial has with the same coefficient (within
+/// rounding).
+fn common_terms(polys: &[Poly]) -> Poly {
+    let mut out = Poly::default();
+    let Some((first, rest)) = polys.split_first() else {
+        return out;
+    };
+    for (m, c) in &first.terms {
+        let everywhere = rest.iter().all(|p| {
+            p.terms.get(m).is_some_and(|d| {
+                (c.value - d.value).abs() <= CANCELLATION * c.value.abs().max(d.value.abs())
+            })
+        });
+        if everywhere {
+            out.insert(m.clone(), *c);
+        }
+    }
+    out
 }
 
 /// Rewrites every `max`/`min` (innermost first) into its strong form.
@@ -1024,6 +1076,30 @@ mod tests {
     }
 
     #[test]
+    fn nested_extrema_with_positive_factors_flatten() {
+        same("max(a, 2*max(b, c))", "max(a, 2*b, 2*c)");
+        same("max(max(a, b)/4, max(c, d)/4)", "max(a/4, b/4, c/4, d/4)");
+        // Layering: a pipeline of pools against a pool of pipelines.
+        let pool_of_pipes = "max(max(3*x^2, 5*x)/4, max(7*x/n, 2)/4)";
+        assert_eq!(
+            Expr::parse(pool_of_pipes).unwrap().canonical(),
+            Expr::parse("max(3*x^2, 5*x, 7*x/n, 2)/4")
+                .unwrap()
+                .canonical()
+        );
+        same("min(x*min(a, b), c)", "min(a*x, b*x, c)");
+        same(
+            "max(a, n*log2(x)*max(b, c))",
+            "max(a, b*n*log2(x), c*n*log2(x))",
+        );
+        // A negative factor turns max into min: left alone.
+        assert_eq!(s("max(a, -2*max(b, c))"), "max(a, -2·max(b, c))");
+        // So is a factor of unknown sign, and another function.
+        assert_eq!(s("max(a, ceil(y)*max(b, c))"), "max(ceil(y)·max(b, c), a)");
+        assert_eq!(s("max(a, 2*min(b, c))"), "max(a, 2·min(b, c))");
+    }
+
+    #[test]
     fn canonical_factors_extrema() {
         // ...canonical factors out common variable powers and a positive constant.
         assert_eq!(strong("max(a/n, b/n)"), strong("max(a, b)/n"));
@@ -1031,6 +1107,13 @@ mod tests {
         assert_eq!(strong("max(2*a, 2*b)"), strong("2*max(a, b)"));
         assert_eq!(strong("min(6*x, 4*x*y)"), strong("2*x*min(3, 2*y)"));
         assert_eq!(strong("max(a/n, b/n) + c/n"), strong("(max(a, b) + c)/n"));
+        // A common term comes out: a task pool with a constant overhead.
+        assert_eq!(
+            strong("max(a/8 + 50, b/8 + 50)"),
+            strong("max(a, b)/8 + 50")
+        );
+        assert_eq!(strong("max(a + c, c)"), strong("max(a, 0) + c"));
+        assert_ne!(strong("max(a + c, b + 2*c)"), strong("max(a, b + c) + c/2"));
         assert_eq!(
             strong("max(1034.17*x*log2(x)/4, 536.185*x/4)"),
             strong("max(1034.17*x*log2(x), 536.185*x)/4")

@@ -1,0 +1,89 @@
+//! The pipeline laws (seed 001 §5.1 (i), (ii), (iv), and idempotence and
+//! `pipe ≤ seq`) over random designs and atom models: 1,000 cases each.
+use pattern_core::laws::{self, Dominance, dominance};
+use pattern_core::strategies::{atom, shuffle_free_term, term};
+use pattern_core::{Expr, Term};
+use proptest::prelude::*;
+
+fn config() -> ProptestConfig {
+    ProptestConfig::with_cases(1000)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn i_pipe_is_associative(a in term(2), b in term(2), c in term(2)) {
+        prop_assert!(laws::pipe_associative(&a, &b, &c), "{a} | {b} | {c}");
+    }
+
+    #[test]
+    fn ii_pipe_is_commutative(a in term(2), b in term(2)) {
+        prop_assert!(laws::pipe_commutative(&a, &b), "{a} | {b}");
+    }
+
+    #[test]
+    fn iv_pipe_never_beats_a_pool_of_two_over_the_sequence(
+        a in shuffle_free_term(2),
+        b in shuffle_free_term(2),
+    ) {
+        prop_assert!(laws::pipe_at_least_tpool2_seq(&a, &b), "{a} | {b}");
+    }
+
+    #[test]
+    fn pipe_is_idempotent(a in term(3)) {
+        prop_assert!(laws::pipe_idempotent(&a), "{a}");
+    }
+
+    #[test]
+    fn pipe_never_loses_to_seq_and_saves_the_faster_stage(a in term(2), b in term(2)) {
+        prop_assert!(laws::pipe_at_most_seq(&a, &b), "{a} | {b}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The symbolic side of the inequalities: proved by dominance for atoms,
+    /// never refuted for any stages.
+    #[test]
+    fn dominance_proves_iv_and_pipe_below_seq_for_atoms(
+        a in atom(),
+        b in atom(),
+        s in shuffle_free_term(2),
+        t in shuffle_free_term(2),
+    ) {
+        let m = |t: Term| t.model();
+        let (pipe, seq) = (m(Term::pipe(a.clone(), b.clone())), m(Term::seq(a.clone(), b.clone())));
+        let pool = m(Term::tpool(2u64, Term::seq(a.clone(), b.clone())));
+        prop_assert_eq!(dominance(&pool, &pipe), Dominance::Proved, "{} | {}", a, b);
+        prop_assert_eq!(dominance(&pipe, &seq), Dominance::Proved, "{} | {}", a, b);
+        let (pipe, seq) = (m(Term::pipe(s.clone(), t.clone())), m(Term::seq(s.clone(), t.clone())));
+        let pool = m(Term::tpool(2u64, Term::seq(s.clone(), t.clone())));
+        prop_assert_ne!(dominance(&pool, &pipe), Dominance::Refuted, "{} | {}", s, t);
+        prop_assert_ne!(dominance(&pipe, &seq), Dominance::Refuted, "{} | {}", s, t);
+        // The other way round, the sequence is refuted where it grows faster.
+        if seq.cmp_growth(&pipe, "x") == Some(std::cmp::Ordering::Greater) {
+            prop_assert_eq!(dominance(&seq, &pipe), Dominance::Refuted);
+        }
+    }
+}
+
+fn named(name: &str, model: &str) -> Term {
+    Term::atom(name, Expr::parse(model).unwrap())
+}
+
+/// The laws on the paper's atoms.
+#[test]
+fn the_pipe_laws_on_table_1_atoms_and_their_negations() {
+    let qsort = named("qsort", "1034.17*x*log2(x)");
+    let inc = named("inc", "536.185*x");
+    let nop = named("nop", "5422.97");
+    assert!(laws::pipe_associative(&qsort, &inc, &nop));
+    assert!(laws::pipe_commutative(&inc, &nop));
+    assert!(laws::pipe_at_least_tpool2_seq(&qsort, &nop));
+    // Equal stages: law (iv) holds with equality.
+    assert!(laws::pipe_at_least_tpool2_seq(&inc, &inc));
+    assert!(laws::pipe_idempotent(&qsort));
+    assert!(laws::pipe_at_most_seq(&inc, &nop));
+}

@@ -1,0 +1,19 @@
+//! The sequence laws: associativity and commutativity over random designs
+//! and atom models, 1,000 cases each.
+use pattern_core::laws;
+use pattern_core::strategies::term;
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn seq_is_associative(a in term(2), b in term(2), c in term(2)) {
+        prop_assert!(laws::seq_associative(&a, &b, &c), "{a} | {b} | {c}");
+    }
+
+    #[test]
+    fn seq_is_commutative(a in term(3), b in term(3)) {
+        prop_assert!(laws::seq_commutative(&a, &b), "{a} | {b}");
+    }
+}
