@@ -2,8 +2,11 @@
 //! simplified to PMNF, evaluated and classified by growth; real functions
 //! annotated with `#[cost]` and composed with `design!` into a design type
 //! whose budget the compiler checks; designs written as terms of patterns
-//! and lowered to their throughput, latency and resources; and the errors a
-//! user sees. Run with `cargo run --release --example tour`.
+//! and lowered to their throughput, latency and resources; a refactoring
+//! checked with the laws; a multi-processor design priced on the Cray T3E;
+//! and the errors a user sees. Run with `cargo run --release --example tour`.
+use pattern_core::comm::MachineProfile;
+use pattern_core::laws::{Domain, compare};
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
 /// Sorts a block of elements.
@@ -153,6 +156,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Sorter::cost_at(1e6)
     );
     println!("\n{SUMMARY}");
+
+    println!("\nA refactoring checked with the laws (seed 001 §5):");
+    let defs = "qsort = 1034.17*x*log2(x); inc = 536.185*x;";
+    let before = Design::parse(&format!("{defs} pipe(qsort, inc)"))?;
+    let after = Design::parse(&format!("{defs} tpool[2](seq(qsort, inc))"))?;
+    let verdict = compare(before.term(), after.term(), &Domain::new())?;
+    println!("  {} → {}: {verdict}", before.term(), after.term());
+
+    println!("\nMulti-processor tasks on the Cray T3E (seed 004), microseconds:");
+    let grid = Design::parse(
+        "solve = 2e6 / p + allgather(p, 8 * 4096 / p);
+         on[64](par[16, 48](solve, solve))",
+    )?;
+    let t3e = MachineProfile::t3e();
+    let concurrent = grid.term().model_on(&t3e)?;
+    let alone = Design::parse("solve = 2e6 / p + allgather(p, 8 * 4096 / p); on[16](solve)")?;
+    println!("  {} = {:.1} μs", grid.term(), concurrent.eval(&[])?);
+    println!(
+        "  the 16-processor group alone: {:.1} μs (no contention from the other group)",
+        alone.term().model_on(&t3e)?.eval(&[])?
+    );
 
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
