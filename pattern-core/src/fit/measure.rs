@@ -8,7 +8,8 @@ use super::stats::{self, FiveNumber};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::hint::black_box;
 use std::io::IsTerminal;
-use std::time::Instant;
+use std::mem::MaybeUninit;
+use std::time::{Duration, Instant};
 
 /// Runs a function at a list of sizes and times it.
 ///
@@ -17,6 +18,13 @@ use std::time::Instant;
 /// outside the timed region; the timed region is the call of the function on
 /// that input, and dropping its output happens after the clock stops. Times
 /// are in nanoseconds (the unit of seed 001's models).
+///
+/// A kernel that takes about as long as reading the clock (a few tens of
+/// nanoseconds) is mostly a measurement of the clock: use a batch
+/// ([`Harness::batch`], [`Harness::auto_batch`]) — `k` calls per timed run,
+/// every input built before the clock starts, every output dropped after it
+/// stops, the time divided by `k` — and possibly
+/// [`Harness::subtract_timer_overhead`].
 ///
 /// ```
 /// use pattern_core::fit::measure::Harness;
@@ -43,7 +51,24 @@ pub struct Harness {
     progress: bool,
     interleave: bool,
     label: String,
+    batch: Batch,
+    subtract_overhead: bool,
 }
+
+/// How many calls one timed run makes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Batch {
+    /// A fixed number of calls.
+    Fixed(usize),
+    /// Chosen by a pilot run at the smallest size: enough calls for a timed
+    /// run of `target`, at most `max`.
+    Auto { target: Duration, max: usize },
+}
+
+/// Timed single calls of the pilot of [`Harness::auto_batch`].
+const PILOT_RUNS: usize = 5;
+/// Back-to-back clock reads timed by [`timer_overhead_ns`].
+const OVERHEAD_RUNS: usize = 10_001;
 
 /// The early-stop rule of [`Harness::stop_when_stable`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +90,8 @@ impl Default for Harness {
             progress: true,
             interleave: true,
             label: String::new(),
+            batch: Batch::Fixed(1),
+            subtract_overhead: false,
         }
     }
 }
@@ -119,6 +146,51 @@ impl Harness {
         self
     }
 
+    /// Time `k` calls per timed run (default 1) and record the time divided
+    /// by `k`, for kernels too short to time one call at a time.
+    ///
+    /// With `k ≥ 2`, each run (warm-up runs too) first builds `k + 1`
+    /// inputs — the generator is called `k + 1` times — outside the timed
+    /// region; then one call goes through the timing loop untimed and the
+    /// `k` others are timed in one stretch; all `k + 1` outputs are kept
+    /// and dropped after the clock stops. The untimed call is there because
+    /// building `k` large inputs evicts the loop's code and the slots of
+    /// the inputs and outputs from the caches: on the 2-core CI machine,
+    /// `nop` at 1 Ki..256 Ki elements rose from 5 to 10 ns per call with
+    /// `k = 16` without it, and by less than 1 ns with it. Memory: `k + 1` inputs
+    /// of the largest size are alive at once. `k = 0` counts as 1; with
+    /// `k = 1` a run is a single timed call, as by default.
+    pub fn batch(mut self, k: usize) -> Harness {
+        self.batch = Batch::Fixed(k.max(1));
+        self
+    }
+
+    /// Choose the batch size ([`Harness::batch`]) automatically, like
+    /// criterion: before measuring, the function runs once untimed and
+    /// then 5 times timed, one call each, at the
+    /// smallest size (6 more generator and function calls); the median
+    /// minus the clock's overhead ([`timer_overhead_ns`]) estimates one
+    /// call, and the batch is the number of calls that takes `target`
+    /// (rounded up, between 1 and `max_batch`). One batch size serves all
+    /// sizes of the run, so that the timing method does not change along
+    /// the curve being fitted; [`Measurement::batch`] tells which.
+    pub fn auto_batch(mut self, target: Duration, max_batch: usize) -> Harness {
+        self.batch = Batch::Auto {
+            target,
+            max: max_batch.max(1),
+        };
+        self
+    }
+
+    /// Subtract the clock's overhead ([`timer_overhead_ns`], measured at
+    /// the start of each [`Harness::run`]) from every timed run before
+    /// dividing by the batch size (default off; results below zero become
+    /// zero). The recorded time is then that of the calls alone.
+    pub fn subtract_timer_overhead(mut self, on: bool) -> Harness {
+        self.subtract_overhead = on;
+        self
+    }
+
     /// A name for the progress bar and the [`Measurement`].
     pub fn label(mut self, label: &str) -> Harness {
         self.label = label.to_string();
@@ -147,6 +219,14 @@ impl Harness {
         mut input: impl FnMut(usize) -> I,
         mut f: impl FnMut(I) -> O,
     ) -> Measurement {
+        let overhead = timer_overhead_ns();
+        let batch = match self.batch {
+            Batch::Fixed(k) => k,
+            Batch::Auto { target, max } => match sizes.iter().min() {
+                Some(&x) => pilot(x, &mut input, &mut f, overhead, target, max),
+                None => 1,
+            },
+        };
         let per_size = (self.warmup + self.repetitions) as u64;
         let bar = self.bar(per_size * sizes.len() as u64);
         let mut states: Vec<State> = sizes.iter().map(|_| State::default()).collect();
@@ -173,20 +253,22 @@ impl Harness {
                 bar.inc(1);
                 if state.warmups < self.warmup {
                     state.warmups += 1;
-                    drop(black_box(f(black_box(input(x)))));
+                    if batch == 1 {
+                        drop(black_box(f(black_box(input(x)))));
+                    } else {
+                        black_box(time_batch(x, batch, &mut input, &mut f));
+                    }
                     continue;
                 }
-                let data = black_box(input(x));
-                // Building a large input can evict the clock's code and data
-                // from the caches; a first read brings them back, so the
-                // timed region does not pay for it (seen as a drift of
-                // ~15 ns over 1 KiB..1 MiB inputs in nop's timings).
-                black_box(Instant::now());
-                let start = Instant::now();
-                let result = f(black_box(data));
-                let elapsed = start.elapsed();
-                drop(black_box(result));
-                state.times.push(elapsed.as_nanos() as f64);
+                let mut ns = if batch == 1 {
+                    time_one(x, &mut input, &mut f)
+                } else {
+                    time_batch(x, batch, &mut input, &mut f)
+                };
+                if self.subtract_overhead {
+                    ns = (ns - overhead).max(0.0);
+                }
+                state.times.push(ns / batch as f64);
                 if state.times.len() == self.repetitions {
                     state.done = true;
                 } else if let Some(rule) = self.stable {
@@ -211,7 +293,120 @@ impl Harness {
                     stopped_early: s.stopped_early,
                 })
                 .collect(),
+            batch,
+            timer_overhead_ns: Some(overhead),
+            overhead_subtracted: self.subtract_overhead,
         }
+    }
+}
+
+/// The median time of an empty timed region — reading the clock at the
+/// start and at the end — in nanoseconds, over 10,001 back-to-back pairs.
+/// On the 2-core CI machine it is 21–33 ns (TSC clock source, `vDSO`
+/// `clock_gettime`), which is all a one-call timing of an empty function
+/// like `nop` measures.
+pub fn timer_overhead_ns() -> f64 {
+    black_box(Instant::now().elapsed());
+    let mut times: Vec<f64> = (0..OVERHEAD_RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(start.elapsed()).as_nanos() as f64
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    stats::quantile_sorted(&times, 0.5)
+}
+
+/// One timed call on a fresh input, in nanoseconds.
+fn time_one<I, O>(x: usize, input: &mut impl FnMut(usize) -> I, f: &mut impl FnMut(I) -> O) -> f64 {
+    let data = black_box(input(x));
+    // Building a large input can evict the clock's code and data from the
+    // caches; a first read brings them back, so the timed region does not
+    // pay for it (without it nop's time rose by ~20 ns from 1 Ki to 256 Ki
+    // elements, with it by ~1 ns).
+    black_box(Instant::now());
+    let start = Instant::now();
+    let result = f(black_box(data));
+    let elapsed = start.elapsed();
+    drop(black_box(result));
+    elapsed.as_nanos() as f64
+}
+
+/// `k` timed calls in one stretch (see [`Harness::batch`]), in nanoseconds
+/// for all `k`.
+fn time_batch<I, O, F: FnMut(I) -> O>(
+    x: usize,
+    k: usize,
+    input: &mut impl FnMut(usize) -> I,
+    f: &mut F,
+) -> f64 {
+    let mut warm: Vec<I> = Vec::with_capacity(1);
+    warm.push(input(x));
+    let mut inputs: Vec<I> = Vec::with_capacity(k);
+    inputs.extend((0..k).map(|_| input(x)));
+    // Building the inputs evicted the slots written first: reading and
+    // writing every slot brings them back (two reversals restore the order;
+    // `black_box` keeps the pair from being folded away).
+    inputs.reverse();
+    black_box(&mut inputs);
+    inputs.reverse();
+    let mut outputs: Vec<O> = Vec::with_capacity(k + 1);
+    // Touch the outputs' memory now, so that no page fault or cache miss on
+    // it falls in the timed region.
+    for slot in outputs.spare_capacity_mut() {
+        *slot = MaybeUninit::zeroed();
+    }
+    black_box(&mut outputs);
+    // The same loop, untimed, on one input: its code, the clock's and the
+    // function's are in the caches when the timed loop starts.
+    black_box(timed_loop(&mut warm, &mut outputs, f));
+    let elapsed = timed_loop(&mut inputs, &mut outputs, f);
+    drop(black_box(outputs));
+    elapsed.as_nanos() as f64
+}
+
+/// Calls `f` on every input, keeping the outputs, and returns the time.
+/// Never inlined, so that the warm-up call and the timed calls of
+/// [`time_batch`] run the same code.
+#[inline(never)]
+fn timed_loop<I, O, F: FnMut(I) -> O>(
+    inputs: &mut Vec<I>,
+    outputs: &mut Vec<O>,
+    f: &mut F,
+) -> Duration {
+    black_box(Instant::now());
+    let start = Instant::now();
+    for input in inputs.drain(..) {
+        outputs.push(f(black_box(input)));
+    }
+    start.elapsed()
+}
+
+/// The batch size of [`Harness::auto_batch`] at size `x`.
+fn pilot<I, O, F: FnMut(I) -> O>(
+    x: usize,
+    input: &mut impl FnMut(usize) -> I,
+    f: &mut F,
+    overhead: f64,
+    target: Duration,
+    max: usize,
+) -> usize {
+    drop(black_box(f(black_box(input(x)))));
+    let times: Vec<f64> = (0..PILOT_RUNS).map(|_| time_one(x, input, f)).collect();
+    let one = (stats::median(&times) - overhead).max(0.0);
+    batch_for(one, target.as_nanos() as f64, max)
+}
+
+/// Calls of `one` ns needed to fill `target` ns, between 1 and `max`.
+fn batch_for(one: f64, target: f64, max: usize) -> usize {
+    if one <= 0.0 {
+        return max;
+    }
+    let k = (target / one).ceil();
+    if k >= max as f64 {
+        max
+    } else {
+        (k as usize).max(1)
     }
 }
 
@@ -265,6 +460,9 @@ pub struct Measurement {
     /// The harness's label.
     pub label: String,
     sizes: Vec<Samples>,
+    batch: usize,
+    timer_overhead_ns: Option<f64>,
+    overhead_subtracted: bool,
 }
 
 impl Measurement {
@@ -273,7 +471,28 @@ impl Measurement {
         Measurement {
             label: label.to_string(),
             sizes,
+            batch: 1,
+            timer_overhead_ns: None,
+            overhead_subtracted: false,
         }
+    }
+
+    /// Calls per timed run ([`Harness::batch`]; 1 for one call at a time and
+    /// for [`Measurement::from_samples`]). The times are per call.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// The clock's overhead measured at the start of the run
+    /// ([`timer_overhead_ns`]); `None` for [`Measurement::from_samples`].
+    pub fn timer_overhead_ns(&self) -> Option<f64> {
+        self.timer_overhead_ns
+    }
+
+    /// Whether the overhead was subtracted from the times
+    /// ([`Harness::subtract_timer_overhead`]).
+    pub fn overhead_subtracted(&self) -> bool {
+        self.overhead_subtracted
     }
 
     /// The timings per size.
@@ -343,6 +562,150 @@ mod tests {
         assert_eq!(
             m.medians().iter().map(|p| p.0).collect::<Vec<_>>(),
             [3.0, 5.0]
+        );
+    }
+
+    /// What the generator, the function and the outputs did, in order.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Event {
+        Build(usize),
+        Call(usize),
+        Drop,
+    }
+
+    /// An output that logs its drop.
+    struct Logged(std::rc::Rc<std::cell::RefCell<Vec<Event>>>);
+
+    impl Drop for Logged {
+        fn drop(&mut self) {
+            self.0.borrow_mut().push(Event::Drop);
+        }
+    }
+
+    #[test]
+    fn batch_builds_all_inputs_first_and_drops_all_outputs_last() {
+        use Event::{Build, Call, Drop};
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let (built, called) = (log.clone(), log.clone());
+        let m = Harness::new()
+            .warmup(1)
+            .repetitions(2)
+            .batch(3)
+            .progress(false)
+            .run(
+                &[7],
+                |x| {
+                    built.borrow_mut().push(Build(x));
+                    x
+                },
+                |x| {
+                    called.borrow_mut().push(Call(x));
+                    Logged(called.clone())
+                },
+            );
+        // Every run (the warm-up too): k + 1 = 4 inputs built, then the
+        // untimed call and the k timed calls, then the 4 outputs dropped.
+        let run = [
+            Build(7),
+            Build(7),
+            Build(7),
+            Build(7),
+            Call(7),
+            Call(7),
+            Call(7),
+            Call(7),
+            Drop,
+            Drop,
+            Drop,
+            Drop,
+        ];
+        assert_eq!(*log.borrow(), [run, run, run].concat());
+        assert_eq!(m.batch(), 3);
+        assert_eq!(m.sizes()[0].times_ns.len(), 2);
+        assert!(m.points().iter().all(|&(_, t)| t >= 0.0));
+        assert!(m.timer_overhead_ns().is_some_and(|t| t > 0.0));
+        assert!(!m.overhead_subtracted());
+    }
+
+    #[test]
+    fn batch_of_one_is_one_call_per_run() {
+        for k in [0, 1] {
+            let mut calls = 0;
+            let m = Harness::new()
+                .warmup(2)
+                .repetitions(3)
+                .batch(k)
+                .progress(false)
+                .run(&[1, 2], |x| x, |x| calls += x);
+            assert_eq!(calls, 5 * (1 + 2));
+            assert_eq!(m.batch(), 1);
+        }
+    }
+
+    #[test]
+    fn batch_size_for_a_target() {
+        // Nothing left after the overhead: as many calls as allowed.
+        assert_eq!(batch_for(0.0, 1000.0, 64), 64);
+        assert_eq!(batch_for(10.0, 1000.0, 64), 64);
+        assert_eq!(batch_for(300.0, 1000.0, 64), 4);
+        assert_eq!(batch_for(1000.0, 1000.0, 64), 1);
+        assert_eq!(batch_for(5000.0, 1000.0, 64), 1);
+    }
+
+    #[test]
+    fn auto_batch_fills_the_target_up_to_the_cap() {
+        // A call that returns at once is far below a 1 s target: the cap.
+        let mut built = 0;
+        let m = Harness::new()
+            .warmup(0)
+            .repetitions(2)
+            .auto_batch(Duration::from_secs(1), 8)
+            .progress(false)
+            .run(
+                &[3, 1, 2],
+                |x| {
+                    built += 1;
+                    x
+                },
+                |x| x,
+            );
+        assert_eq!(m.batch(), 8);
+        // Pilot (1 + 5 single calls), then 2 runs of 8 + 1 per size.
+        assert_eq!(built, 6 + 3 * 2 * 9);
+        // A call that sleeps 200 µs already fills a 1 µs target.
+        let m = Harness::new()
+            .warmup(0)
+            .repetitions(1)
+            .auto_batch(Duration::from_micros(1), 8)
+            .progress(false)
+            .run(
+                &[1],
+                |_| (),
+                |_| std::thread::sleep(Duration::from_micros(200)),
+            );
+        assert_eq!(m.batch(), 1);
+    }
+
+    #[test]
+    fn overhead_subtraction_keeps_times_nonnegative() {
+        let overhead = timer_overhead_ns();
+        assert!(overhead.is_finite() && overhead > 0.0, "{overhead}");
+        let m = Harness::new()
+            .warmup(0)
+            .repetitions(5)
+            .subtract_timer_overhead(true)
+            .progress(false)
+            .run(&[1, 2, 3], |x| x, |x| x);
+        assert!(m.overhead_subtracted());
+        assert!(m.points().iter().all(|&(_, t)| t >= 0.0));
+        let given = Measurement::from_samples("t", Vec::new());
+        assert_eq!(
+            (
+                given.batch(),
+                given.timer_overhead_ns(),
+                given.overhead_subtracted()
+            ),
+            (1, None, false)
         );
     }
 
