@@ -48,6 +48,7 @@ mod lsq;
 pub mod measure;
 mod multi;
 mod search;
+mod significance;
 pub mod stats;
 
 pub use error::FitError;
@@ -55,3 +56,4 @@ pub use fitter::{Aggregate, Fit, FitStats, FittedTerm, Fitter};
 pub use hypothesis::{HypothesisSpace, TermClass};
 pub use num_rational::Rational64;
 pub use search::{Selection, Weighting};
+pub use significance::Significance;
