@@ -149,17 +149,26 @@ impl Harness {
     /// Time `k` calls per timed run (default 1) and record the time divided
     /// by `k`, for kernels too short to time one call at a time.
     ///
-    /// With `k ≥ 2`, each run (warm-up runs too) first builds `k + 1`
-    /// inputs — the generator is called `k + 1` times — outside the timed
-    /// region; then one call goes through the timing loop untimed and the
-    /// `k` others are timed in one stretch; all `k + 1` outputs are kept
-    /// and dropped after the clock stops. The untimed call is there because
-    /// building `k` large inputs evicts the loop's code and the slots of
-    /// the inputs and outputs from the caches: on the 2-core CI machine,
-    /// `nop` at 1 Ki..256 Ki elements rose from 5 to 10 ns per call with
-    /// `k = 16` without it, and by less than 1 ns with it. Memory: `k + 1` inputs
-    /// of the largest size are alive at once. `k = 0` counts as 1; with
-    /// `k = 1` a run is a single timed call, as by default.
+    /// With `k ≥ 2`, each run (warm-up runs too) first builds `2k` inputs —
+    /// the generator is called `2k` times — outside the timed region; then
+    /// the timing loop runs untimed on the first `k` and timed on the other
+    /// `k`; all `2k` outputs are kept and dropped after the clock stops.
+    /// The untimed half puts the loop, the clock, the function and the
+    /// machine in the state of running them: building large inputs evicts
+    /// them from the caches, and the longer it takes the likelier the
+    /// thread is descheduled in between (on the loaded 2-core CI machine,
+    /// 0 % of the runs at 1 Ki elements and 90–100 % at 256 Ki, with
+    /// `k = 32`). With a single untimed call instead, nop's time per call
+    /// rose by 20–30 % from 1 Ki to 256 Ki elements there; with the
+    /// untimed half it stays within the noise.
+    ///
+    /// The price: `2k` inputs of the largest size are alive at once, and a
+    /// timed call no longer finds its input as fresh in the caches as the
+    /// one input built right before it (with `k = 8`, inc ×10 at 256 Ki
+    /// elements took 1.6–3× as long per call as with `k = 1`). Batch the
+    /// kernels the clock cannot time, not the others —
+    /// [`Harness::auto_batch`] decides by their time. `k = 0` counts as 1;
+    /// with `k = 1` a run is a single timed call, as by default.
     pub fn batch(mut self, k: usize) -> Harness {
         self.batch = Batch::Fixed(k.max(1));
         self
@@ -340,25 +349,27 @@ fn time_batch<I, O, F: FnMut(I) -> O>(
     input: &mut impl FnMut(usize) -> I,
     f: &mut F,
 ) -> f64 {
-    let mut warm: Vec<I> = Vec::with_capacity(1);
-    warm.push(input(x));
+    let mut warm: Vec<I> = Vec::with_capacity(k);
+    warm.extend((0..k).map(|_| input(x)));
     let mut inputs: Vec<I> = Vec::with_capacity(k);
     inputs.extend((0..k).map(|_| input(x)));
     // Building the inputs evicted the slots written first: reading and
     // writing every slot brings them back (two reversals restore the order;
     // `black_box` keeps the pair from being folded away).
-    inputs.reverse();
-    black_box(&mut inputs);
-    inputs.reverse();
-    let mut outputs: Vec<O> = Vec::with_capacity(k + 1);
+    for slots in [&mut warm, &mut inputs] {
+        slots.reverse();
+        black_box(&mut *slots);
+        slots.reverse();
+    }
+    let mut outputs: Vec<O> = Vec::with_capacity(2 * k);
     // Touch the outputs' memory now, so that no page fault or cache miss on
     // it falls in the timed region.
     for slot in outputs.spare_capacity_mut() {
         *slot = MaybeUninit::zeroed();
     }
     black_box(&mut outputs);
-    // The same loop, untimed, on one input: its code, the clock's and the
-    // function's are in the caches when the timed loop starts.
+    // The same loop, untimed, on the first k inputs: the timed loop starts
+    // in the state of running it (see `Harness::batch`).
     black_box(timed_loop(&mut warm, &mut outputs, f));
     let elapsed = timed_loop(&mut inputs, &mut outputs, f);
     drop(black_box(outputs));
@@ -366,7 +377,7 @@ fn time_batch<I, O, F: FnMut(I) -> O>(
 }
 
 /// Calls `f` on every input, keeping the outputs, and returns the time.
-/// Never inlined, so that the warm-up call and the timed calls of
+/// Never inlined, so that the untimed and the timed half of
 /// [`time_batch`] run the same code.
 #[inline(never)]
 fn timed_loop<I, O, F: FnMut(I) -> O>(
@@ -603,23 +614,10 @@ mod tests {
                     Logged(called.clone())
                 },
             );
-        // Every run (the warm-up too): k + 1 = 4 inputs built, then the
-        // untimed call and the k timed calls, then the 4 outputs dropped.
-        let run = [
-            Build(7),
-            Build(7),
-            Build(7),
-            Build(7),
-            Call(7),
-            Call(7),
-            Call(7),
-            Call(7),
-            Drop,
-            Drop,
-            Drop,
-            Drop,
-        ];
-        assert_eq!(*log.borrow(), [run, run, run].concat());
+        // Every run (the warm-up too): 2k = 6 inputs built, then k untimed
+        // and k timed calls, then the 6 outputs dropped.
+        let run = [[Build(7); 6], [Call(7); 6], [Drop; 6]].concat();
+        assert_eq!(*log.borrow(), [&run[..], &run, &run].concat());
         assert_eq!(m.batch(), 3);
         assert_eq!(m.sizes()[0].times_ns.len(), 2);
         assert!(m.points().iter().all(|&(_, t)| t >= 0.0));
@@ -670,8 +668,8 @@ mod tests {
                 |x| x,
             );
         assert_eq!(m.batch(), 8);
-        // Pilot (1 + 5 single calls), then 2 runs of 8 + 1 per size.
-        assert_eq!(built, 6 + 3 * 2 * 9);
+        // Pilot (1 + 5 single calls), then 2 runs of 2 · 8 per size.
+        assert_eq!(built, 6 + 3 * 2 * 16);
         // A call that sleeps 200 µs already fills a 1 µs target.
         let m = Harness::new()
             .warmup(0)
