@@ -2,8 +2,17 @@
 //! kernels nop (return the input), inc (ten increments over a `Vec<i32>`)
 //! and qsort (`sort_unstable` of a shuffled `Vec<i32>`) at sizes from 1,024
 //! to 262,144, fits their models and prints a Table-1-like table (model,
-//! class, spread of the coefficient of variation over the sizes).
-//! Run with `cargo run --release --example calibrate` (a few seconds); add
+//! class, spread of the coefficient of variation over the sizes, the noise
+//! test of the fitter).
+//!
+//! All three go through the same harness settings: a kernel shorter than
+//! 300 ns is timed in batches (`Harness::auto_batch`: nop's calls take a
+//! few nanoseconds, a tenth of reading the clock) and the clock's overhead
+//! is subtracted; the time waited for a CPU is left out and the sizes of a
+//! round are visited in random order, so that a loaded machine adds noise
+//! rather than a trend. The fitter's noise test keeps a term only where the
+//! repetitions show it. Run with `cargo run --release --example calibrate`
+//! (about 4–7 s on the 2-core CI machine, longer when it is loaded); add
 //! `-- --extrap FILE` to also write the measurements in Extra-P's text
 //! format for cross-checking (`extrap --text FILE`).
 use pattern_core::fit::extrap_io::Experiment;
@@ -13,11 +22,18 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
+use std::time::Duration;
 
 /// 16 sizes from 1,024 to 262,144 (the paper used all 256 multiples of 1,024
 /// and 256 repetitions; this keeps the run short).
 const SIZES: [usize; 16] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256];
 const REPETITIONS: usize = 31;
+/// A kernel faster than this (about 10 times the clock's overhead) is timed
+/// in batches that take at least this long...
+const BATCH_TARGET: Duration = Duration::from_nanos(300);
+/// ...with at most this many calls (twice as many inputs are alive at once;
+/// with 8 or 16, nop still rose by 20–40 % over the sizes).
+const MAX_BATCH: usize = 32;
 
 fn sizes() -> Vec<usize> {
     SIZES.iter().map(|k| k * 1024).collect()
@@ -63,9 +79,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Harness::new()
             .warmup(1)
             .repetitions(REPETITIONS)
+            .auto_batch(BATCH_TARGET, MAX_BATCH)
+            .subtract_timer_overhead(true)
+            .exclude_waiting(true)
+            .random_order(true)
             .label(label)
     };
     let mut rng = ChaCha8Rng::seed_from_u64(1);
+    // With the noise test (on by default): a term only where the data show
+    // it beyond the spread of the repetitions.
     let fitter = Fitter::default();
 
     let mut rows = Vec::new();
@@ -99,17 +121,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     measure("qsort", "1034.17·x·log₂(x)", TermClass::extrap(1, 1, 1), m)?;
 
+    let overhead = rows[0].measurement.timer_overhead_ns().unwrap_or(f64::NAN);
+    let per_task = |f: &dyn Fn(&Measurement) -> String| {
+        rows.iter()
+            .map(|r| format!("{} {}", r.task, f(&r.measurement)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     println!(
         "Models of sequential task blocks, measured in nanoseconds ({} sizes from {} to {}, \
-         {REPETITIONS} repetitions, median per size; cf. seed 001 Table 1).\n",
+         {REPETITIONS} repetitions, median per size; cf. seed 001 Table 1). Clock overhead \
+         {overhead:.0} ns, subtracted; calls per timed run: {}; timed runs that waited for \
+         a CPU (wait left out): {}.\n",
         sizes.len(),
         sizes[0],
-        sizes[sizes.len() - 1]
+        sizes[sizes.len() - 1],
+        per_task(&|m| m.batch().to_string()),
+        per_task(&|m| m.waited().iter().sum::<usize>().to_string()),
     );
     println!(
-        "| task | fitted model [ns] | class | paper's model (Table 1) | CV % (min, q1, median, q3, max) | LOO SMAPE % |"
+        "| task | fitted model [ns] | class | paper's model (Table 1) | CV % (min, q1, median, q3, max) | LOO SMAPE % | noise test |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for r in &rows {
         let class = r.fit.class().expect("one parameter");
         let verdict = if class == r.expected {
@@ -131,11 +164,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .cv_summary()
             .map_or("n/a".to_string(), |s| format!("{s:.2}"));
         println!(
-            "| {} | {} | {class}{verdict} | {} | {cv} | {:.2} |",
+            "| {} | {} | {class}{verdict} | {} | {cv} | {:.2} | {} |",
             r.task,
             rounded(&r.fit),
             r.paper,
-            r.fit.stats().cv_smape
+            r.fit.stats().cv_smape,
+            noise_test(&r.fit)
         );
     }
     if let Some(file) = extrap_file {
@@ -147,6 +181,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("\nmeasurements written to {file} (check with `extrap --text {file} --median`)");
     }
     Ok(())
+}
+
+/// The outcome of the fitter's noise test: for a kept term, how far beyond
+/// chance it is; for a dropped one, which term the search had chosen.
+fn noise_test(fit: &Fit) -> String {
+    let Some(t) = fit.significance() else {
+        return "—".to_string();
+    };
+    let terms: Vec<String> = t.terms.iter().map(|c| c.expr("x").to_string()).collect();
+    let verdict = if t.significant { "kept" } else { "dropped" };
+    let p = if t.p_value == 0.0 {
+        "p < 1e-300".to_string()
+    } else {
+        format!("p = {:.1e}", t.p_value)
+    };
+    format!(
+        "{} {verdict}: χ² = {:.1}, {p} (level {:.1e})",
+        terms.join(" + "),
+        t.chi2,
+        t.threshold
+    )
 }
 
 /// The model with coefficients rounded to 6 significant digits.

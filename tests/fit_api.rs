@@ -458,3 +458,100 @@ fn measurements_round_trip_through_extrap_files() {
     assert!(missing.to_string().contains("missing.txt"), "{missing}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A standard normal variate (Box–Muller).
+fn normal(rng: &mut rand_chacha::ChaCha8Rng) -> f64 {
+    use rand::Rng;
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// Timing-like data: 16 sizes 1,024..262,144, 31 repetitions each, `f(x)`
+/// times `1 + σ·N(0, 1)` and now and then (5 %) a run 2–5× as long.
+fn timings(seed: u64, sigma: f64, f: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut points = Vec::new();
+    for k in [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256] {
+        let x = f64::from(k * 1024);
+        for _ in 0..31 {
+            let mut y = f(x) * (1.0 + sigma * normal(&mut rng)).max(0.05);
+            if rng.random::<f64>() < 0.05 {
+                y *= rng.random_range(2.0..5.0);
+            }
+            points.push((x, y));
+        }
+    }
+    points
+}
+
+#[test]
+fn noise_test_picks_the_constant_for_flat_noisy_data() {
+    // 50 flat data sets, 3–30 % noise and outliers: the search alone fits a
+    // term to the noise in some of them (8 with these seeds); with the
+    // noise test at most the level's share (1 %: here at most 1 of 50)
+    // keeps one.
+    let (mut plain_terms, mut tested_terms) = (0, 0);
+    for seed in 0..50 {
+        let sigma = 0.03 + 0.27 * f64::from(seed as u32) / 49.0;
+        let points = timings(seed, sigma, |_| 25.0);
+        let plain = Fitter::default().significance(None).fit(&points).unwrap();
+        plain_terms += usize::from(plain.class() != Some(TermClass::CONSTANT));
+        assert!(plain.significance().is_none());
+        let fit = Fitter::default().fit(&points).unwrap();
+        if fit.class() != Some(TermClass::CONSTANT) {
+            tested_terms += 1;
+        } else if let Some(t) = fit.significance() {
+            assert!(!t.significant && t.p_value > t.threshold, "{t:?}");
+            assert!((fit.constant() - 25.0).abs() < 0.1 * 25.0, "{fit}");
+        }
+    }
+    eprintln!("terms kept: search alone {plain_terms}, with the noise test {tested_terms}");
+    assert!(
+        plain_terms >= 5,
+        "the search alone kept a term {plain_terms} times"
+    );
+    assert!(tested_terms <= 1, "{tested_terms} of 50 kept a term");
+}
+
+#[test]
+fn noise_test_keeps_a_genuine_trend() {
+    for seed in 0..20 {
+        // A drift of 20 % over the range, 10 % noise: small, but far beyond
+        // the standard errors of 31 repetitions.
+        let points = timings(100 + seed, 0.10, |x| 25.0 + 0.625 * (x.log2() - 10.0));
+        let fit = Fitter::default().fit(&points).unwrap();
+        assert_ne!(fit.class(), Some(TermClass::CONSTANT), "seed {seed}: {fit}");
+        let t = fit.significance().unwrap();
+        assert!(t.significant && t.p_value <= t.threshold, "{t:?}");
+        // A kernel linear in x, as inc: O(x), overwhelmingly significant.
+        let points = timings(200 + seed, 0.10, |x| 100.0 + 0.95 * x);
+        let fit = Fitter::default().fit(&points).unwrap();
+        assert_eq!(
+            fit.class(),
+            Some(TermClass::extrap(1, 1, 0)),
+            "seed {seed}: {fit}"
+        );
+        assert!(fit.significance().unwrap().p_value < 1e-100);
+    }
+}
+
+#[test]
+fn noise_test_needs_repetitions_and_is_off_in_extrap_mode() {
+    // One value per size: no spread, no test, the search's choice.
+    let points = data(|x| 25.0 + 0.01 * x.log2());
+    let fit = Fitter::default().fit(&points).unwrap();
+    assert!(fit.significance().is_none());
+    assert_eq!(fit.class(), Some(TermClass::extrap(0, 1, 1)));
+    // Extra-P's semantics: never tested.
+    let noisy = timings(7, 0.2, |_| 25.0);
+    let compatible = Fitter::extrap_compatible().fit(&noisy).unwrap();
+    assert!(compatible.significance().is_none());
+    for bad in [0.0, 1.0, -0.5, f64::NAN] {
+        assert!(matches!(
+            Fitter::default().significance(Some(bad)).fit(&noisy),
+            Err(FitError::InvalidOption(_))
+        ));
+    }
+}

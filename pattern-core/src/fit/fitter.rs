@@ -5,6 +5,7 @@ use super::error::FitError;
 use super::hypothesis::{HypothesisSpace, TermClass, TermEval};
 use super::multi;
 use super::search::{Engine, Options, Scored, Selection, Weighting};
+use super::significance::{self, Significance};
 use super::stats;
 use crate::Expr;
 use std::fmt;
@@ -77,7 +78,11 @@ pub struct Fitter {
     allow_negative_values: bool,
     min_term_contribution: f64,
     numpy_rank_truncation: bool,
+    significance: Option<f64>,
 }
+
+/// The default level of [`Fitter::significance`].
+const DEFAULT_SIGNIFICANCE: f64 = 0.01;
 
 impl Default for Fitter {
     fn default() -> Fitter {
@@ -93,6 +98,7 @@ impl Default for Fitter {
             allow_negative_values: false,
             min_term_contribution: 0.0005,
             numpy_rank_truncation: false,
+            significance: Some(DEFAULT_SIGNIFICANCE),
         }
     }
 }
@@ -137,7 +143,8 @@ impl Fitter {
     pub fn extrap_compatible() -> Fitter {
         let mut f = Fitter::default()
             .weighting(Weighting::Absolute)
-            .aggregate(Aggregate::Mean);
+            .aggregate(Aggregate::Mean)
+            .significance(None);
         f.numpy_rank_truncation = true;
         f
     }
@@ -182,6 +189,57 @@ impl Fitter {
         self
     }
 
+    /// The noise test (default on at `α = 0.01`; off in
+    /// [`Fitter::extrap_compatible`]): when every point has at least 3
+    /// repetitions, a model with terms is kept only if its terms are
+    /// significant given the spread of the repetitions; otherwise the
+    /// constant model is chosen.
+    ///
+    /// The repetitions at each `x` give the standard error `s` of the
+    /// aggregated value (median: `√(π/2)·σ̂/√r` with the robust
+    /// `σ̂ = 1.4826·MAD`; mean: `sd/√r`). The chosen hypothesis and the
+    /// constant are both fitted by least squares with weights `1/s²`; if the
+    /// truth were constant, the improvement in `χ² = Σ ((y − model)/s)²`
+    /// would follow a χ² distribution with one degree of freedom per term
+    /// (the likelihood-ratio test of nested linear models — for one term,
+    /// the squared `z` of its coefficient). The terms are kept when that
+    /// improvement has a p-value of at most `α / H`, where `H` is the number
+    /// of hypotheses the search compared (Bonferroni: the search picked the
+    /// best of them). [`Fit::significance`] reports the test. It does not
+    /// apply to multi-parameter fits, to data with fewer than 3 repetitions
+    /// at some point, or when some point has a spread of zero (more than
+    /// half of its repetitions equal).
+    ///
+    /// This is what keeps a function whose time does not depend on `x` from
+    /// getting a small `log₂x` term fitted to noise: Extra-P has no such
+    /// test (the paper corrected 31 of its 162 models by hand, §4.2).
+    /// `None` turns it off; a level outside `(0, 1)` is
+    /// [`FitError::InvalidOption`].
+    ///
+    /// ```
+    /// use pattern_core::fit::{Fitter, TermClass};
+    ///
+    /// // 25 ns ± 3 % whatever x, 9 repetitions per size, with a chance
+    /// // drift of 0.4 % per doubling: a log term wins the search without
+    /// // the test, the constant with it.
+    /// let mut points = Vec::new();
+    /// for k in 10..=18 {
+    ///     let x = f64::from(1 << k);
+    ///     for r in -4..=4 {
+    ///         points.push((x, 25.0 * (1.0 + 0.004 * f64::from(k - 10)) * (1.0 + 0.0075 * f64::from(r))));
+    ///     }
+    /// }
+    /// let plain = Fitter::default().significance(None).fit(&points).unwrap();
+    /// assert_ne!(plain.class(), Some(TermClass::CONSTANT));
+    /// let fit = Fitter::default().fit(&points).unwrap();
+    /// assert_eq!(fit.class(), Some(TermClass::CONSTANT));
+    /// assert!(!fit.significance().unwrap().significant);
+    /// ```
+    pub fn significance(mut self, alpha: Option<f64>) -> Fitter {
+        self.significance = alpha;
+        self
+    }
+
     /// A term must contribute at least this fraction of the measured value at
     /// some point, or the hypothesis is rejected (Extra-P's
     /// `minimum_term_contribution`, default 0.0005).
@@ -214,6 +272,13 @@ impl Fitter {
                 self.min_term_contribution
             )));
         }
+        if let Some(alpha) = self.significance {
+            if !(alpha > 0.0 && alpha < 1.0) {
+                return Err(FitError::InvalidOption(format!(
+                    "the significance level must be between 0 and 1, not {alpha}"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -239,7 +304,7 @@ impl Fitter {
             self,
         )?;
         let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
-        let single = self.fit_line(&self.var, &xs, &data.values)?;
+        let single = self.fit_line(&self.var, &xs, &data.values, data.errors.as_deref())?;
         Ok(single.into_fit(&self.var, xs, data.values))
     }
 
@@ -296,14 +361,21 @@ impl Fitter {
         )?;
         if names.len() == 1 {
             let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
-            let single = self.fit_line(&names[0], &xs, &data.values)?;
+            let single = self.fit_line(&names[0], &xs, &data.values, data.errors.as_deref())?;
             return Ok(single.into_fit(&names[0], xs, data.values));
         }
         multi::fit(self, &names, data)
     }
 
-    /// The single-parameter search on aggregated, distinct, sorted `xs`.
-    pub(crate) fn fit_line(&self, param: &str, xs: &[f64], ys: &[f64]) -> Result<Single, FitError> {
+    /// The single-parameter search on aggregated, distinct, sorted `xs`;
+    /// `errors`, the standard errors of `ys`, enable the noise test.
+    pub(crate) fn fit_line(
+        &self,
+        param: &str,
+        xs: &[f64],
+        ys: &[f64],
+        errors: Option<&[f64]>,
+    ) -> Result<Single, FitError> {
         if xs.len() < 3 {
             return Err(FitError::TooFewPoints {
                 param: param.to_string(),
@@ -353,6 +425,18 @@ impl Fitter {
                 }
             }
         }
+        let mut tested = None;
+        if let (Some(alpha), Some(errors), false) =
+            (self.significance, errors, best_terms.is_empty())
+        {
+            let cols: Vec<&[f64]> = best_terms.iter().map(|&h| columns[h].as_slice()).collect();
+            let terms: Vec<TermClass> = best_terms.iter().map(|&h| classes[h]).collect();
+            tested = significance::test(ys, errors, &cols, &terms, evaluated - 1, alpha);
+            if tested.as_ref().is_some_and(|t| !t.significant) {
+                best = engine.constant();
+                best_terms.clear();
+            }
+        }
         let cols: Vec<&[f64]> = best_terms.iter().map(|&h| columns[h].as_slice()).collect();
         let (rss, smape) = engine.in_sample(&cols, &best.coefficients);
         let stats = FitStats::new(xs.len(), best_terms.len(), rss, smape, tss, &best);
@@ -362,6 +446,7 @@ impl Fitter {
             stats,
             evaluated,
             log_terms_dropped,
+            significance: tested,
         })
     }
 }
@@ -390,6 +475,7 @@ pub(crate) struct Single {
     pub stats: FitStats,
     pub evaluated: usize,
     pub log_terms_dropped: bool,
+    pub significance: Option<Significance>,
 }
 
 impl Single {
@@ -403,7 +489,7 @@ impl Single {
                 factors: vec![(var.to_string(), class)],
             })
             .collect();
-        Fit::new(
+        let mut fit = Fit::new(
             vec![var.to_string()],
             self.coefficients[0],
             terms,
@@ -411,7 +497,9 @@ impl Single {
             self.evaluated,
             self.log_terms_dropped,
             xs.into_iter().map(|x| vec![x]).zip(ys).collect(),
-        )
+        );
+        fit.significance = self.significance;
+        fit
     }
 }
 
@@ -421,6 +509,9 @@ impl Single {
 pub(crate) struct Data {
     pub coords: Vec<Vec<f64>>,
     pub values: Vec<f64>,
+    /// The standard error of each value, if every point has enough
+    /// repetitions (see [`significance::standard_error`]).
+    pub errors: Option<Vec<f64>>,
 }
 
 impl Data {
@@ -480,6 +571,7 @@ impl Data {
         order.sort_by(|&a, &b| cmp(coord(a), coord(b)));
         let mut coords = Vec::new();
         let mut values = Vec::new();
+        let mut errors = Some(Vec::new());
         let mut group: Vec<f64> = Vec::new();
         let mut start = 0;
         while start < order.len() {
@@ -492,9 +584,17 @@ impl Data {
             }
             coords.push(c.to_vec());
             values.push(fitter.aggregate.apply(&mut group));
+            errors = errors.and_then(|mut e: Vec<f64>| {
+                e.push(significance::standard_error(&group, fitter.aggregate)?);
+                Some(e)
+            });
             start = end;
         }
-        Ok(Data { coords, values })
+        Ok(Data {
+            coords,
+            values,
+            errors,
+        })
     }
 }
 
@@ -578,6 +678,7 @@ pub struct Fit {
     evaluated: usize,
     log_terms_dropped: bool,
     points: Vec<(Vec<f64>, f64)>,
+    significance: Option<Significance>,
 }
 
 impl Fit {
@@ -604,7 +705,16 @@ impl Fit {
             evaluated,
             log_terms_dropped,
             points,
+            significance: None,
         }
+    }
+
+    /// The noise test of [`Fitter::significance`], if it was made: when the
+    /// search chose a model with terms, the test was on, and every point had
+    /// enough repetitions. `significant == false` means the search's choice
+    /// ([`Significance::terms`]) was replaced by the constant model.
+    pub fn significance(&self) -> Option<&Significance> {
+        self.significance.as_ref()
     }
 
     /// The model in PMNF normal form, exact exponents

@@ -3,7 +3,10 @@
 //!
 //! - [`measure`]: a harness that times a function at a list of sizes (inputs
 //!   built outside the timed region, warm-up, repetitions, optional early stop,
-//!   progress bar) and reports the spread like seed 001 Table 1.
+//!   progress bar) and reports the spread like seed 001 Table 1; for kernels
+//!   as short as reading the clock, batched timing and the clock's overhead;
+//!   for loaded machines, the time waited for a CPU left out and the sizes
+//!   visited in random order.
 //! - [`Fitter`]: Extra-P's hypothesis search — `c0 + c1·x^i·log2(x)^j` over
 //!   the 42 classes of [`HypothesisSpace::extrap`], least squares,
 //!   leave-one-out cross-validation, SMAPE (or RSS) — plus user-defined
@@ -38,7 +41,12 @@
 //! multi-parameter structures are chosen by cross-validation (Extra-P uses
 //! in-sample SMAPE there); the adjusted R² is computed from the in-sample RSS;
 //! a constant coefficient below 0.05 % of the smallest value is set to zero
-//! in the final model too (Extra-P does so only inside cross-validation).
+//! in the final model too (Extra-P does so only inside cross-validation);
+//! with 3 or more repetitions per point, a term is kept only if it is
+//! significant given their spread ([`Fitter::significance`]).
+//! [`Fitter::extrap_compatible`] goes back to Extra-P's choices where they
+//! change results: absolute least squares, the mean, numpy's rank decision,
+//! no noise test.
 
 mod error;
 pub mod extrap_io;
@@ -48,6 +56,7 @@ mod lsq;
 pub mod measure;
 mod multi;
 mod search;
+mod significance;
 pub mod stats;
 
 pub use error::FitError;
@@ -55,3 +64,4 @@ pub use fitter::{Aggregate, Fit, FitStats, FittedTerm, Fitter};
 pub use hypothesis::{HypothesisSpace, TermClass};
 pub use num_rational::Rational64;
 pub use search::{Selection, Weighting};
+pub use significance::Significance;

@@ -107,7 +107,7 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
     let mut leading: Vec<(usize, TermClass)> = Vec::new();
     for (p, name) in names.iter().enumerate() {
         let (xs, ys) = line_along(&data, p);
-        let single = fitter.fit_line(name, &xs, &ys)?;
+        let single = fitter.fit_line(name, &xs, &ys, None)?;
         evaluated += single.evaluated;
         log_terms_dropped |= single.log_terms_dropped;
         if let Some(&class) = single.classes.iter().max() {
@@ -241,6 +241,7 @@ mod tests {
         let data = Data {
             coords: coords.iter().map(|c| c.to_vec()).collect(),
             values: vec![1.0, 2.0, 3.0, 4.0, 3.0, 4.0, 5.0],
+            errors: None,
         };
         let (xs, ys) = line_along(&data, 0);
         assert_eq!(xs, [1.0, 2.0, 3.0, 4.0]);

@@ -1,0 +1,252 @@
+//! The noise test of [`Fitter::significance`](super::Fitter::significance):
+//! is the term the search chose larger than the measurement noise, or would
+//! the constant model do as well?
+//!
+//! The repetitions at each size give the standard error `s_i` of the
+//! aggregated value `y_i` there. If the truth were a constant, then with
+//! (approximately) normal errors the improvement in
+//! `χ² = Σ ((y_i − model(x_i)) / s_i)²` that a hypothesis with `m` terms
+//! gains over the constant — both fitted by least squares with weights
+//! `1/s_i²` — follows a χ² distribution with `m` degrees of freedom (the
+//! likelihood-ratio test of nested linear models; for one term it is the
+//! squared `z` of the term's coefficient, `(ĉ1 / SE(ĉ1))²`). The search
+//! picked the best of `H` hypotheses, so the p-value is compared with
+//! `α / H` (Bonferroni; conservative, because the hypotheses are strongly
+//! correlated). Above that level the terms are not distinguishable from
+//! noise and the constant model is chosen instead.
+
+use super::fitter::Aggregate;
+use super::hypothesis::TermClass;
+use super::lsq::Solver;
+use super::stats;
+
+/// Repetitions needed at every point for the test to apply.
+pub(crate) const MIN_REPETITIONS: usize = 3;
+
+/// `√(π/2)`: the asymptotic standard error of the median of `r` normal
+/// values is `√(π/2)·σ/√r`.
+const MEDIAN_SE_FACTOR: f64 = 1.253_314_137_315_500_3;
+/// `1/Φ⁻¹(3/4)`: makes the median absolute deviation a consistent estimate
+/// of `σ` for normal data.
+const MAD_TO_SIGMA: f64 = 1.482_602_218_505_602;
+
+/// The outcome of the noise test of
+/// [`Fitter::significance`](super::Fitter::significance) for one fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Significance {
+    /// The term classes of the hypothesis the search chose.
+    pub terms: Vec<TermClass>,
+    /// How much that hypothesis lowers `χ² = Σ ((y_i − model(x_i))/s_i)²`
+    /// below the constant model's, both fitted with weights `1/s_i²`
+    /// (`s_i`: standard error of the aggregated value at `x_i`).
+    pub chi2: f64,
+    /// Degrees of freedom of the test: the number of terms.
+    pub dof: usize,
+    /// The probability of an improvement at least this large if the truth
+    /// were constant: `P(χ²_dof ≥ chi2)`.
+    pub p_value: f64,
+    /// The level the p-value is compared with: the fitter's `α` divided by
+    /// the number of hypotheses the search compared (Bonferroni).
+    pub threshold: f64,
+    /// Whether the terms were kept (`p_value ≤ threshold`); if not, the fit
+    /// is the constant model.
+    pub significant: bool,
+}
+
+/// The standard error of the aggregate of `values`, or `None` with fewer
+/// than [`MIN_REPETITIONS`] values. For the median: `√(π/2)·σ̂/√r` with the
+/// robust `σ̂ = 1.4826·MAD` (median absolute deviation: timings have
+/// outliers, and it ignores up to half of the values); for the mean: the
+/// sample standard deviation over `√r`.
+pub(crate) fn standard_error(values: &[f64], aggregate: Aggregate) -> Option<f64> {
+    let r = values.len();
+    if r < MIN_REPETITIONS {
+        return None;
+    }
+    let root = (r as f64).sqrt();
+    Some(match aggregate {
+        Aggregate::Median => {
+            let median = stats::median(values);
+            let deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
+            MEDIAN_SE_FACTOR * MAD_TO_SIGMA * stats::median(&deviations) / root
+        }
+        Aggregate::Mean => stats::std_dev(values) / root,
+    })
+}
+
+/// Tests the hypothesis `c0 + Σ c_k·columns[k]` against the constant model
+/// on values `ys` with standard errors `errors` (all positive and finite,
+/// or the test does not apply: `None`). `hypotheses` is the number of
+/// hypotheses the search compared, `alpha` the fitter's level.
+pub(crate) fn test(
+    ys: &[f64],
+    errors: &[f64],
+    columns: &[&[f64]],
+    terms: &[TermClass],
+    hypotheses: usize,
+    alpha: f64,
+) -> Option<Significance> {
+    let n = ys.len();
+    let m = columns.len();
+    if m == 0
+        || m > 3
+        || errors.len() != n
+        || n < m + 2
+        || errors.iter().any(|&s| !(s.is_finite() && s > 0.0))
+    {
+        return None;
+    }
+    let w: Vec<f64> = errors.iter().map(|s| 1.0 / (s * s)).collect();
+    let total: f64 = w.iter().sum();
+    let mean = ys.iter().zip(&w).map(|(y, w)| w * y).sum::<f64>() / total;
+    let chi2_constant: f64 = ys
+        .iter()
+        .zip(&w)
+        .map(|(y, w)| w * (y - mean) * (y - mean))
+        .sum();
+    let mut solver = Solver::default();
+    let c = solver.solve(
+        n,
+        m + 1,
+        |r, j| {
+            let a = if j == 0 { 1.0 } else { columns[j - 1][r] };
+            a / errors[r]
+        },
+        |r| ys[r] / errors[r],
+    )?;
+    let chi2_hypothesis: f64 = (0..n)
+        .map(|i| {
+            let p = c[0]
+                + columns
+                    .iter()
+                    .zip(&c[1..])
+                    .map(|(col, c)| c * col[i])
+                    .sum::<f64>();
+            w[i] * (ys[i] - p) * (ys[i] - p)
+        })
+        .sum();
+    let chi2 = (chi2_constant - chi2_hypothesis).max(0.0);
+    let p_value = chi2_survival(chi2, m);
+    let threshold = alpha / hypotheses.max(1) as f64;
+    Some(Significance {
+        terms: terms.to_vec(),
+        chi2,
+        dof: m,
+        p_value,
+        threshold,
+        significant: p_value <= threshold,
+    })
+}
+
+/// `P(χ²_k ≥ x)` for `k` = 1, 2 or 3 degrees of freedom (closed forms).
+pub(crate) fn chi2_survival(x: f64, k: usize) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    if x <= 0.0 {
+        return 1.0;
+    }
+    match k {
+        1 => erfc((x / 2.0).sqrt()),
+        2 => (-x / 2.0).exp(),
+        3 => erfc((x / 2.0).sqrt()) + (2.0 * x / std::f64::consts::PI).sqrt() * (-x / 2.0).exp(),
+        _ => f64::NAN,
+    }
+}
+
+/// The complementary error function, with a fractional error below
+/// `1.2·10⁻⁷` everywhere (the Chebyshev fit of Numerical Recipes, `erfcc`).
+pub(crate) fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erfc_and_chi2_tails() {
+        // Reference values: scipy.special.erfc, scipy.stats.chi2.sf.
+        for (x, want) in [
+            (0.0, 1.0),
+            (0.5, 0.479_500_122_186_953_5),
+            (1.0, 0.157_299_207_050_285_13),
+            (2.0, 0.004_677_734_981_047_266),
+            (-1.0, 1.842_700_792_949_715),
+        ] {
+            let got = erfc(x);
+            assert!((got - want).abs() <= 2e-7 * want, "erfc({x}) = {got}");
+        }
+        for (x, k, want) in [
+            (3.841_458_820_694_124, 1, 0.05),
+            (10.827_566_170_662_733, 1, 0.001),
+            (5.991_464_547_107_979, 2, 0.05),
+            (7.814_727_903_251_178, 3, 0.05),
+            (16.266_236_196_238_13, 3, 0.001),
+        ] {
+            let got = chi2_survival(x, k);
+            assert!((got - want).abs() <= 1e-6 * want, "χ²_{k}({x}) = {got}");
+        }
+        assert_eq!(chi2_survival(0.0, 1), 1.0);
+        assert!(chi2_survival(1.0, 4).is_nan());
+    }
+
+    #[test]
+    fn standard_errors_of_median_and_mean() {
+        assert_eq!(standard_error(&[1.0, 2.0], Aggregate::Median), None);
+        // 1..=5: median 3, absolute deviations 2, 1, 0, 1, 2, MAD 1.
+        let se = standard_error(&[5.0, 1.0, 4.0, 2.0, 3.0], Aggregate::Median).unwrap();
+        let want = MEDIAN_SE_FACTOR * MAD_TO_SIGMA / 5f64.sqrt();
+        assert!((se - want).abs() < 1e-12, "{se}");
+        // An outlier does not move it; a majority of equal values gives 0.
+        let with_outlier = standard_error(&[300.0, 1.0, 4.0, 2.0, 3.0], Aggregate::Median);
+        assert_eq!(with_outlier, Some(want));
+        assert_eq!(
+            standard_error(&[7.0, 7.0, 35.0], Aggregate::Median),
+            Some(0.0)
+        );
+        let se = standard_error(&[1.0, 2.0, 3.0, 4.0, 5.0], Aggregate::Mean).unwrap();
+        assert!((se - 2.5f64.sqrt() / 5f64.sqrt()).abs() < 1e-12, "{se}");
+    }
+
+    #[test]
+    fn one_term_statistic_is_the_squared_z_of_its_coefficient() {
+        // Equal errors: χ² improvement = ĉ1² · Σ (t − t̄)² / s².
+        let t = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let ys = [10.1, 10.9, 12.2, 12.8, 14.0];
+        let s = 0.5;
+        let sig = test(&ys, &[s; 5], &[&t], &[TermClass::extrap(1, 1, 0)], 1, 0.01).unwrap();
+        let c1 = {
+            let tm = 3.0;
+            let ym = ys.iter().sum::<f64>() / 5.0;
+            let sty: f64 = t.iter().zip(&ys).map(|(t, y)| (t - tm) * (y - ym)).sum();
+            sty / 10.0
+        };
+        let z2 = c1 * c1 * 10.0 / (s * s);
+        assert!((sig.chi2 - z2).abs() < 1e-9 * z2, "{} vs {z2}", sig.chi2);
+        assert_eq!(sig.dof, 1);
+        assert!(sig.significant);
+    }
+
+    #[test]
+    fn no_test_without_usable_errors() {
+        let t = [1.0, 2.0, 3.0, 4.0];
+        let ys = [1.0, 2.0, 3.0, 4.0];
+        let class = [TermClass::extrap(1, 1, 0)];
+        assert!(test(&ys, &[1.0, 0.0, 1.0, 1.0], &[&t], &class, 1, 0.01).is_none());
+        assert!(test(&ys, &[1.0, f64::NAN, 1.0, 1.0], &[&t], &class, 1, 0.01).is_none());
+        assert!(test(&ys, &[1.0; 3], &[&t], &class, 1, 0.01).is_none());
+        assert!(test(&ys, &[1.0; 4], &[], &[], 1, 0.01).is_none());
+    }
+}
