@@ -7,6 +7,7 @@
 //! and the errors a user sees. Run with `cargo run --release --example tour`.
 use pattern_core::comm::MachineProfile;
 use pattern_core::laws::{Domain, compare};
+use pattern_core::paper::TABLE_1;
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
 /// Sorts a block of elements.
@@ -36,20 +37,6 @@ cost_budget!(Sorter, x = 1e6, max = 6e9);
 cost_summary! {
     const SUMMARY = [Sorter, Pool] at x = [1024, 262144, 1e6];
 }
-
-/// Seed 001, Table 1: atomic models in nanoseconds (x = input elements).
-const TABLE_1: [(&str, &str); 10] = [
-    ("nop", "5422.97"),
-    ("inc", "536.185 * x"),
-    ("qsort", "1034.17 * x * log2(x)"),
-    ("map_grppi", "1.241e7"),
-    ("reduce_grppi", "9.449e6"),
-    ("map_hadoop", "3.529e7"),
-    ("reduce_hadoop", "9376 * x"),
-    ("reduce_p", "38316"),
-    ("reduce_v", "0.353395 * x"),
-    ("transfer", "0.125 * x"),
-];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Atomic models (seed 001, Table 1), in ns");
