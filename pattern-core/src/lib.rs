@@ -19,6 +19,7 @@
 pub mod accuracy;
 pub mod const_expr;
 pub mod design;
+pub mod exec;
 pub mod fit;
 pub mod lower;
 pub mod paper;
