@@ -21,7 +21,7 @@ use crate::term::{Count, Term};
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError, bounded, unbounded};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
@@ -205,13 +205,14 @@ impl<'k, E: Send> Executor<'k, E> {
             })
             .collect();
         let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
-        let metrics = Metrics::from_departures(
+        let mut metrics = Metrics::from_departures(
             &departures,
             self.trim,
             makespan_ns,
             ctx.max_in_flight.load(Ordering::SeqCst),
             threads,
         );
+        (metrics.cpu_ns, metrics.wait_ns) = ctx.sched();
         Ok(Run {
             outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
             departures,
@@ -525,6 +526,9 @@ impl<E> Plan<E> {
 pub(crate) struct Ctx {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
+    cpu_ns: AtomicU64,
+    wait_ns: AtomicU64,
+    sched_known: AtomicBool,
     stop: AtomicBool,
     failure: Mutex<Option<ExecError>>,
     spin: Duration,
@@ -537,11 +541,41 @@ impl Ctx {
         Ctx {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
+            cpu_ns: AtomicU64::new(0),
+            wait_ns: AtomicU64::new(0),
+            sched_known: AtomicBool::new(true),
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
             spin,
             capacity,
             window,
+        }
+    }
+
+    /// Adds a thread's CPU time and run-queue wait between `start` (from
+    /// [`sched_now`] when the thread began) and now.
+    fn account(&self, start: Option<(u64, u64)>) {
+        match (start, sched_now()) {
+            (Some((cpu0, wait0)), Some((cpu1, wait1))) => {
+                self.cpu_ns
+                    .fetch_add(cpu1.saturating_sub(cpu0), Ordering::Relaxed);
+                self.wait_ns
+                    .fetch_add(wait1.saturating_sub(wait0), Ordering::Relaxed);
+            }
+            _ => self.sched_known.store(false, Ordering::Relaxed),
+        }
+    }
+
+    /// The summed CPU time and run-queue wait of the run's threads, if the
+    /// system told them for every thread.
+    fn sched(&self) -> (Option<f64>, Option<f64>) {
+        if self.sched_known.load(Ordering::SeqCst) {
+            (
+                Some(self.cpu_ns.load(Ordering::SeqCst) as f64),
+                Some(self.wait_ns.load(Ordering::SeqCst) as f64),
+            )
+        } else {
+            (None, None)
         }
     }
 
@@ -609,10 +643,9 @@ impl Ctx {
     fn wait_recv<T>(&self, rx: &Receiver<T>) -> Option<T> {
         if !self.spin.is_zero() {
             let deadline = Instant::now() + self.spin;
+            let mut round = 0u32;
             loop {
-                for _ in 0..64 {
-                    std::hint::spin_loop();
-                }
+                pause(&mut round);
                 match rx.try_recv() {
                     Ok(v) => return Some(v),
                     Err(TryRecvError::Disconnected) => return None,
@@ -645,10 +678,9 @@ impl Ctx {
     fn wait_send<T>(&self, tx: &Sender<T>, mut value: T) -> bool {
         if !self.spin.is_zero() {
             let deadline = Instant::now() + self.spin;
+            let mut round = 0u32;
             loop {
-                for _ in 0..64 {
-                    std::hint::spin_loop();
-                }
+                pause(&mut round);
                 match tx.try_send(value) {
                     Ok(()) => return true,
                     Err(TrySendError::Disconnected(_)) => return false,
@@ -661,6 +693,28 @@ impl Ctx {
         }
         tx.send(value).is_ok()
     }
+}
+
+/// One pause of a waiting stage: a short busy wait for the first rounds,
+/// then a yield, so that a waiting stage gives its core away when another
+/// thread is ready to run (the machine may have fewer cores than threads).
+fn pause(round: &mut u32) {
+    if *round < 16 {
+        for _ in 0..64 {
+            std::hint::spin_loop();
+        }
+    } else {
+        thread::yield_now();
+    }
+    *round = round.saturating_add(1);
+}
+
+/// The current thread's CPU time and time spent waiting on a run queue, in
+/// ns, from `/proc/thread-self/schedstat` (Linux); `None` elsewhere.
+fn sched_now() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = text.split_whitespace().map(|t| t.parse::<u64>().ok());
+    Some((fields.next()??, fields.next()??))
 }
 
 /// The threads of a mapReduce phase: the calling thread and `n - 1`
@@ -699,10 +753,16 @@ impl Workers<'_> {
         let helpers = self.n.min(len).saturating_sub(1);
         let parts = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
+            let helper = || {
+                let start = sched_now();
+                let done = work();
+                ctx.account(start);
+                done
+            };
             for _ in 0..helpers {
                 match thread::Builder::new()
                     .name(format!("mapreduce-{atom}"))
-                    .spawn_scoped(s, work)
+                    .spawn_scoped(s, helper)
                 {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -748,11 +808,14 @@ fn spawn<'scope, E: Send>(
             let h = thread::Builder::new()
                 .name("pattern-stage".into())
                 .spawn_scoped(s, move || {
+                    let start = sched_now();
                     while let Some(mut item) = ctx.recv(&input) {
                         if !step.run(&mut item.value, ctx) || !ctx.send(&output, item) {
                             break;
                         }
                     }
+                    drop((input, output));
+                    ctx.account(start);
                 })
                 .map_err(|e| ExecError::Spawn(e.to_string()))?;
             handles.push(h);
@@ -770,7 +833,11 @@ fn spawn<'scope, E: Send>(
         Plan::Phases(parts) => {
             let h = thread::Builder::new()
                 .name("pattern-phases".into())
-                .spawn_scoped(s, move || run_phases(parts, input, output, ctx))
+                .spawn_scoped(s, move || {
+                    let start = sched_now();
+                    run_phases(parts, input, output, ctx);
+                    ctx.account(start);
+                })
                 .map_err(|e| ExecError::Spawn(e.to_string()))?;
             handles.push(h);
         }

@@ -42,6 +42,13 @@ pub struct Metrics {
     pub max_in_flight: usize,
     /// Threads the design's structure runs at once.
     pub threads: usize,
+    /// CPU time of the run's threads, summed, in ns (Linux:
+    /// `/proc/thread-self/schedstat`; `None` elsewhere).
+    pub cpu_ns: Option<f64>,
+    /// Time the run's threads were ready to run but waited for a core
+    /// (run-queue delay), summed, in ns: the mark of other load on the
+    /// machine, or of more threads than cores. `None` where not known.
+    pub wait_ns: Option<f64>,
 }
 
 impl Metrics {
@@ -88,6 +95,18 @@ impl Metrics {
             makespan_ns,
             max_in_flight,
             threads,
+            cpu_ns: None,
+            wait_ns: None,
+        }
+    }
+
+    /// The share of the threads' runnable time spent waiting for a core:
+    /// `wait / (cpu + wait)`; near 0 on a machine with a core for every
+    /// thread and nothing else to do.
+    pub fn wait_share(&self) -> Option<f64> {
+        match (self.cpu_ns, self.wait_ns) {
+            (Some(cpu), Some(wait)) if cpu + wait > 0.0 => Some(wait / (cpu + wait)),
+            _ => None,
         }
     }
 }
