@@ -2,7 +2,9 @@
 //! (tasks in flight reach the pool size), every element out exactly once and
 //! correct, in order where the pattern promises order; bad input gives clear
 //! errors. Small sizes, no timing assertions.
+use pattern_core::exec::validate::{Acceptance, Report, Settings, Suite};
 use pattern_core::exec::{ExecError, Executor, Job, Kernels, Warning};
+use pattern_core::fit::measure::Harness;
 use pattern_core::{Design, Term, cost, design};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -440,6 +442,101 @@ fn designs_written_with_the_macros_run() {
         .run(&value.term(), vec![vec![3, 2, 1]; 4])
         .unwrap();
     assert_eq!(run.into_input_order(), vec![vec![2, 3, 4]; 4]);
+}
+
+#[test]
+fn validation_runs_end_to_end_on_small_sizes() {
+    let kernels = Kernels::<Vec<i32>>::new()
+        .add("sort", |v| v.sort_unstable())
+        .add("bump", |v| v.iter_mut().for_each(|e| *e += 1));
+    let make = |x: usize, seed: u64| -> Vec<i32> {
+        (0..x)
+            .map(|i| ((i as u64).wrapping_mul(2654435761).wrapping_add(seed) % 1000) as i32)
+            .collect()
+    };
+    let suite = Suite::new("small", kernels, &[64, 128, 256, 512], make)
+        .element_bytes(|x| 4 * x)
+        .measure("sort")
+        .measure("bump")
+        .probe("const", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x + 1))
+        .with_handoff(true)
+        .case("seq", "seq(sort, bump)", true)
+        .case("tpool", "tpool[2](sort)", true)
+        .case("pipe", "pipe(sort, bump)", true)
+        .case("pipe", "pipe(tpool[2](sort), bump)", false);
+    let settings = Settings {
+        acceptance_from: 256,
+        ..Settings::quick()
+    };
+    let mut lines = Vec::new();
+    let report = suite
+        .run(&settings, &mut |l| lines.push(l.to_string()))
+        .unwrap();
+    assert_eq!(lines.len(), 2 * settings.rounds);
+    assert_eq!(report.atoms.len(), 3);
+    assert_eq!(report.handoff.as_ref().unwrap().name, "handoff");
+    assert_eq!(report.rows.len(), 4);
+    for row in &report.rows {
+        assert_eq!(row.sizes.len(), 4, "{}", row.design);
+        for s in &row.sizes {
+            assert_eq!(s.runs.len(), settings.rounds);
+            assert!(s.elements >= settings.min_elements && s.elements <= settings.max_elements);
+            assert!(s.predicted_ns.is_some());
+            assert!(s.max_in_flight <= row.threads);
+        }
+        assert!(
+            row.errors_from.is_some_and(|e| e.count == 2),
+            "{}",
+            row.design
+        );
+    }
+    assert_eq!(
+        report.rows[2].handoff_design.as_deref(),
+        Some("pipe(seq(sort, handoff), seq(handoff, bump))")
+    );
+    assert!(report.table().lines().count() == 6);
+    assert!(report.errors_table().contains("| tpool[2](sort) |"));
+
+    let acceptance = Acceptance::of(std::slice::from_ref(&report), 256, 0.1);
+    assert_eq!(acceptance.configurations, 3);
+    assert_eq!(acceptance.plain.unwrap().count, 6);
+    // The JSON file holds everything and reads back.
+    let full = Report {
+        machine_before: pattern_core::exec::validate::Machine::now(),
+        machine_after: pattern_core::exec::validate::Machine::now(),
+        settings: [("small".to_string(), settings.record())].into(),
+        suites: vec![report],
+        acceptance,
+        seconds: 0.0,
+    };
+    let json = serde_json::to_string(&full).unwrap();
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.suites[0].rows.len(), 4);
+    assert_eq!(back.suites[0].atoms[0].model, full.suites[0].atoms[0].model);
+
+    // An atom without a kernel, a structure over an unknown atom.
+    let empty: Suite<Vec<i32>> = Suite::new("e", Kernels::new(), &[1, 2, 3], |_, _| vec![]);
+    assert!(empty.run(&settings, &mut |_| {}).is_err());
+    let missing = Suite::new("m", Kernels::new(), &[1, 2, 3], |_, _| vec![0i32])
+        .measure("sort")
+        .case("seq", "sort", true);
+    assert_eq!(
+        missing.run(&settings, &mut |_| {}).unwrap_err().to_string(),
+        "the atom `sort` has no element kernel to measure"
+    );
+    let unknown = Suite::new(
+        "u",
+        Kernels::new().add("sort", |v: &mut Vec<i32>| v.sort()),
+        &[4, 8, 16],
+        |x, _| vec![0i32; x],
+    )
+    .measure("sort")
+    .case("seq", "seq(sort, bump)", true);
+    let err = unknown.run(&settings, &mut |_| {}).unwrap_err().to_string();
+    assert!(
+        err.starts_with("the design `seq(sort, bump)` is not valid"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -9,11 +9,15 @@
 //!   `mapreduce` (m = 1) as map on `n` threads, group by key, reduce on `n`
 //!   threads — and reports [`Metrics`]: the paper's average time between two
 //!   departures in steady state, latency, makespan, the parallelism reached.
+//! - [`validate`]: the end-to-end driver: measure the atoms, fit them,
+//!   compose the design's model, run the design at every size, fit the
+//!   whole run, compare.
 
 mod error;
 mod executor;
 mod kernels;
 mod metrics;
+pub mod validate;
 
 pub use error::ExecError;
 pub use executor::{Executor, MAX_THREADS, Run};

@@ -1,0 +1,1249 @@
+//! The end-to-end validation (seed 001 §4, on this machine): measure the
+//! atoms → fit their models → compose the design's model → run the whole
+//! design at every size → fit the whole run → compare.
+//!
+//! A [`Suite`] holds a kernel registry, a generator of elements of size `x`,
+//! the atoms to measure ([`Suite::measure`] for element kernels,
+//! [`Suite::probe`] for anything else) and the configurations to run
+//! ([`Suite::case`], design structures over the atoms). [`Suite::run`] does,
+//! in [`Settings::rounds`] interleaved rounds (so that load from elsewhere
+//! falls on atoms and designs alike):
+//!
+//! 1. each atom measured with the [`Harness`] (its inputs built beforehand,
+//!    so they are as cold as the executor's);
+//! 2. the hand-over between two threads measured as an atom of its own,
+//!    `handoff`: the steady-state time per element of `pipe(pass, pass)`
+//!    with do-nothing stages, run by the [`Executor`];
+//! 3. every configuration run by the [`Executor`] at every size, on enough
+//!    elements for about [`Settings::run_target`].
+//!
+//! Then: the atoms' models are fitted ([`Fitter`]), the *modular* model
+//! composed from them by the operators ([`Term::model`]), the *monolithic*
+//! model fitted from the whole runs' per-element times, and the two compared
+//! as the paper does (relative error of the leading coefficients) and
+//! pointwise (the modular model against the measured median at each size).
+//! Beside the plain operators, a model with the hand-over added at every
+//! pipeline boundary ([`with_handoff`]) is compared too.
+
+use super::error::ExecError;
+use super::executor::Executor;
+use super::kernels::Kernels;
+use super::metrics::{Metrics, Warning};
+use crate::accuracy::{leading_coefficient_error, relative_error};
+use crate::fit::measure::{Harness, Measurement, Samples};
+use crate::fit::{FitError, Fitter, stats};
+use crate::term::{Atom, Term};
+use crate::{Design, Expr};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The name of the hand-over atom in the models.
+pub const HANDOFF: &str = "handoff";
+
+/// How much to measure.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Interleaved rounds; every atom, every configuration and every size is
+    /// measured once per round and the medians over the rounds are compared
+    /// (default 3).
+    pub rounds: usize,
+    /// Harness repetitions of each atom and size per round (default 5).
+    pub atom_repetitions: usize,
+    /// The time one run of a configuration should take; the number of
+    /// elements is chosen from the predicted time per element (default
+    /// 100 ms).
+    pub run_target: Duration,
+    /// Fewest elements per run (default 20: with 10 % trimmed at each end,
+    /// 15 intervals remain).
+    pub min_elements: usize,
+    /// Most elements per run (default 20,000).
+    pub max_elements: usize,
+    /// Most bytes of input elements per run, as the suite's
+    /// [`Suite::element_bytes`] counts them (default 64 MiB); never below
+    /// `min_elements`.
+    pub max_bytes: usize,
+    /// Sizes from which a configuration counts for the acceptance figure
+    /// (default 16,384).
+    pub acceptance_from: usize,
+    /// The acceptance limit on the relative error (default 0.10).
+    pub acceptance_limit: f64,
+    /// Capacity of the channels between pipeline stages (default 4).
+    pub capacity: usize,
+    /// How long a stage spins before it blocks (default 100 µs).
+    pub spin: Duration,
+    /// Fraction of departures trimmed at each end (default 0.1).
+    pub trim: f64,
+    /// A run whose threads spent more than this share of their runnable
+    /// time waiting for a core ([`Metrics::wait_share`]) is disturbed by
+    /// other load and is repeated (default 0.05).
+    pub max_wait_share: f64,
+    /// How often a disturbed run is repeated at most; the least disturbed
+    /// attempt counts (default 2).
+    pub retries: usize,
+    /// The fitter of atoms and whole runs (default [`Fitter::default`]).
+    pub fitter: Fitter,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            rounds: 3,
+            atom_repetitions: 5,
+            run_target: Duration::from_millis(100),
+            min_elements: 20,
+            max_elements: 20_000,
+            max_bytes: 64 << 20,
+            acceptance_from: 16_384,
+            acceptance_limit: 0.10,
+            capacity: 4,
+            spin: Duration::from_micros(100),
+            trim: 0.1,
+            max_wait_share: 0.05,
+            retries: 2,
+            fitter: Fitter::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Small and fast, for tests and smoke runs: one round, two
+    /// repetitions, 3 to 20 elements per run. The numbers mean little.
+    pub fn quick() -> Settings {
+        Settings {
+            rounds: 1,
+            atom_repetitions: 2,
+            run_target: Duration::from_millis(2),
+            min_elements: 3,
+            max_elements: 20,
+            retries: 0,
+            ..Settings::default()
+        }
+    }
+
+    fn executor<'k, E: Send>(&self, kernels: &'k Kernels<E>) -> Executor<'k, E> {
+        Executor::new(kernels)
+            .capacity(self.capacity)
+            .spin(self.spin)
+            .steady_state_trim(self.trim)
+    }
+}
+
+/// Why a validation could not be completed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValidationError {
+    /// A configuration could not be run.
+    #[error("running `{design}` at x = {x}: {source}")]
+    Exec {
+        /// The configuration.
+        design: String,
+        /// The size.
+        x: usize,
+        /// Why.
+        source: ExecError,
+    },
+    /// A configuration's design (with the fitted atoms) did not parse.
+    #[error("the design `{design}` is not valid: {message}")]
+    Design {
+        /// The configuration.
+        design: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A model could not be fitted.
+    #[error("fitting {what}: {source}")]
+    Fit {
+        /// What was fitted.
+        what: String,
+        /// Why it failed.
+        source: FitError,
+    },
+    /// An atom to measure has no element kernel.
+    #[error("the atom `{0}` has no element kernel to measure")]
+    NoKernel(String),
+    /// A suite without sizes, atoms or configurations.
+    #[error("the suite `{0}` is empty: it needs sizes, atoms and configurations")]
+    Empty(String),
+}
+
+type Make<E> = Arc<dyn Fn(usize, u64) -> E + Send + Sync>;
+type ProbeFn = Box<dyn Fn(&Harness) -> Measurement + Send + Sync>;
+
+enum Probe {
+    /// An element kernel, measured at the suite's sizes.
+    Element(String),
+    /// Anything else: the closure measures with the harness it is given.
+    Custom(String, ProbeFn),
+}
+
+impl Probe {
+    fn name(&self) -> &str {
+        match self {
+            Probe::Element(n) | Probe::Custom(n, _) => n,
+        }
+    }
+}
+
+/// One configuration: a design structure over the suite's atoms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// The family it belongs to (`seq`, `tpool`, `pipe`, `mapreduce`).
+    pub group: String,
+    /// The structure, in the design syntax: `pipe(qsort, inc)`.
+    pub structure: String,
+    /// Whether it counts for the acceptance figure.
+    pub acceptance: bool,
+}
+
+/// A set of configurations over one element type: what to measure and what
+/// to run. See the [module documentation](self).
+pub struct Suite<E> {
+    name: String,
+    kernels: Kernels<E>,
+    make: Make<E>,
+    bytes: Arc<dyn Fn(usize) -> usize + Send + Sync>,
+    sizes: Vec<usize>,
+    probes: Vec<Probe>,
+    cases: Vec<Case>,
+    handoff: bool,
+}
+
+impl<E: Send + 'static> Suite<E> {
+    /// A suite named `name` over the elements `make(x, seed)` builds (`x`
+    /// is the size, `seed` varies the content), run at `sizes`.
+    pub fn new(
+        name: &str,
+        kernels: Kernels<E>,
+        sizes: &[usize],
+        make: impl Fn(usize, u64) -> E + Send + Sync + 'static,
+    ) -> Self {
+        Suite {
+            name: name.to_string(),
+            kernels,
+            make: Arc::new(make),
+            bytes: Arc::new(|_| 0),
+            sizes: sizes.to_vec(),
+            probes: Vec::new(),
+            cases: Vec::new(),
+            handoff: false,
+        }
+    }
+
+    /// How many bytes an element of size `x` holds, to bound the memory of
+    /// a run ([`Settings::max_bytes`]); default 0 (no bound).
+    pub fn element_bytes(mut self, bytes: impl Fn(usize) -> usize + Send + Sync + 'static) -> Self {
+        self.bytes = Arc::new(bytes);
+        self
+    }
+
+    /// Measures the element kernel `atom` at the suite's sizes.
+    pub fn measure(mut self, atom: &str) -> Self {
+        self.probes.push(Probe::Element(atom.to_string()));
+        self
+    }
+
+    /// Measures the atom `name` with `measure`, which gets a configured
+    /// [`Harness`] (warm-up, repetitions) and chooses its own sizes and
+    /// inputs; its model is fitted like the others.
+    pub fn probe(
+        mut self,
+        name: &str,
+        measure: impl Fn(&Harness) -> Measurement + Send + Sync + 'static,
+    ) -> Self {
+        self.probes
+            .push(Probe::Custom(name.to_string(), Box::new(measure)));
+        self
+    }
+
+    /// Adds a configuration: `structure` in the design syntax, over the
+    /// measured atoms (their definitions are added from the fits).
+    pub fn case(mut self, group: &str, structure: &str, acceptance: bool) -> Self {
+        self.cases.push(Case {
+            group: group.to_string(),
+            structure: structure.to_string(),
+            acceptance,
+        });
+        self
+    }
+
+    /// Also measure the hand-over between threads and report the models
+    /// with it (default off).
+    pub fn with_handoff(mut self, on: bool) -> Self {
+        self.handoff = on;
+        self
+    }
+
+    /// The configurations.
+    pub fn cases(&self) -> &[Case] {
+        &self.cases
+    }
+
+    /// The sizes.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// Measures, runs, fits and compares; `log` receives a line per step.
+    pub fn run(
+        &self,
+        settings: &Settings,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<SuiteReport, ValidationError> {
+        if self.sizes.is_empty() || self.probes.is_empty() || self.cases.is_empty() {
+            return Err(ValidationError::Empty(self.name.clone()));
+        }
+        let started = Instant::now();
+        let rounds = settings.rounds.max(1);
+        let mut atom_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
+        let mut handoff_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        let mut collected: Vec<CaseRuns> = self.cases.iter().map(|_| CaseRuns::default()).collect();
+        let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
+        let pass_term = Term::pipe(
+            Term::atom("pass", Expr::num(0.0)),
+            Term::atom("pass", Expr::num(0.0)),
+        );
+        for round in 0..rounds {
+            log(&format!(
+                "{}: round {} of {rounds}: atoms",
+                self.name,
+                round + 1
+            ));
+            for (i, probe) in self.probes.iter().enumerate() {
+                let m = self.measure_probe(probe, settings)?;
+                for s in m.sizes() {
+                    atom_samples[i].entry(s.x).or_default().extend(&s.times_ns);
+                }
+            }
+            let atoms = self.fit_atoms(&atom_samples, settings)?;
+            if self.handoff {
+                for &x in &self.sizes {
+                    let n = settings.max_elements.min(self.memory_bound(x, settings));
+                    let (metrics, _, _) =
+                        self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings)?;
+                    if let Some(t) = metrics.inter_departure_ns {
+                        handoff_samples.entry(x).or_default().push(t);
+                    }
+                }
+            }
+            log(&format!(
+                "{}: round {} of {rounds}: designs",
+                self.name,
+                round + 1
+            ));
+            for (c, case) in self.cases.iter().enumerate() {
+                let design = self.design(case, &atoms)?;
+                for &x in &self.sizes {
+                    let runs = &mut collected[c];
+                    let n = *runs
+                        .elements
+                        .entry(x)
+                        .or_insert_with(|| self.elements_for(&design, x, settings));
+                    let (metrics, run_warnings, repeated) =
+                        self.least_disturbed(&self.kernels, design.term(), x, n, round, settings)?;
+                    for w in run_warnings {
+                        let w = w.to_string();
+                        if !runs.warnings.contains(&w) {
+                            runs.warnings.push(w);
+                        }
+                    }
+                    *runs.repeats.entry(x).or_default() += repeated;
+                    runs.metrics.entry(x).or_default().push(metrics);
+                }
+            }
+        }
+        let atoms = self.fit_atoms(&atom_samples, settings)?;
+        let handoff = if self.handoff {
+            Some(fit_atom(HANDOFF, &handoff_samples, settings)?)
+        } else {
+            None
+        };
+        let mut rows = Vec::with_capacity(self.cases.len());
+        for (c, case) in self.cases.iter().enumerate() {
+            rows.push(self.row(
+                case,
+                &atoms,
+                handoff.as_ref(),
+                std::mem::take(&mut collected[c]),
+                settings,
+            )?);
+        }
+        Ok(SuiteReport {
+            name: self.name.clone(),
+            sizes: self.sizes.clone(),
+            acceptance_from: settings.acceptance_from,
+            atoms,
+            handoff,
+            rows,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Runs `term` at `x` on `n` fresh elements; a run disturbed by other
+    /// load ([`Settings::max_wait_share`]) is repeated up to
+    /// [`Settings::retries`] times and the least disturbed attempt kept.
+    /// Returns its metrics, its warnings and the number of repeats.
+    fn least_disturbed(
+        &self,
+        kernels: &Kernels<E>,
+        term: &Term,
+        x: usize,
+        n: usize,
+        round: usize,
+        settings: &Settings,
+    ) -> Result<(Metrics, Vec<Warning>, usize), ValidationError> {
+        let once = || {
+            settings
+                .executor(kernels)
+                .run(term, self.inputs(x, n, round))
+                .map_err(|source| ValidationError::Exec {
+                    design: term.to_string(),
+                    x,
+                    source,
+                })
+        };
+        let share = |m: &Metrics| m.wait_share().unwrap_or(0.0);
+        let mut best = once()?;
+        let mut repeated = 0;
+        while repeated < settings.retries && share(&best.metrics) > settings.max_wait_share {
+            repeated += 1;
+            let run = once()?;
+            if share(&run.metrics) < share(&best.metrics) {
+                best = run;
+            }
+        }
+        Ok((best.metrics, best.warnings, repeated))
+    }
+
+    fn inputs(&self, x: usize, n: usize, round: usize) -> Vec<E> {
+        (0..n)
+            .map(|i| (self.make)(x, (round as u64) << 32 | i as u64))
+            .collect()
+    }
+
+    fn memory_bound(&self, x: usize, settings: &Settings) -> usize {
+        match (self.bytes)(x) {
+            0 => usize::MAX,
+            b => (settings.max_bytes / b).max(settings.min_elements),
+        }
+    }
+
+    fn elements_for(&self, design: &Design, x: usize, settings: &Settings) -> usize {
+        let per_element = design
+            .model()
+            .eval(&[("x", x as f64)])
+            .ok()
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .unwrap_or(1e3)
+            .max(100.0);
+        let n = (settings.run_target.as_nanos() as f64 / per_element).ceil() as usize;
+        n.clamp(
+            settings.min_elements,
+            settings.max_elements.max(settings.min_elements),
+        )
+        .min(self.memory_bound(x, settings))
+    }
+
+    fn measure_probe(
+        &self,
+        probe: &Probe,
+        settings: &Settings,
+    ) -> Result<Measurement, ValidationError> {
+        let harness = Harness::new()
+            .warmup(1)
+            .repetitions(settings.atom_repetitions)
+            .progress(false)
+            .label(probe.name());
+        match probe {
+            Probe::Custom(_, f) => Ok(f(&harness)),
+            Probe::Element(name) => {
+                let kernel = self
+                    .kernels
+                    .element(name)
+                    .ok_or_else(|| ValidationError::NoKernel(name.clone()))?;
+                // Inputs built before the harness starts, so that each is as
+                // cold as a pre-built stream element when its turn comes.
+                let per_size = 1 + settings.atom_repetitions.max(1);
+                let mut pools: BTreeMap<usize, Vec<E>> = self
+                    .sizes
+                    .iter()
+                    .map(|&x| {
+                        let pool = (0..per_size)
+                            .map(|i| (self.make)(x, u64::MAX - i as u64))
+                            .collect();
+                        (x, pool)
+                    })
+                    .collect();
+                let make = &self.make;
+                Ok(harness.run(
+                    &self.sizes,
+                    |x| {
+                        pools
+                            .get_mut(&x)
+                            .and_then(Vec::pop)
+                            .unwrap_or_else(|| make(x, 0))
+                    },
+                    |mut e| {
+                        kernel(&mut e);
+                        e
+                    },
+                ))
+            }
+        }
+    }
+
+    fn fit_atoms(
+        &self,
+        samples: &[BTreeMap<usize, Vec<f64>>],
+        settings: &Settings,
+    ) -> Result<Vec<AtomReport>, ValidationError> {
+        self.probes
+            .iter()
+            .zip(samples)
+            .map(|(p, s)| fit_atom(p.name(), s, settings))
+            .collect()
+    }
+
+    fn design(&self, case: &Case, atoms: &[AtomReport]) -> Result<Design, ValidationError> {
+        let text = design_text(&case.structure, atoms);
+        Design::parse(&text).map_err(|e| ValidationError::Design {
+            design: case.structure.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    fn row(
+        &self,
+        case: &Case,
+        atoms: &[AtomReport],
+        handoff: Option<&AtomReport>,
+        collected: CaseRuns,
+        settings: &Settings,
+    ) -> Result<Row, ValidationError> {
+        let CaseRuns {
+            metrics: runs,
+            repeats,
+            warnings,
+            ..
+        } = collected;
+        let design = self.design(case, atoms)?;
+        let term = design.term();
+        let modular = term.model().simplify();
+        let asymptotic = term.model_asymptotic().simplify();
+        let handoff_term = handoff.map(|h| {
+            with_handoff(
+                term,
+                &Atom {
+                    name: HANDOFF.to_string(),
+                    model: h.model.clone(),
+                },
+            )
+        });
+        let handoff_model = handoff_term.as_ref().map(|t| t.model().simplify());
+        let handoff_asymptotic = handoff_term
+            .as_ref()
+            .map(|t| t.model_asymptotic().simplify());
+
+        let mut points = Vec::new();
+        let mut sizes = Vec::new();
+        for (&x, metrics) in &runs {
+            let per_element: Vec<f64> = metrics
+                .iter()
+                .filter_map(|m| m.inter_departure_ns)
+                .collect();
+            points.extend(per_element.iter().map(|&t| (x as f64, t)));
+            let med = |f: &dyn Fn(&Metrics) -> Option<f64>| {
+                let v: Vec<f64> = metrics.iter().filter_map(f).collect();
+                (!v.is_empty()).then(|| stats::median(&v))
+            };
+            let measured = med(&|m| m.inter_departure_ns);
+            let at = [("x", x as f64)];
+            let predicted = modular.eval(&at).ok();
+            let predicted_handoff = handoff_model.as_ref().and_then(|m| m.eval(&at).ok());
+            let error = |p: Option<f64>| match (p, measured) {
+                (Some(p), Some(m)) if m > 0.0 => Some(relative_error(p, m)),
+                _ => None,
+            };
+            sizes.push(SizeResult {
+                x,
+                elements: metrics.first().map_or(0, |m| m.elements),
+                measured_ns: measured,
+                latency_ns: med(&|m| m.latency_ns),
+                makespan_ns: med(&|m| Some(m.makespan_ns)),
+                max_in_flight: metrics.iter().map(|m| m.max_in_flight).max().unwrap_or(0),
+                wait_share: med(&|m| m.wait_share()),
+                repeated: repeats.get(&x).copied().unwrap_or(0),
+                predicted_ns: predicted,
+                error: error(predicted),
+                predicted_handoff_ns: predicted_handoff,
+                error_handoff: error(predicted_handoff),
+                runs: metrics.clone(),
+            });
+        }
+        let (monolithic, monolithic_note) = match settings.fitter.fit(&points) {
+            Ok(fit) => (Some(fit.into_model()), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let lead = |model: &Expr| match &monolithic {
+            Some(mono) => match leading_coefficient_error(model, mono, "x") {
+                Ok(e) => (Some(e), None),
+                Err(e) => (None, Some(e.to_string())),
+            },
+            None => (None, monolithic_note.clone()),
+        };
+        let (lead_error, lead_note) = lead(&asymptotic);
+        let (lead_error_handoff, lead_note_handoff) = match &handoff_asymptotic {
+            Some(m) => lead(m),
+            None => (None, None),
+        };
+        let accepted = |f: fn(&SizeResult) -> Option<f64>| -> Vec<f64> {
+            sizes
+                .iter()
+                .filter(|s| s.x >= settings.acceptance_from)
+                .filter_map(f)
+                .collect()
+        };
+        let summary = |v: Vec<f64>| ErrorSummary::of(&v);
+        Ok(Row {
+            group: case.group.clone(),
+            design: case.structure.clone(),
+            acceptance: case.acceptance,
+            threads: runs
+                .values()
+                .flatten()
+                .map(|m| m.threads)
+                .max()
+                .unwrap_or(0),
+            warnings,
+            monolithic: monolithic.map(|m| m.to_string()),
+            monolithic_note,
+            modular: modular.to_string(),
+            modular_asymptotic: asymptotic.to_string(),
+            lead_error,
+            lead_note,
+            handoff_design: handoff_term.map(|t| t.to_string()),
+            handoff_model: handoff_model.map(|m| m.to_string()),
+            lead_error_handoff,
+            lead_note_handoff,
+            errors_from: summary(accepted(|s| s.error)),
+            errors_from_handoff: summary(accepted(|s| s.error_handoff)),
+            errors_all: summary(sizes.iter().filter_map(|s| s.error).collect()),
+            wait_share_max: sizes
+                .iter()
+                .filter(|s| s.x >= settings.acceptance_from)
+                .filter_map(|s| s.wait_share)
+                .reduce(f64::max),
+            sizes,
+        })
+    }
+}
+
+/// What the rounds collected for one configuration.
+#[derive(Default)]
+struct CaseRuns {
+    /// Elements per run, by size (chosen in the first round).
+    elements: BTreeMap<usize, usize>,
+    /// The metrics of each round, by size.
+    metrics: BTreeMap<usize, Vec<Metrics>>,
+    /// Disturbed runs repeated, by size.
+    repeats: BTreeMap<usize, usize>,
+    /// The executor's warnings, each once.
+    warnings: Vec<String>,
+}
+
+/// The design text of `structure` with the atoms' fitted models as
+/// definitions.
+fn design_text(structure: &str, atoms: &[AtomReport]) -> String {
+    let mut text = String::new();
+    for a in atoms {
+        let _ = writeln!(text, "{} = {:#};", a.name, a.model);
+    }
+    text.push_str(structure);
+    text
+}
+
+fn fit_atom(
+    name: &str,
+    samples: &BTreeMap<usize, Vec<f64>>,
+    settings: &Settings,
+) -> Result<AtomReport, ValidationError> {
+    let measurement = Measurement::from_samples(
+        name,
+        samples
+            .iter()
+            .map(|(&x, t)| Samples {
+                x,
+                times_ns: t.clone(),
+                stopped_early: false,
+            })
+            .collect(),
+    );
+    let fit = measurement
+        .fit(&settings.fitter)
+        .map_err(|source| ValidationError::Fit {
+            what: format!("the atom `{name}`"),
+            source,
+        })?;
+    Ok(AtomReport {
+        name: name.to_string(),
+        model: fit.model().clone(),
+        cv_smape: fit.stats().cv_smape,
+        samples: measurement
+            .sizes()
+            .iter()
+            .map(|s| AtomSamples {
+                x: s.x,
+                median_ns: s.median(),
+                times_ns: s.times_ns.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// `term` with the hand-over between threads as an atom: every element that
+/// crosses a pipeline boundary costs each of the two stages `handoff` (the
+/// sender to hand it on, the receiver to take it), so a stage pays once per
+/// boundary it touches; a task pool shares its stages' costs among its
+/// workers. `pipe(a, b)` becomes `pipe(seq(a, handoff), seq(handoff, b))`,
+/// whose model is `max(M[a] + h, M[b] + h)`.
+///
+/// ```
+/// use pattern_core::exec::validate::with_handoff;
+/// use pattern_core::{Atom, Design, Expr};
+///
+/// let d = Design::parse("a = 2*x; b = x; c = 5; pipe(a, b, c)")?;
+/// let h = Atom { name: "handoff".into(), model: Expr::num(100.0) };
+/// let t = with_handoff(d.term(), &h);
+/// assert_eq!(
+///     t.to_string(),
+///     "pipe(seq(a, handoff), seq(handoff, b, handoff), seq(handoff, c))"
+/// );
+/// assert_eq!(t.model().eval(&[("x", 1000.0)])?, 2100.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_handoff(term: &Term, handoff: &Atom) -> Term {
+    attach(term, handoff, false, false)
+}
+
+fn attach(term: &Term, h: &Atom, left: bool, right: bool) -> Term {
+    let hand = || Term::Atom(h.clone());
+    match term {
+        Term::Pipe(a, b) => Term::pipe(attach(a, h, left, true), attach(b, h, true, right)),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(attach(t, h, left, right))),
+        Term::Seq(a, b) => Term::seq(attach(a, h, left, false), attach(b, h, false, right)),
+        Term::Atom(_) | Term::MapReduce { .. } => {
+            let mut parts = Vec::new();
+            if left {
+                parts.push(hand());
+            }
+            parts.push(term.clone());
+            if right {
+                parts.push(hand());
+            }
+            Term::seq_all(parts).unwrap_or_else(|| term.clone())
+        }
+    }
+}
+
+/// A measured atom and its fitted model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AtomReport {
+    /// The atom.
+    pub name: String,
+    /// The fitted model, ns per call.
+    pub model: Expr,
+    /// The fit's leave-one-out SMAPE, percent.
+    pub cv_smape: f64,
+    /// Every timing, per size.
+    pub samples: Vec<AtomSamples>,
+}
+
+/// The timings of an atom at one size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AtomSamples {
+    /// The size.
+    pub x: usize,
+    /// Their median, ns.
+    pub median_ns: f64,
+    /// Every timing, ns.
+    pub times_ns: Vec<f64>,
+}
+
+/// One configuration at one size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SizeResult {
+    /// The size.
+    pub x: usize,
+    /// Elements per run.
+    pub elements: usize,
+    /// The median over the rounds of the steady-state time between
+    /// departures, ns.
+    pub measured_ns: Option<f64>,
+    /// The median latency, ns.
+    pub latency_ns: Option<f64>,
+    /// The median makespan, ns.
+    pub makespan_ns: Option<f64>,
+    /// The largest number of kernel calls in flight seen.
+    pub max_in_flight: usize,
+    /// The median over the rounds of the share of runnable time the
+    /// threads waited for a core ([`Metrics::wait_share`]).
+    pub wait_share: Option<f64>,
+    /// Runs repeated because they were disturbed, over all rounds.
+    pub repeated: usize,
+    /// The modular model at `x`, ns.
+    pub predicted_ns: Option<f64>,
+    /// Its relative error against `measured_ns`.
+    pub error: Option<f64>,
+    /// The modular model with the hand-over, at `x`.
+    pub predicted_handoff_ns: Option<f64>,
+    /// Its relative error.
+    pub error_handoff: Option<f64>,
+    /// The metrics of every run.
+    pub runs: Vec<Metrics>,
+}
+
+/// Median and largest of some relative errors.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorSummary {
+    /// How many.
+    pub count: usize,
+    /// Their median.
+    pub median: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl ErrorSummary {
+    /// `None` for no errors.
+    pub fn of(errors: &[f64]) -> Option<ErrorSummary> {
+        (!errors.is_empty()).then(|| ErrorSummary {
+            count: errors.len(),
+            median: stats::median(errors),
+            max: errors.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+}
+
+/// One configuration: its models and errors (a row of the paper's Table 2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Its family.
+    pub group: String,
+    /// Its structure.
+    pub design: String,
+    /// Whether it counts for the acceptance figure.
+    pub acceptance: bool,
+    /// Threads it runs.
+    pub threads: usize,
+    /// The executor's warnings (threads beyond the cores).
+    pub warnings: Vec<String>,
+    /// The model fitted from the whole runs (monolithic).
+    pub monolithic: Option<String>,
+    /// Why there is none.
+    pub monolithic_note: Option<String>,
+    /// The model composed from the atoms, pipelines as a pointwise max
+    /// (modular).
+    pub modular: String,
+    /// The same with the paper's asymptotic choice for pipelines.
+    pub modular_asymptotic: String,
+    /// Relative error of the leading coefficients, modular (asymptotic)
+    /// against monolithic.
+    pub lead_error: Option<f64>,
+    /// Why there is none (different classes, ...).
+    pub lead_note: Option<String>,
+    /// The design with the hand-over atoms.
+    pub handoff_design: Option<String>,
+    /// Its model.
+    pub handoff_model: Option<String>,
+    /// Its leading-coefficient error.
+    pub lead_error_handoff: Option<f64>,
+    /// Why there is none.
+    pub lead_note_handoff: Option<String>,
+    /// Pointwise errors of the modular model at the acceptance sizes.
+    pub errors_from: Option<ErrorSummary>,
+    /// The same for the model with the hand-over.
+    pub errors_from_handoff: Option<ErrorSummary>,
+    /// Pointwise errors of the modular model at every size.
+    pub errors_all: Option<ErrorSummary>,
+    /// The largest [`SizeResult::wait_share`] at the acceptance sizes: how
+    /// much other load (or more threads than cores) disturbed the runs.
+    pub wait_share_max: Option<f64>,
+    /// Every size.
+    pub sizes: Vec<SizeResult>,
+}
+
+/// The result of one suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteReport {
+    /// The suite.
+    pub name: String,
+    /// Its sizes.
+    pub sizes: Vec<usize>,
+    /// The smallest size its error summaries ([`Row::errors_from`]) count.
+    pub acceptance_from: usize,
+    /// Its atoms.
+    pub atoms: Vec<AtomReport>,
+    /// The hand-over atom, if measured.
+    pub handoff: Option<AtomReport>,
+    /// Its configurations.
+    pub rows: Vec<Row>,
+    /// How long it took, s.
+    pub seconds: f64,
+}
+
+/// The acceptance figure: pointwise errors of the acceptance configurations
+/// at the acceptance sizes, over every suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Acceptance {
+    /// From which size.
+    pub from: usize,
+    /// The limit.
+    pub limit: f64,
+    /// Configurations counted.
+    pub configurations: usize,
+    /// The plain operators.
+    pub plain: Option<ErrorSummary>,
+    /// The worst (configuration, size) of the plain operators.
+    pub plain_worst: Option<(String, usize)>,
+    /// With the hand-over.
+    pub handoff: Option<ErrorSummary>,
+    /// The worst (configuration, size) with the hand-over.
+    pub handoff_worst: Option<(String, usize)>,
+}
+
+impl Acceptance {
+    /// Collects the figure from suite reports.
+    pub fn of(suites: &[SuiteReport], from: usize, limit: f64) -> Acceptance {
+        let rows: Vec<&Row> = suites
+            .iter()
+            .flat_map(|s| &s.rows)
+            .filter(|r| r.acceptance)
+            .collect();
+        let collect = |f: fn(&SizeResult) -> Option<f64>| {
+            let mut all = Vec::new();
+            let mut worst: Option<(f64, String, usize)> = None;
+            for r in &rows {
+                for s in r.sizes.iter().filter(|s| s.x >= from) {
+                    if let Some(e) = f(s) {
+                        all.push(e);
+                        if worst.as_ref().is_none_or(|w| e > w.0) {
+                            worst = Some((e, r.design.clone(), s.x));
+                        }
+                    }
+                }
+            }
+            (ErrorSummary::of(&all), worst.map(|(_, d, x)| (d, x)))
+        };
+        let (plain, plain_worst) = collect(|s| s.error);
+        let (handoff, handoff_worst) = collect(|s| s.error_handoff);
+        Acceptance {
+            from,
+            limit,
+            configurations: rows.len(),
+            plain,
+            plain_worst,
+            handoff,
+            handoff_worst,
+        }
+    }
+
+    /// Whether the plain operators meet the limit everywhere.
+    pub fn passed(&self) -> bool {
+        self.plain.is_some_and(|s| s.max <= self.limit)
+    }
+}
+
+/// The machine a validation ran on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Cores offered (`std::thread::available_parallelism`).
+    pub cores: usize,
+    /// The 1, 5 and 15 minute load averages (`/proc/loadavg`), where the
+    /// system tells them: runnable processes, this one included.
+    pub load_average: Option<[f64; 3]>,
+}
+
+impl Machine {
+    /// The machine now.
+    pub fn now() -> Machine {
+        let load_average = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|text| {
+                let v: Vec<f64> = text
+                    .split_whitespace()
+                    .take(3)
+                    .filter_map(|t| t.parse().ok())
+                    .collect();
+                <[f64; 3]>::try_from(v).ok()
+            });
+        Machine {
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            load_average,
+        }
+    }
+}
+
+/// The settings of a validation, as recorded in its report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettingsRecord {
+    /// [`Settings::rounds`].
+    pub rounds: usize,
+    /// [`Settings::atom_repetitions`].
+    pub atom_repetitions: usize,
+    /// [`Settings::run_target`], ms.
+    pub run_target_ms: f64,
+    /// [`Settings::min_elements`].
+    pub min_elements: usize,
+    /// [`Settings::max_elements`].
+    pub max_elements: usize,
+    /// [`Settings::max_bytes`].
+    pub max_bytes: usize,
+    /// [`Settings::capacity`].
+    pub capacity: usize,
+    /// [`Settings::spin`], µs.
+    pub spin_us: f64,
+    /// [`Settings::trim`].
+    pub trim: f64,
+    /// [`Settings::max_wait_share`].
+    pub max_wait_share: f64,
+    /// [`Settings::retries`].
+    pub retries: usize,
+}
+
+impl Settings {
+    /// What the report records of the settings.
+    pub fn record(&self) -> SettingsRecord {
+        SettingsRecord {
+            rounds: self.rounds,
+            atom_repetitions: self.atom_repetitions,
+            run_target_ms: self.run_target.as_secs_f64() * 1e3,
+            min_elements: self.min_elements,
+            max_elements: self.max_elements,
+            max_bytes: self.max_bytes,
+            capacity: self.capacity,
+            spin_us: self.spin.as_secs_f64() * 1e6,
+            trim: self.trim,
+            max_wait_share: self.max_wait_share,
+            retries: self.retries,
+        }
+    }
+}
+
+/// Everything a validation measured and concluded, for the JSON file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The machine before the run.
+    pub machine_before: Machine,
+    /// The machine after the run.
+    pub machine_after: Machine,
+    /// The settings of each suite, by suite name.
+    pub settings: BTreeMap<String, SettingsRecord>,
+    /// The suites.
+    pub suites: Vec<SuiteReport>,
+    /// The acceptance figure.
+    pub acceptance: Acceptance,
+    /// The whole validation's wall time, s.
+    pub seconds: f64,
+}
+
+fn pct(e: Option<f64>) -> String {
+    e.map_or("–".to_string(), |e| format!("{:.1}", e * 100.0))
+}
+
+fn pct_summary(s: Option<ErrorSummary>) -> String {
+    s.map_or("–".to_string(), |s| {
+        format!("{:.1} / {:.1}", s.median * 100.0, s.max * 100.0)
+    })
+}
+
+fn rounded(text: &str) -> String {
+    Expr::parse(text).map_or(text.to_string(), |e| format!("{e:.4}"))
+}
+
+impl SuiteReport {
+    /// The atoms as a Markdown table.
+    pub fn atoms_table(&self) -> String {
+        let mut out =
+            String::from("| atom | fitted model [ns] | LOO SMAPE % |\n| --- | --- | --- |\n");
+        for a in self.atoms.iter().chain(&self.handoff) {
+            let _ = writeln!(out, "| {} | {:.4} | {:.2} |", a.name, a.model, a.cv_smape);
+        }
+        out
+    }
+
+    /// The configurations as a Markdown table like seed 001 Table 2:
+    /// monolithic model, modular model, the relative error of the leading
+    /// coefficients, and the pointwise errors (median / max over the sizes
+    /// from [`SuiteReport::acceptance_from`]), plain and with the hand-over.
+    pub fn table(&self) -> String {
+        let from = self.acceptance_from;
+        let mut out = format!(
+            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | with hand-over: error % (median / max) | CPU wait % |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+        );
+        for r in &self.rows {
+            let mono = r
+                .monolithic
+                .as_deref()
+                .map_or_else(|| "–".to_string(), rounded);
+            let lead = match (r.lead_error, &r.lead_note) {
+                (Some(e), _) => pct(Some(e)),
+                (None, Some(note)) if note.contains("different classes") => "classes differ".into(),
+                _ => "–".into(),
+            };
+            let warn = if r.warnings.is_empty() { "" } else { " ⚠" };
+            let _ = writeln!(
+                out,
+                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} |",
+                r.design,
+                r.threads,
+                rounded(&r.modular),
+                pct_summary(r.errors_from),
+                pct_summary(r.errors_from_handoff),
+                pct(r.wait_share_max),
+            );
+        }
+        out
+    }
+
+    /// Pointwise errors of the plain operators per configuration and size,
+    /// as a Markdown table.
+    pub fn errors_table(&self) -> String {
+        let mut out = String::from("| configuration |");
+        for x in &self.sizes {
+            let _ = write!(out, " {x} |");
+        }
+        out.push_str("\n| --- |");
+        out.push_str(&" --- |".repeat(self.sizes.len()));
+        out.push('\n');
+        for r in &self.rows {
+            let _ = write!(out, "| {} |", r.design);
+            for x in &self.sizes {
+                let e = r.sizes.iter().find(|s| s.x == *x).and_then(|s| s.error);
+                let _ = write!(out, " {} |", pct(e));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h() -> Atom {
+        Atom {
+            name: HANDOFF.into(),
+            model: Expr::num(10.0),
+        }
+    }
+
+    fn term(text: &str) -> Term {
+        Design::parse(&format!("a = x; b = 2*x; c = 3; {text}"))
+            .unwrap()
+            .term()
+            .clone()
+    }
+
+    #[test]
+    fn handoff_only_at_pipeline_boundaries() {
+        assert_eq!(
+            with_handoff(&term("seq(a, b)"), &h()).to_string(),
+            "seq(a, b)"
+        );
+        assert_eq!(
+            with_handoff(&term("tpool[2](a)"), &h()).to_string(),
+            "tpool[2](a)"
+        );
+        let t = with_handoff(&term("pipe(tpool[2](a), b)"), &h());
+        assert_eq!(
+            t.to_string(),
+            "pipe(tpool[2](seq(a, handoff)), seq(handoff, b))"
+        );
+        // max((x + 10)/2, 2x + 10) at x = 100.
+        assert_eq!(t.model().eval(&[("x", 100.0)]).unwrap(), 210.0);
+        let left = with_handoff(&term("pipe(pipe(a, b), c)"), &h());
+        assert_eq!(
+            left.to_string(),
+            "pipe(pipe(seq(a, handoff), seq(handoff, b, handoff)), seq(handoff, c))"
+        );
+    }
+
+    #[test]
+    fn design_text_defines_every_atom() {
+        let atoms = vec![AtomReport {
+            name: "q".into(),
+            model: Expr::parse("2*x*log2(x) + 5").unwrap(),
+            cv_smape: 0.0,
+            samples: vec![],
+        }];
+        let text = design_text("tpool[2](q)", &atoms);
+        let d = Design::parse(&text).unwrap();
+        assert_eq!(d.model().eval(&[("x", 4.0)]).unwrap(), 10.5);
+    }
+
+    #[test]
+    fn acceptance_collects_only_accepted_rows_and_sizes() {
+        let size = |x, e| SizeResult {
+            x,
+            elements: 1,
+            measured_ns: Some(1.0),
+            latency_ns: None,
+            makespan_ns: None,
+            max_in_flight: 1,
+            wait_share: None,
+            repeated: 0,
+            predicted_ns: None,
+            error: Some(e),
+            predicted_handoff_ns: None,
+            error_handoff: Some(e / 2.0),
+            runs: vec![],
+        };
+        let row = |design: &str, acceptance, sizes| Row {
+            group: "g".into(),
+            design: design.into(),
+            acceptance,
+            threads: 1,
+            warnings: vec![],
+            monolithic: None,
+            monolithic_note: None,
+            modular: "x".into(),
+            modular_asymptotic: "x".into(),
+            lead_error: None,
+            lead_note: None,
+            handoff_design: None,
+            handoff_model: None,
+            lead_error_handoff: None,
+            lead_note_handoff: None,
+            errors_from: None,
+            errors_from_handoff: None,
+            errors_all: None,
+            wait_share_max: None,
+            sizes,
+        };
+        let suite = SuiteReport {
+            name: "s".into(),
+            sizes: vec![10, 100],
+            acceptance_from: 100,
+            atoms: vec![],
+            handoff: None,
+            rows: vec![
+                row("a", true, vec![size(10, 0.9), size(100, 0.05)]),
+                row("b", true, vec![size(100, 0.08)]),
+                row("c", false, vec![size(100, 0.5)]),
+            ],
+            seconds: 0.0,
+        };
+        let acc = Acceptance::of(&[suite], 100, 0.1);
+        assert_eq!(acc.configurations, 2);
+        let plain = acc.plain.unwrap();
+        assert_eq!(plain.count, 2);
+        assert!((plain.max - 0.08).abs() < 1e-12);
+        assert_eq!(acc.plain_worst, Some(("b".to_string(), 100)));
+        assert!(acc.passed());
+        assert!((acc.handoff.unwrap().median - 0.0325).abs() < 1e-12);
+    }
+}
