@@ -460,6 +460,7 @@ fn validation_runs_end_to_end_on_small_sizes() {
         .measure("bump")
         .probe("const", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x + 1))
         .with_handoff(true)
+        .with_cache_reuse(true)
         .case("seq", "seq(sort, bump)", true)
         .case("tpool", "tpool[2](sort)", true)
         .case("pipe", "pipe(sort, bump)", true)
@@ -472,7 +473,7 @@ fn validation_runs_end_to_end_on_small_sizes() {
     let report = suite
         .run(&settings, &mut |l| lines.push(l.to_string()))
         .unwrap();
-    assert_eq!(lines.len(), 2 * settings.rounds);
+    assert_eq!(lines.len(), settings.rounds);
     assert_eq!(report.atoms.len(), 3);
     assert_eq!(report.handoff.as_ref().unwrap().name, "handoff");
     assert_eq!(report.rows.len(), 4);
@@ -491,9 +492,14 @@ fn validation_runs_end_to_end_on_small_sizes() {
         );
     }
     assert_eq!(
-        report.rows[2].handoff_design.as_deref(),
+        report.rows[2].refined_design.as_deref(),
         Some("pipe(seq(sort, handoff), seq(handoff, bump))")
     );
+    assert_eq!(
+        report.rows[0].refined_design.as_deref(),
+        Some("seq(sort, bump_warm)")
+    );
+    assert_eq!(report.warm.len(), 2);
     assert!(report.table().lines().count() == 6);
     assert!(report.errors_table().contains("| tpool[2](sort) |"));
 

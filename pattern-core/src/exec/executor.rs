@@ -174,6 +174,7 @@ impl<'k, E: Send> Executor<'k, E> {
         }
         drop(in_tx);
         let (out_tx, out_rx) = unbounded();
+        let stat_before = machine_times();
         let start = Instant::now();
         thread::scope(|s| {
             let mut handles = Vec::new();
@@ -190,6 +191,7 @@ impl<'k, E: Send> Executor<'k, E> {
             }
             join_all(handles, &ctx);
         });
+        let stat_after = machine_times();
         if let Some(e) = ctx.take_failure() {
             return Err(e);
         }
@@ -213,6 +215,12 @@ impl<'k, E: Send> Executor<'k, E> {
             threads,
         );
         (metrics.cpu_ns, metrics.wait_ns) = ctx.sched();
+        metrics.steal_share = match (stat_before, stat_after) {
+            (Some((total0, steal0)), Some((total1, steal1))) if total1 > total0 => {
+                Some(steal1.saturating_sub(steal0) as f64 / (total1 - total0) as f64)
+            }
+            _ => None,
+        };
         Ok(Run {
             outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
             departures,
@@ -643,9 +651,8 @@ impl Ctx {
     fn wait_recv<T>(&self, rx: &Receiver<T>) -> Option<T> {
         if !self.spin.is_zero() {
             let deadline = Instant::now() + self.spin;
-            let mut round = 0u32;
             loop {
-                pause(&mut round);
+                pause();
                 match rx.try_recv() {
                     Ok(v) => return Some(v),
                     Err(TryRecvError::Disconnected) => return None,
@@ -678,9 +685,8 @@ impl Ctx {
     fn wait_send<T>(&self, tx: &Sender<T>, mut value: T) -> bool {
         if !self.spin.is_zero() {
             let deadline = Instant::now() + self.spin;
-            let mut round = 0u32;
             loop {
-                pause(&mut round);
+                pause();
                 match tx.try_send(value) {
                     Ok(()) => return true,
                     Err(TrySendError::Disconnected(_)) => return false,
@@ -695,18 +701,31 @@ impl Ctx {
     }
 }
 
-/// One pause of a waiting stage: a short busy wait for the first rounds,
-/// then a yield, so that a waiting stage gives its core away when another
-/// thread is ready to run (the machine may have fewer cores than threads).
-fn pause(round: &mut u32) {
-    if *round < 16 {
-        for _ in 0..64 {
-            std::hint::spin_loop();
-        }
-    } else {
-        thread::yield_now();
+/// One pause of a waiting stage: a short busy wait. (Yielding instead
+/// hands the core to any other process that is ready, for a whole time
+/// slice: on a loaded machine both stages of a pipeline then lose their
+/// cores at every wait, which doubled the time per element in pipelines of
+/// short stages.)
+fn pause() {
+    for _ in 0..64 {
+        std::hint::spin_loop();
     }
-    *round = round.saturating_add(1);
+}
+
+/// The machine's CPU time in all states and the part of it stolen by the
+/// hypervisor for other guests, in clock ticks, from the first line of
+/// `/proc/stat` (Linux); `None` elsewhere.
+fn machine_times() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = text.lines().next()?.strip_prefix("cpu ")?;
+    let fields: Vec<u64> = line
+        .split_whitespace()
+        .map(|t| t.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]:
+    // guest time is already counted in user and nice.
+    let total = fields.iter().take(8).sum();
+    Some((total, *fields.get(7)?))
 }
 
 /// The current thread's CPU time and time spent waiting on a run queue, in

@@ -49,6 +49,10 @@ pub struct Metrics {
     /// (run-queue delay), summed, in ns: the mark of other load on the
     /// machine, or of more threads than cores. `None` where not known.
     pub wait_ns: Option<f64>,
+    /// The share of the machine's CPU time that the hypervisor gave to
+    /// other guests during the run (`steal` in `/proc/stat`): time a running
+    /// thread lost without its own system noticing. `None` where not known.
+    pub steal_share: Option<f64>,
 }
 
 impl Metrics {
@@ -97,6 +101,7 @@ impl Metrics {
             threads,
             cpu_ns: None,
             wait_ns: None,
+            steal_share: None,
         }
     }
 
@@ -108,6 +113,15 @@ impl Metrics {
             (Some(cpu), Some(wait)) if cpu + wait > 0.0 => Some(wait / (cpu + wait)),
             _ => None,
         }
+    }
+
+    /// How much other load disturbed the run: the larger of
+    /// [`Metrics::wait_share`] and [`Metrics::steal_share`] (0 where
+    /// neither is known).
+    pub fn disturbance(&self) -> f64 {
+        self.wait_share()
+            .unwrap_or(0.0)
+            .max(self.steal_share.unwrap_or(0.0))
     }
 }
 

@@ -22,8 +22,10 @@
 //! model fitted from the whole runs' per-element times, and the two compared
 //! as the paper does (relative error of the leading coefficients) and
 //! pointwise (the modular model against the measured median at each size).
-//! Beside the plain operators, a model with the hand-over added at every
-//! pipeline boundary ([`with_handoff`]) is compared too.
+//! Beside the plain operators, a *refined* model is compared too: the
+//! hand-over added at every pipeline boundary ([`with_handoff`]) and, where
+//! an atom follows another on the same thread, its warm variant
+//! ([`with_cache_reuse`], [`Suite::with_cache_reuse`]).
 
 use super::error::ExecError;
 use super::executor::Executor;
@@ -77,12 +79,20 @@ pub struct Settings {
     /// Fraction of departures trimmed at each end (default 0.1).
     pub trim: f64,
     /// A run whose threads spent more than this share of their runnable
-    /// time waiting for a core ([`Metrics::wait_share`]) is disturbed by
-    /// other load and is repeated (default 0.05).
+    /// time waiting for a core ([`Metrics::wait_share`]), or during which
+    /// the hypervisor took more than this share of the machine
+    /// ([`Metrics::steal_share`]), is disturbed by other load and is
+    /// repeated (default 0.05).
     pub max_wait_share: f64,
     /// How often a disturbed run is repeated at most; the least disturbed
     /// attempt counts (default 2).
     pub retries: usize,
+    /// For an element atom, each input the harness times was built this
+    /// many bytes of other inputs earlier (as [`Suite::element_bytes`]
+    /// counts them), so that it comes from memory as cold as the elements
+    /// of a run do (default 32 MiB, 8 times this machine's L2; 0 for inputs
+    /// fresh from the generator).
+    pub cold_bytes: usize,
     /// The fitter of atoms and whole runs (default [`Fitter::default`]).
     pub fitter: Fitter,
 }
@@ -103,6 +113,7 @@ impl Default for Settings {
             trim: 0.1,
             max_wait_share: 0.05,
             retries: 2,
+            cold_bytes: 32 << 20,
             fitter: Fitter::default(),
         }
     }
@@ -119,6 +130,7 @@ impl Settings {
             min_elements: 3,
             max_elements: 20,
             retries: 0,
+            cold_bytes: 0,
             ..Settings::default()
         }
     }
@@ -208,6 +220,7 @@ pub struct Suite<E> {
     probes: Vec<Probe>,
     cases: Vec<Case>,
     handoff: bool,
+    warm: bool,
 }
 
 impl<E: Send + 'static> Suite<E> {
@@ -228,6 +241,7 @@ impl<E: Send + 'static> Suite<E> {
             probes: Vec::new(),
             cases: Vec::new(),
             handoff: false,
+            warm: false,
         }
     }
 
@@ -275,6 +289,15 @@ impl<E: Send + 'static> Suite<E> {
         self
     }
 
+    /// Also measure every element atom *warm* — on an element fresh in the
+    /// cache, as an atom finds it when it follows another atom on the same
+    /// thread — as the atom `NAME_warm`, and report the models with this
+    /// cache reuse ([`with_cache_reuse`]) (default off).
+    pub fn with_cache_reuse(mut self, on: bool) -> Self {
+        self.warm = on;
+        self
+    }
+
     /// The configurations.
     pub fn cases(&self) -> &[Case] {
         &self.cases
@@ -299,6 +322,8 @@ impl<E: Send + 'static> Suite<E> {
         let mut atom_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let mut handoff_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        let mut warm_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
         let mut collected: Vec<CaseRuns> = self.cases.iter().map(|_| CaseRuns::default()).collect();
         let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
         let pass_term = Term::pipe(
@@ -306,20 +331,28 @@ impl<E: Send + 'static> Suite<E> {
             Term::atom("pass", Expr::num(0.0)),
         );
         for round in 0..rounds {
-            log(&format!(
-                "{}: round {} of {rounds}: atoms",
-                self.name,
-                round + 1
-            ));
+            log(&format!("{}: round {} of {rounds}", self.name, round + 1));
+            // Atoms with their own sizes first; then size by size, the
+            // element atoms and every configuration at that size, so that
+            // atoms and designs are measured close together in time.
             for (i, probe) in self.probes.iter().enumerate() {
-                let m = self.measure_probe(probe, settings)?;
-                for s in m.sizes() {
-                    atom_samples[i].entry(s.x).or_default().extend(&s.times_ns);
+                if matches!(probe, Probe::Custom(..)) {
+                    let m = self.measure_probe(probe, settings, &self.sizes)?;
+                    merge(&mut atom_samples[i], &m);
                 }
             }
-            let atoms = self.fit_atoms(&atom_samples, settings)?;
-            if self.handoff {
-                for &x in &self.sizes {
+            for &x in &self.sizes {
+                for (i, probe) in self.probes.iter().enumerate() {
+                    if let Probe::Element(name) = probe {
+                        let m = self.measure_probe(probe, settings, &[x])?;
+                        merge(&mut atom_samples[i], &m);
+                        if self.warm {
+                            let m = self.measure_warm(name, settings, x)?;
+                            merge(&mut warm_samples[i], &m);
+                        }
+                    }
+                }
+                if self.handoff {
                     let n = settings.max_elements.min(self.memory_bound(x, settings));
                     let (metrics, _, _) =
                         self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings)?;
@@ -327,15 +360,25 @@ impl<E: Send + 'static> Suite<E> {
                         handoff_samples.entry(x).or_default().push(t);
                     }
                 }
-            }
-            log(&format!(
-                "{}: round {} of {rounds}: designs",
-                self.name,
-                round + 1
-            ));
-            for (c, case) in self.cases.iter().enumerate() {
-                let design = self.design(case, &atoms)?;
-                for &x in &self.sizes {
+                // The atoms as known so far: element atoms by their median
+                // at this size, the others by their fit (to size the runs).
+                let local: Vec<(String, Expr)> = self
+                    .probes
+                    .iter()
+                    .zip(&atom_samples)
+                    .map(|(p, samples)| {
+                        let model = match p {
+                            Probe::Element(_) => samples
+                                .get(&x)
+                                .map_or(Expr::num(1e3), |t| Expr::num(stats::median(t))),
+                            Probe::Custom(name, _) => fit_atom(name, samples, settings)
+                                .map_or(Expr::num(1e3), |a| a.model),
+                        };
+                        (p.name().to_string(), model)
+                    })
+                    .collect();
+                for (c, case) in self.cases.iter().enumerate() {
+                    let design = self.design(case, &local)?;
                     let runs = &mut collected[c];
                     let n = *runs
                         .elements
@@ -360,12 +403,19 @@ impl<E: Send + 'static> Suite<E> {
         } else {
             None
         };
+        let mut warm = Vec::new();
+        for (probe, samples) in self.probes.iter().zip(&warm_samples) {
+            if !samples.is_empty() {
+                warm.push(fit_atom(&warm_name(probe.name()), samples, settings)?);
+            }
+        }
         let mut rows = Vec::with_capacity(self.cases.len());
         for (c, case) in self.cases.iter().enumerate() {
             rows.push(self.row(
                 case,
                 &atoms,
                 handoff.as_ref(),
+                &warm,
                 std::mem::take(&mut collected[c]),
                 settings,
             )?);
@@ -376,6 +426,7 @@ impl<E: Send + 'static> Suite<E> {
             acceptance_from: settings.acceptance_from,
             atoms,
             handoff,
+            warm,
             rows,
             seconds: started.elapsed().as_secs_f64(),
         })
@@ -404,7 +455,7 @@ impl<E: Send + 'static> Suite<E> {
                     source,
                 })
         };
-        let share = |m: &Metrics| m.wait_share().unwrap_or(0.0);
+        let share = |m: &Metrics| m.disturbance();
         let mut best = once()?;
         let mut repeated = 0;
         while repeated < settings.retries && share(&best.metrics) > settings.max_wait_share {
@@ -450,6 +501,7 @@ impl<E: Send + 'static> Suite<E> {
         &self,
         probe: &Probe,
         settings: &Settings,
+        sizes: &[usize],
     ) -> Result<Measurement, ValidationError> {
         let harness = Harness::new()
             .warmup(1)
@@ -463,22 +515,29 @@ impl<E: Send + 'static> Suite<E> {
                     .kernels
                     .element(name)
                     .ok_or_else(|| ValidationError::NoKernel(name.clone()))?;
-                // Inputs built before the harness starts, so that each is as
-                // cold as a pre-built stream element when its turn comes.
-                let per_size = 1 + settings.atom_repetitions.max(1);
-                let mut pools: BTreeMap<usize, Vec<E>> = self
-                    .sizes
+                // Inputs built before the harness starts, each followed by
+                // `cold_bytes` of others, so that it is as cold as a
+                // pre-built stream element when its turn comes.
+                let used = 1 + settings.atom_repetitions.max(1);
+                let mut pools: BTreeMap<usize, Vec<E>> = sizes
                     .iter()
                     .map(|&x| {
-                        let pool = (0..per_size)
+                        let distance = match (self.bytes)(x) {
+                            0 => 0,
+                            b => settings.cold_bytes.div_ceil(b),
+                        };
+                        let mut pool: Vec<E> = (0..used + distance)
                             .map(|i| (self.make)(x, u64::MAX - i as u64))
                             .collect();
+                        pool.truncate(used);
+                        // Taken from the back: the oldest first.
+                        pool.reverse();
                         (x, pool)
                     })
                     .collect();
                 let make = &self.make;
                 Ok(harness.run(
-                    &self.sizes,
+                    sizes,
                     |x| {
                         pools
                             .get_mut(&x)
@@ -494,6 +553,37 @@ impl<E: Send + 'static> Suite<E> {
         }
     }
 
+    /// Times the element kernel `name` at `x` on inputs fresh from the
+    /// generator (in the cache, as after another atom on the same thread).
+    fn measure_warm(
+        &self,
+        name: &str,
+        settings: &Settings,
+        x: usize,
+    ) -> Result<Measurement, ValidationError> {
+        let kernel = self
+            .kernels
+            .element(name)
+            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let mut seed = 0u64;
+        Ok(Harness::new()
+            .warmup(1)
+            .repetitions(settings.atom_repetitions)
+            .progress(false)
+            .label(&warm_name(name))
+            .run(
+                &[x],
+                |x| {
+                    seed += 1;
+                    (self.make)(x, seed)
+                },
+                |mut e| {
+                    kernel(&mut e);
+                    e
+                },
+            ))
+    }
+
     fn fit_atoms(
         &self,
         samples: &[BTreeMap<usize, Vec<f64>>],
@@ -506,7 +596,7 @@ impl<E: Send + 'static> Suite<E> {
             .collect()
     }
 
-    fn design(&self, case: &Case, atoms: &[AtomReport]) -> Result<Design, ValidationError> {
+    fn design(&self, case: &Case, atoms: &[(String, Expr)]) -> Result<Design, ValidationError> {
         let text = design_text(&case.structure, atoms);
         Design::parse(&text).map_err(|e| ValidationError::Design {
             design: case.structure.clone(),
@@ -519,6 +609,7 @@ impl<E: Send + 'static> Suite<E> {
         case: &Case,
         atoms: &[AtomReport],
         handoff: Option<&AtomReport>,
+        warm: &[AtomReport],
         collected: CaseRuns,
         settings: &Settings,
     ) -> Result<Row, ValidationError> {
@@ -528,40 +619,67 @@ impl<E: Send + 'static> Suite<E> {
             warnings,
             ..
         } = collected;
-        let design = self.design(case, atoms)?;
+        let named: Vec<(String, Expr)> = atoms
+            .iter()
+            .map(|a| (a.name.clone(), a.model.clone()))
+            .collect();
+        let design = self.design(case, &named)?;
         let term = design.term();
         let modular = term.model().simplify();
         let asymptotic = term.model_asymptotic().simplify();
-        let handoff_term = handoff.map(|h| {
-            with_handoff(
-                term,
-                &Atom {
-                    name: HANDOFF.to_string(),
-                    model: h.model.clone(),
-                },
-            )
+        let refined_term = (handoff.is_some() || !warm.is_empty()).then(|| {
+            let warm: Vec<Atom> = warm
+                .iter()
+                .map(|a| Atom {
+                    name: a.name.clone(),
+                    model: a.model.clone(),
+                })
+                .collect();
+            let reused = with_cache_reuse(term, &warm);
+            match handoff {
+                Some(h) => with_handoff(
+                    &reused,
+                    &Atom {
+                        name: HANDOFF.to_string(),
+                        model: h.model.clone(),
+                    },
+                ),
+                None => reused,
+            }
         });
-        let handoff_model = handoff_term.as_ref().map(|t| t.model().simplify());
-        let handoff_asymptotic = handoff_term
+        let refined_model = refined_term.as_ref().map(|t| t.model().simplify());
+        let refined_asymptotic = refined_term
             .as_ref()
             .map(|t| t.model_asymptotic().simplify());
 
         let mut points = Vec::new();
         let mut sizes = Vec::new();
-        for (&x, metrics) in &runs {
+        for (&x, all) in &runs {
+            // Runs disturbed by other load do not count where undisturbed
+            // ones exist (a design with more threads than cores disturbs
+            // itself: then all count).
+            let calm: Vec<&Metrics> = all
+                .iter()
+                .filter(|m| m.disturbance() <= settings.max_wait_share)
+                .collect();
+            let metrics: Vec<&Metrics> = if calm.is_empty() {
+                all.iter().collect()
+            } else {
+                calm
+            };
             let per_element: Vec<f64> = metrics
                 .iter()
                 .filter_map(|m| m.inter_departure_ns)
                 .collect();
             points.extend(per_element.iter().map(|&t| (x as f64, t)));
             let med = |f: &dyn Fn(&Metrics) -> Option<f64>| {
-                let v: Vec<f64> = metrics.iter().filter_map(f).collect();
+                let v: Vec<f64> = metrics.iter().copied().filter_map(f).collect();
                 (!v.is_empty()).then(|| stats::median(&v))
             };
             let measured = med(&|m| m.inter_departure_ns);
             let at = [("x", x as f64)];
             let predicted = modular.eval(&at).ok();
-            let predicted_handoff = handoff_model.as_ref().and_then(|m| m.eval(&at).ok());
+            let predicted_refined = refined_model.as_ref().and_then(|m| m.eval(&at).ok());
             let error = |p: Option<f64>| match (p, measured) {
                 (Some(p), Some(m)) if m > 0.0 => Some(relative_error(p, m)),
                 _ => None,
@@ -574,12 +692,14 @@ impl<E: Send + 'static> Suite<E> {
                 makespan_ns: med(&|m| Some(m.makespan_ns)),
                 max_in_flight: metrics.iter().map(|m| m.max_in_flight).max().unwrap_or(0),
                 wait_share: med(&|m| m.wait_share()),
+                steal_share: med(&|m| m.steal_share),
                 repeated: repeats.get(&x).copied().unwrap_or(0),
+                counted: metrics.len(),
                 predicted_ns: predicted,
                 error: error(predicted),
-                predicted_handoff_ns: predicted_handoff,
-                error_handoff: error(predicted_handoff),
-                runs: metrics.clone(),
+                predicted_refined_ns: predicted_refined,
+                error_refined: error(predicted_refined),
+                runs: all.clone(),
             });
         }
         let (monolithic, monolithic_note) = match settings.fitter.fit(&points) {
@@ -594,7 +714,7 @@ impl<E: Send + 'static> Suite<E> {
             None => (None, monolithic_note.clone()),
         };
         let (lead_error, lead_note) = lead(&asymptotic);
-        let (lead_error_handoff, lead_note_handoff) = match &handoff_asymptotic {
+        let (lead_error_refined, lead_note_refined) = match &refined_asymptotic {
             Some(m) => lead(m),
             None => (None, None),
         };
@@ -623,17 +743,22 @@ impl<E: Send + 'static> Suite<E> {
             modular_asymptotic: asymptotic.to_string(),
             lead_error,
             lead_note,
-            handoff_design: handoff_term.map(|t| t.to_string()),
-            handoff_model: handoff_model.map(|m| m.to_string()),
-            lead_error_handoff,
-            lead_note_handoff,
+            refined_design: refined_term.map(|t| t.to_string()),
+            refined_model: refined_model.map(|m| m.to_string()),
+            lead_error_refined,
+            lead_note_refined,
             errors_from: summary(accepted(|s| s.error)),
-            errors_from_handoff: summary(accepted(|s| s.error_handoff)),
+            errors_from_refined: summary(accepted(|s| s.error_refined)),
             errors_all: summary(sizes.iter().filter_map(|s| s.error).collect()),
             wait_share_max: sizes
                 .iter()
                 .filter(|s| s.x >= settings.acceptance_from)
                 .filter_map(|s| s.wait_share)
+                .reduce(f64::max),
+            steal_share_max: sizes
+                .iter()
+                .filter(|s| s.x >= settings.acceptance_from)
+                .filter_map(|s| s.steal_share)
                 .reduce(f64::max),
             sizes,
         })
@@ -655,13 +780,20 @@ struct CaseRuns {
 
 /// The design text of `structure` with the atoms' fitted models as
 /// definitions.
-fn design_text(structure: &str, atoms: &[AtomReport]) -> String {
+fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
     let mut text = String::new();
-    for a in atoms {
-        let _ = writeln!(text, "{} = {:#};", a.name, a.model);
+    for (name, model) in atoms {
+        let _ = writeln!(text, "{name} = {model:#};");
     }
     text.push_str(structure);
     text
+}
+
+/// Adds a measurement's timings to the samples collected so far.
+fn merge(samples: &mut BTreeMap<usize, Vec<f64>>, m: &Measurement) {
+    for s in m.sizes() {
+        samples.entry(s.x).or_default().extend(&s.times_ns);
+    }
 }
 
 fn fit_atom(
@@ -747,6 +879,44 @@ fn attach(term: &Term, h: &Atom, left: bool, right: bool) -> Term {
     }
 }
 
+/// The name of the warm variant of an atom.
+pub fn warm_name(atom: &str) -> String {
+    format!("{atom}_warm")
+}
+
+/// `term` with cache reuse: an atom that follows another atom on the same
+/// thread (a later part of a `seq`) finds the element in the cache, so it
+/// is replaced by its warm variant from `warm` (named by [`warm_name`]),
+/// where there is one. The first atom of a thread, and the first atom of a
+/// pipeline stage (the element comes from another core), stay as they are.
+///
+/// ```
+/// use pattern_core::exec::validate::with_cache_reuse;
+/// use pattern_core::{Atom, Design, Expr};
+///
+/// let d = Design::parse("inc = 2*x; qsort = 10*x; seq(inc, inc, pipe(qsort, inc))")?;
+/// let warm = [Atom { name: "inc_warm".into(), model: Expr::parse("x")? }];
+/// let t = with_cache_reuse(d.term(), &warm);
+/// assert_eq!(t.to_string(), "seq(inc, inc_warm, pipe(qsort, inc))");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_cache_reuse(term: &Term, warm: &[Atom]) -> Term {
+    reuse(term, warm, true)
+}
+
+fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
+    match term {
+        Term::Atom(a) if !first => warm
+            .iter()
+            .find(|w| w.name == warm_name(&a.name))
+            .map_or_else(|| term.clone(), |w| Term::Atom(w.clone())),
+        Term::Atom(_) | Term::MapReduce { .. } => term.clone(),
+        Term::Seq(a, b) => Term::seq(reuse(a, warm, first), reuse(b, warm, false)),
+        Term::Pipe(a, b) => Term::pipe(reuse(a, warm, first), reuse(b, warm, true)),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(reuse(t, warm, first))),
+    }
+}
+
 /// A measured atom and its fitted model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AtomReport {
@@ -778,8 +948,8 @@ pub struct SizeResult {
     pub x: usize,
     /// Elements per run.
     pub elements: usize,
-    /// The median over the rounds of the steady-state time between
-    /// departures, ns.
+    /// The median over the rounds (see [`SizeResult::counted`]) of the
+    /// steady-state time between departures, ns.
     pub measured_ns: Option<f64>,
     /// The median latency, ns.
     pub latency_ns: Option<f64>,
@@ -790,16 +960,23 @@ pub struct SizeResult {
     /// The median over the rounds of the share of runnable time the
     /// threads waited for a core ([`Metrics::wait_share`]).
     pub wait_share: Option<f64>,
+    /// The median over the rounds of the machine's share stolen by the
+    /// hypervisor during the run ([`Metrics::steal_share`]).
+    pub steal_share: Option<f64>,
     /// Runs repeated because they were disturbed, over all rounds.
     pub repeated: usize,
+    /// Rounds whose run counts for the medians: the undisturbed ones
+    /// ([`Metrics::disturbance`] at most [`Settings::max_wait_share`]), or
+    /// all if none is.
+    pub counted: usize,
     /// The modular model at `x`, ns.
     pub predicted_ns: Option<f64>,
     /// Its relative error against `measured_ns`.
     pub error: Option<f64>,
     /// The modular model with the hand-over, at `x`.
-    pub predicted_handoff_ns: Option<f64>,
+    pub predicted_refined_ns: Option<f64>,
     /// Its relative error.
-    pub error_handoff: Option<f64>,
+    pub error_refined: Option<f64>,
     /// The metrics of every run.
     pub runs: Vec<Metrics>,
 }
@@ -854,22 +1031,24 @@ pub struct Row {
     /// Why there is none (different classes, ...).
     pub lead_note: Option<String>,
     /// The design with the hand-over atoms.
-    pub handoff_design: Option<String>,
+    pub refined_design: Option<String>,
     /// Its model.
-    pub handoff_model: Option<String>,
+    pub refined_model: Option<String>,
     /// Its leading-coefficient error.
-    pub lead_error_handoff: Option<f64>,
+    pub lead_error_refined: Option<f64>,
     /// Why there is none.
-    pub lead_note_handoff: Option<String>,
+    pub lead_note_refined: Option<String>,
     /// Pointwise errors of the modular model at the acceptance sizes.
     pub errors_from: Option<ErrorSummary>,
     /// The same for the model with the hand-over.
-    pub errors_from_handoff: Option<ErrorSummary>,
+    pub errors_from_refined: Option<ErrorSummary>,
     /// Pointwise errors of the modular model at every size.
     pub errors_all: Option<ErrorSummary>,
     /// The largest [`SizeResult::wait_share`] at the acceptance sizes: how
     /// much other load (or more threads than cores) disturbed the runs.
     pub wait_share_max: Option<f64>,
+    /// The largest [`SizeResult::steal_share`] at the acceptance sizes.
+    pub steal_share_max: Option<f64>,
     /// Every size.
     pub sizes: Vec<SizeResult>,
 }
@@ -887,6 +1066,8 @@ pub struct SuiteReport {
     pub atoms: Vec<AtomReport>,
     /// The hand-over atom, if measured.
     pub handoff: Option<AtomReport>,
+    /// The element atoms measured warm ([`Suite::with_cache_reuse`]).
+    pub warm: Vec<AtomReport>,
     /// Its configurations.
     pub rows: Vec<Row>,
     /// How long it took, s.
@@ -907,10 +1088,10 @@ pub struct Acceptance {
     pub plain: Option<ErrorSummary>,
     /// The worst (configuration, size) of the plain operators.
     pub plain_worst: Option<(String, usize)>,
-    /// With the hand-over.
-    pub handoff: Option<ErrorSummary>,
+    /// The refined model (hand-over and cache reuse).
+    pub refined: Option<ErrorSummary>,
     /// The worst (configuration, size) with the hand-over.
-    pub handoff_worst: Option<(String, usize)>,
+    pub refined_worst: Option<(String, usize)>,
 }
 
 impl Acceptance {
@@ -937,21 +1118,26 @@ impl Acceptance {
             (ErrorSummary::of(&all), worst.map(|(_, d, x)| (d, x)))
         };
         let (plain, plain_worst) = collect(|s| s.error);
-        let (handoff, handoff_worst) = collect(|s| s.error_handoff);
+        let (refined, refined_worst) = collect(|s| s.error_refined);
         Acceptance {
             from,
             limit,
             configurations: rows.len(),
             plain,
             plain_worst,
-            handoff,
-            handoff_worst,
+            refined,
+            refined_worst,
         }
     }
 
     /// Whether the plain operators meet the limit everywhere.
     pub fn passed(&self) -> bool {
         self.plain.is_some_and(|s| s.max <= self.limit)
+    }
+
+    /// Whether the refined model meets the limit everywhere.
+    pub fn passed_refined(&self) -> bool {
+        self.refined.is_some_and(|s| s.max <= self.limit)
     }
 }
 
@@ -1010,6 +1196,8 @@ pub struct SettingsRecord {
     pub max_wait_share: f64,
     /// [`Settings::retries`].
     pub retries: usize,
+    /// [`Settings::cold_bytes`].
+    pub cold_bytes: usize,
 }
 
 impl Settings {
@@ -1027,6 +1215,7 @@ impl Settings {
             trim: self.trim,
             max_wait_share: self.max_wait_share,
             retries: self.retries,
+            cold_bytes: self.cold_bytes,
         }
     }
 }
@@ -1067,7 +1256,7 @@ impl SuiteReport {
     pub fn atoms_table(&self) -> String {
         let mut out =
             String::from("| atom | fitted model [ns] | LOO SMAPE % |\n| --- | --- | --- |\n");
-        for a in self.atoms.iter().chain(&self.handoff) {
+        for a in self.atoms.iter().chain(&self.warm).chain(&self.handoff) {
             let _ = writeln!(out, "| {} | {:.4} | {:.2} |", a.name, a.model, a.cv_smape);
         }
         out
@@ -1076,12 +1265,13 @@ impl SuiteReport {
     /// The configurations as a Markdown table like seed 001 Table 2:
     /// monolithic model, modular model, the relative error of the leading
     /// coefficients, and the pointwise errors (median / max over the sizes
-    /// from [`SuiteReport::acceptance_from`]), plain and with the hand-over.
+    /// from [`SuiteReport::acceptance_from`]) of the plain and the refined
+    /// model, and how much other load disturbed the runs.
     pub fn table(&self) -> String {
         let from = self.acceptance_from;
         let mut out = format!(
-            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | with hand-over: error % (median / max) | CPU wait % |\n\
-             | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | refined: error % (median / max) | CPU wait % | stolen % |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
         );
         for r in &self.rows {
             let mono = r
@@ -1096,13 +1286,14 @@ impl SuiteReport {
             let warn = if r.warnings.is_empty() { "" } else { " ⚠" };
             let _ = writeln!(
                 out,
-                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} |",
+                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} | {} |",
                 r.design,
                 r.threads,
                 rounded(&r.modular),
                 pct_summary(r.errors_from),
-                pct_summary(r.errors_from_handoff),
+                pct_summary(r.errors_from_refined),
                 pct(r.wait_share_max),
+                pct(r.steal_share_max),
             );
         }
         out
@@ -1174,12 +1365,7 @@ mod tests {
 
     #[test]
     fn design_text_defines_every_atom() {
-        let atoms = vec![AtomReport {
-            name: "q".into(),
-            model: Expr::parse("2*x*log2(x) + 5").unwrap(),
-            cv_smape: 0.0,
-            samples: vec![],
-        }];
+        let atoms = vec![("q".to_string(), Expr::parse("2*x*log2(x) + 5").unwrap())];
         let text = design_text("tpool[2](q)", &atoms);
         let d = Design::parse(&text).unwrap();
         assert_eq!(d.model().eval(&[("x", 4.0)]).unwrap(), 10.5);
@@ -1195,11 +1381,13 @@ mod tests {
             makespan_ns: None,
             max_in_flight: 1,
             wait_share: None,
+            steal_share: None,
             repeated: 0,
+            counted: 1,
             predicted_ns: None,
             error: Some(e),
-            predicted_handoff_ns: None,
-            error_handoff: Some(e / 2.0),
+            predicted_refined_ns: None,
+            error_refined: Some(e / 2.0),
             runs: vec![],
         };
         let row = |design: &str, acceptance, sizes| Row {
@@ -1214,14 +1402,15 @@ mod tests {
             modular_asymptotic: "x".into(),
             lead_error: None,
             lead_note: None,
-            handoff_design: None,
-            handoff_model: None,
-            lead_error_handoff: None,
-            lead_note_handoff: None,
+            refined_design: None,
+            refined_model: None,
+            lead_error_refined: None,
+            lead_note_refined: None,
             errors_from: None,
-            errors_from_handoff: None,
+            errors_from_refined: None,
             errors_all: None,
             wait_share_max: None,
+            steal_share_max: None,
             sizes,
         };
         let suite = SuiteReport {
@@ -1230,6 +1419,7 @@ mod tests {
             acceptance_from: 100,
             atoms: vec![],
             handoff: None,
+            warm: vec![],
             rows: vec![
                 row("a", true, vec![size(10, 0.9), size(100, 0.05)]),
                 row("b", true, vec![size(100, 0.08)]),
@@ -1244,6 +1434,6 @@ mod tests {
         assert!((plain.max - 0.08).abs() < 1e-12);
         assert_eq!(acc.plain_worst, Some(("b".to_string(), 100)));
         assert!(acc.passed());
-        assert!((acc.handoff.unwrap().median - 0.0325).abs() < 1e-12);
+        assert!((acc.refined.unwrap().median - 0.0325).abs() < 1e-12);
     }
 }
