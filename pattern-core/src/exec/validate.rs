@@ -330,55 +330,63 @@ impl<E: Send + 'static> Suite<E> {
             Term::atom("pass", Expr::num(0.0)),
             Term::atom("pass", Expr::num(0.0)),
         );
+        let mut used = vec![false; self.probes.len()];
+        for case in &self.cases {
+            for i in self.atoms_of(case)? {
+                used[i] = true;
+            }
+        }
+        let unused: Vec<usize> = (0..self.probes.len())
+            .filter(|&i| !used[i] && matches!(self.probes[i], Probe::Element(_)))
+            .collect();
         for round in 0..rounds {
             log(&format!("{}: round {} of {rounds}", self.name, round + 1));
             // Atoms with their own sizes first; then size by size, the
             // element atoms and every configuration at that size, so that
-            // atoms and designs are measured close together in time.
+            // atoms and designs are measured close together in time. The
+            // machine's speed drifts by tens of percent between rounds
+            // (other guests, memory traffic), so every run is compared with
+            // the atoms of its own round and size.
+            let mut round_custom: Vec<Option<Measurement>> = vec![None; self.probes.len()];
             for (i, probe) in self.probes.iter().enumerate() {
                 if matches!(probe, Probe::Custom(..)) {
                     let m = self.measure_probe(probe, settings, &self.sizes)?;
                     merge(&mut atom_samples[i], &m);
+                    round_custom[i] = Some(m);
                 }
             }
             for &x in &self.sizes {
-                for (i, probe) in self.probes.iter().enumerate() {
-                    if let Probe::Element(name) = probe {
-                        let m = self.measure_probe(probe, settings, &[x])?;
-                        merge(&mut atom_samples[i], &m);
-                        if self.warm {
-                            let m = self.measure_warm(name, settings, x)?;
-                            merge(&mut warm_samples[i], &m);
-                        }
-                    }
+                // Element atoms no configuration uses are still measured.
+                for &i in &unused {
+                    let m = self.measure_probe(&self.probes[i], settings, &[x])?;
+                    merge(&mut atom_samples[i], &m);
                 }
+                let mut local_handoff = None;
                 if self.handoff {
                     let n = settings.max_elements.min(self.memory_bound(x, settings));
                     let (metrics, _, _) =
                         self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings)?;
                     if let Some(t) = metrics.inter_departure_ns {
                         handoff_samples.entry(x).or_default().push(t);
+                        local_handoff = Some(Atom {
+                            name: HANDOFF.to_string(),
+                            model: Expr::num(t),
+                        });
                     }
                 }
-                // The atoms as known so far: element atoms by their median
-                // at this size, the others by their fit (to size the runs).
-                let local: Vec<(String, Expr)> = self
-                    .probes
-                    .iter()
-                    .zip(&atom_samples)
-                    .map(|(p, samples)| {
-                        let model = match p {
-                            Probe::Element(_) => samples
-                                .get(&x)
-                                .map_or(Expr::num(1e3), |t| Expr::num(stats::median(t))),
-                            Probe::Custom(name, _) => fit_atom(name, samples, settings)
-                                .map_or(Expr::num(1e3), |a| a.model),
-                        };
-                        (p.name().to_string(), model)
-                    })
-                    .collect();
                 for (c, case) in self.cases.iter().enumerate() {
-                    let design = self.design(case, &local)?;
+                    // The case's element atoms are timed right before and
+                    // right after its run, and the run is compared with
+                    // them: this machine's speed changes by tens of percent
+                    // from one second to the next (memory traffic of other
+                    // guests), more than the operators' errors.
+                    let uses = self.atoms_of(case)?;
+                    let mut timed: Vec<Option<(Measurement, Option<Measurement>)>> =
+                        vec![None; self.probes.len()];
+                    self.time_atoms(&uses, settings, x, &mut timed)?;
+                    let before =
+                        self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                    let design = self.design(case, &before.0)?;
                     let runs = &mut collected[c];
                     let n = *runs
                         .elements
@@ -386,6 +394,26 @@ impl<E: Send + 'static> Suite<E> {
                         .or_insert_with(|| self.elements_for(&design, x, settings));
                     let (metrics, run_warnings, repeated) =
                         self.least_disturbed(&self.kernels, design.term(), x, n, round, settings)?;
+                    self.time_atoms(&uses, settings, x, &mut timed)?;
+                    for (i, t) in timed.iter().enumerate() {
+                        if let Some((m, w)) = t {
+                            merge(&mut atom_samples[i], m);
+                            if let Some(w) = w {
+                                merge(&mut warm_samples[i], w);
+                            }
+                        }
+                    }
+                    let (local, local_warm) =
+                        self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                    let design = self.design(case, &local)?;
+                    let at = [("x", x as f64)];
+                    let predicted = design.model().eval(&at).ok();
+                    let refined = (self.handoff || self.warm).then(|| {
+                        refine(design.term(), local_handoff.as_ref(), &local_warm)
+                            .model()
+                            .eval(&at)
+                            .ok()
+                    });
                     for w in run_warnings {
                         let w = w.to_string();
                         if !runs.warnings.contains(&w) {
@@ -394,6 +422,10 @@ impl<E: Send + 'static> Suite<E> {
                     }
                     *runs.repeats.entry(x).or_default() += repeated;
                     runs.metrics.entry(x).or_default().push(metrics);
+                    runs.predicted
+                        .entry(x)
+                        .or_default()
+                        .push((predicted, refined.flatten()));
                 }
             }
         }
@@ -553,6 +585,101 @@ impl<E: Send + 'static> Suite<E> {
         }
     }
 
+    /// The probes (by index) of the element atoms a case uses.
+    fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+        let names: Vec<(String, Expr)> = self
+            .probes
+            .iter()
+            .map(|p| (p.name().to_string(), Expr::num(1.0)))
+            .collect();
+        let design = self.design(case, &names)?;
+        let used: Vec<String> = design
+            .term()
+            .atoms()
+            .iter()
+            .map(|a| a.name.clone())
+            .collect();
+        Ok(self
+            .probes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Probe::Element(_)) && used.iter().any(|u| u == p.name()))
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    /// Times the element atoms `uses` at `x` (cold, and warm with
+    /// [`Suite::with_cache_reuse`]) and adds the timings to `timed`.
+    fn time_atoms(
+        &self,
+        uses: &[usize],
+        settings: &Settings,
+        x: usize,
+        timed: &mut [Option<(Measurement, Option<Measurement>)>],
+    ) -> Result<(), ValidationError> {
+        for &i in uses {
+            let probe = &self.probes[i];
+            let cold = self.measure_probe(probe, settings, &[x])?;
+            let warm = if self.warm {
+                Some(self.measure_warm(probe.name(), settings, x)?)
+            } else {
+                None
+            };
+            timed[i] = Some(match timed[i].take() {
+                None => (cold, warm),
+                Some((c0, w0)) => (
+                    join_measurements(&c0, &cold),
+                    match (w0, warm) {
+                        (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
+                        (a, b) => a.or(b),
+                    },
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The atoms as timed around a run (element atoms: the median at `x`),
+    /// the others from this round's measurement or their fit, and the warm
+    /// variants.
+    fn local_atoms(
+        &self,
+        timed: &[Option<(Measurement, Option<Measurement>)>],
+        round_custom: &[Option<Measurement>],
+        atom_samples: &[BTreeMap<usize, Vec<f64>>],
+        x: usize,
+        settings: &Settings,
+    ) -> (Vec<(String, Expr)>, Vec<Atom>) {
+        let mut local = Vec::new();
+        let mut warm = Vec::new();
+        for (i, probe) in self.probes.iter().enumerate() {
+            let fallback = || {
+                fit_atom(probe.name(), &atom_samples[i], settings)
+                    .map_or(Expr::num(1e3), |a| a.model)
+            };
+            let model = match (probe, &timed[i], &round_custom[i]) {
+                (Probe::Element(name), Some((cold, w)), _) => {
+                    if let Some(w) = w {
+                        warm.push(Atom {
+                            name: warm_name(name),
+                            model: Expr::num(median_at(w, x)),
+                        });
+                    }
+                    Expr::num(median_at(cold, x))
+                }
+                (Probe::Custom(..), _, Some(m)) if m.sizes().iter().any(|s| s.x == x) => {
+                    Expr::num(median_at(m, x))
+                }
+                (Probe::Custom(..), _, Some(m)) => m
+                    .fit(&settings.fitter)
+                    .map_or_else(|_| fallback(), |f| f.into_model()),
+                _ => fallback(),
+            };
+            local.push((probe.name().to_string(), model));
+        }
+        (local, warm)
+    }
+
     /// Times the element kernel `name` at `x` on inputs fresh from the
     /// generator (in the cache, as after another atom on the same thread).
     fn measure_warm(
@@ -617,6 +744,7 @@ impl<E: Send + 'static> Suite<E> {
             metrics: runs,
             repeats,
             warnings,
+            predicted: round_predictions,
             ..
         } = collected;
         let named: Vec<(String, Expr)> = atoms
@@ -635,17 +763,11 @@ impl<E: Send + 'static> Suite<E> {
                     model: a.model.clone(),
                 })
                 .collect();
-            let reused = with_cache_reuse(term, &warm);
-            match handoff {
-                Some(h) => with_handoff(
-                    &reused,
-                    &Atom {
-                        name: HANDOFF.to_string(),
-                        model: h.model.clone(),
-                    },
-                ),
-                None => reused,
-            }
+            let handoff = handoff.map(|h| Atom {
+                name: HANDOFF.to_string(),
+                model: h.model.clone(),
+            });
+            refine(term, handoff.as_ref(), &warm)
         });
         let refined_model = refined_term.as_ref().map(|t| t.model().simplify());
         let refined_asymptotic = refined_term
@@ -658,15 +780,15 @@ impl<E: Send + 'static> Suite<E> {
             // Runs disturbed by other load do not count where undisturbed
             // ones exist (a design with more threads than cores disturbs
             // itself: then all count).
-            let calm: Vec<&Metrics> = all
-                .iter()
-                .filter(|m| m.disturbance() <= settings.max_wait_share)
+            let calm: Vec<usize> = (0..all.len())
+                .filter(|&i| all[i].disturbance() <= settings.max_wait_share)
                 .collect();
-            let metrics: Vec<&Metrics> = if calm.is_empty() {
-                all.iter().collect()
+            let counted: Vec<usize> = if calm.is_empty() {
+                (0..all.len()).collect()
             } else {
                 calm
             };
+            let metrics: Vec<&Metrics> = counted.iter().map(|&i| &all[i]).collect();
             let per_element: Vec<f64> = metrics
                 .iter()
                 .filter_map(|m| m.inter_departure_ns)
@@ -684,6 +806,19 @@ impl<E: Send + 'static> Suite<E> {
                 (Some(p), Some(m)) if m > 0.0 => Some(relative_error(p, m)),
                 _ => None,
             };
+            // Each counted round against the atoms of that round.
+            let rounds = round_predictions.get(&x).cloned().unwrap_or_default();
+            let paired = |pick: fn(&Predictions) -> Option<f64>| {
+                let errors: Vec<f64> = counted
+                    .iter()
+                    .filter_map(|&i| {
+                        let m = all[i].inter_departure_ns?;
+                        let p = pick(rounds.get(i)?)?;
+                        (m > 0.0 && p.is_finite()).then(|| relative_error(p, m))
+                    })
+                    .collect();
+                (!errors.is_empty()).then(|| stats::median(&errors))
+            };
             sizes.push(SizeResult {
                 x,
                 elements: metrics.first().map_or(0, |m| m.elements),
@@ -695,10 +830,13 @@ impl<E: Send + 'static> Suite<E> {
                 steal_share: med(&|m| m.steal_share),
                 repeated: repeats.get(&x).copied().unwrap_or(0),
                 counted: metrics.len(),
+                error: paired(|p| p.0),
+                error_refined: paired(|p| p.1),
+                round_predictions: rounds.clone(),
                 predicted_ns: predicted,
-                error: error(predicted),
+                model_error: error(predicted),
                 predicted_refined_ns: predicted_refined,
-                error_refined: error(predicted_refined),
+                model_error_refined: error(predicted_refined),
                 runs: all.clone(),
             });
         }
@@ -750,6 +888,7 @@ impl<E: Send + 'static> Suite<E> {
             errors_from: summary(accepted(|s| s.error)),
             errors_from_refined: summary(accepted(|s| s.error_refined)),
             errors_all: summary(sizes.iter().filter_map(|s| s.error).collect()),
+            model_errors_from: summary(accepted(|s| s.model_error)),
             wait_share_max: sizes
                 .iter()
                 .filter(|s| s.x >= settings.acceptance_from)
@@ -765,6 +904,9 @@ impl<E: Send + 'static> Suite<E> {
     }
 }
 
+/// The plain and the refined prediction of one run, ns.
+pub type Predictions = (Option<f64>, Option<f64>);
+
 /// What the rounds collected for one configuration.
 #[derive(Default)]
 struct CaseRuns {
@@ -774,6 +916,9 @@ struct CaseRuns {
     metrics: BTreeMap<usize, Vec<Metrics>>,
     /// Disturbed runs repeated, by size.
     repeats: BTreeMap<usize, usize>,
+    /// The plain and the refined prediction of each round's run, composed
+    /// from the atoms measured in the same round at the same size.
+    predicted: BTreeMap<usize, Vec<Predictions>>,
     /// The executor's warnings, each once.
     warnings: Vec<String>,
 }
@@ -787,6 +932,41 @@ fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
     }
     text.push_str(structure);
     text
+}
+
+/// The timings of two measurements together.
+fn join_measurements(a: &Measurement, b: &Measurement) -> Measurement {
+    let mut samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+    merge(&mut samples, a);
+    merge(&mut samples, b);
+    Measurement::from_samples(
+        &a.label,
+        samples
+            .into_iter()
+            .map(|(x, times_ns)| Samples {
+                x,
+                times_ns,
+                stopped_early: false,
+            })
+            .collect(),
+    )
+}
+
+/// The median timing of a measurement at `x` (NaN if it has none).
+fn median_at(m: &Measurement, x: usize) -> f64 {
+    m.sizes()
+        .iter()
+        .find(|s| s.x == x)
+        .map_or(f64::NAN, |s| s.median())
+}
+
+/// The refined term: cache reuse, then the hand-over.
+fn refine(term: &Term, handoff: Option<&Atom>, warm: &[Atom]) -> Term {
+    let reused = with_cache_reuse(term, warm);
+    match handoff {
+        Some(h) => with_handoff(&reused, h),
+        None => reused,
+    }
 }
 
 /// Adds a measurement's timings to the samples collected so far.
@@ -969,14 +1149,25 @@ pub struct SizeResult {
     /// ([`Metrics::disturbance`] at most [`Settings::max_wait_share`]), or
     /// all if none is.
     pub counted: usize,
-    /// The modular model at `x`, ns.
-    pub predicted_ns: Option<f64>,
-    /// Its relative error against `measured_ns`.
+    /// The relative error of the composed prediction against the measured
+    /// run: each counted round's run against the plain operators applied to
+    /// the atoms measured in the same round at the same size (so that the
+    /// machine's drift between rounds cancels), the median over the rounds.
     pub error: Option<f64>,
-    /// The modular model with the hand-over, at `x`.
-    pub predicted_refined_ns: Option<f64>,
-    /// Its relative error.
+    /// The same for the refined model (hand-over, cache reuse).
     pub error_refined: Option<f64>,
+    /// Per round: the plain and the refined prediction from that round's
+    /// atoms, ns.
+    pub round_predictions: Vec<Predictions>,
+    /// The modular model (from the atoms' fitted models) at `x`, ns.
+    pub predicted_ns: Option<f64>,
+    /// Its relative error against `measured_ns`: includes the error of
+    /// fitting the atoms over all sizes and rounds.
+    pub model_error: Option<f64>,
+    /// The refined model at `x`, ns.
+    pub predicted_refined_ns: Option<f64>,
+    /// Its relative error against `measured_ns`.
+    pub model_error_refined: Option<f64>,
     /// The metrics of every run.
     pub runs: Vec<Metrics>,
 }
@@ -1038,12 +1229,15 @@ pub struct Row {
     pub lead_error_refined: Option<f64>,
     /// Why there is none.
     pub lead_note_refined: Option<String>,
-    /// Pointwise errors of the modular model at the acceptance sizes.
+    /// Pointwise errors ([`SizeResult::error`]) at the acceptance sizes.
     pub errors_from: Option<ErrorSummary>,
     /// The same for the model with the hand-over.
     pub errors_from_refined: Option<ErrorSummary>,
-    /// Pointwise errors of the modular model at every size.
+    /// Pointwise errors ([`SizeResult::error`]) at every size.
     pub errors_all: Option<ErrorSummary>,
+    /// Errors of the fitted modular model ([`SizeResult::model_error`]) at
+    /// the acceptance sizes.
+    pub model_errors_from: Option<ErrorSummary>,
     /// The largest [`SizeResult::wait_share`] at the acceptance sizes: how
     /// much other load (or more threads than cores) disturbed the runs.
     pub wait_share_max: Option<f64>,
@@ -1270,8 +1464,8 @@ impl SuiteReport {
     pub fn table(&self) -> String {
         let from = self.acceptance_from;
         let mut out = format!(
-            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | refined: error % (median / max) | CPU wait % | stolen % |\n\
-             | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | refined: error % (median / max) | fitted model: error % (median / max) | CPU wait % | stolen % |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
         );
         for r in &self.rows {
             let mono = r
@@ -1286,12 +1480,13 @@ impl SuiteReport {
             let warn = if r.warnings.is_empty() { "" } else { " ⚠" };
             let _ = writeln!(
                 out,
-                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} | {} |",
+                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} | {} | {} |",
                 r.design,
                 r.threads,
                 rounded(&r.modular),
                 pct_summary(r.errors_from),
                 pct_summary(r.errors_from_refined),
+                pct_summary(r.model_errors_from),
                 pct(r.wait_share_max),
                 pct(r.steal_share_max),
             );
@@ -1384,10 +1579,13 @@ mod tests {
             steal_share: None,
             repeated: 0,
             counted: 1,
-            predicted_ns: None,
             error: Some(e),
-            predicted_refined_ns: None,
             error_refined: Some(e / 2.0),
+            round_predictions: vec![],
+            predicted_ns: None,
+            model_error: None,
+            predicted_refined_ns: None,
+            model_error_refined: None,
             runs: vec![],
         };
         let row = |design: &str, acceptance, sizes| Row {
@@ -1409,6 +1607,7 @@ mod tests {
             errors_from: None,
             errors_from_refined: None,
             errors_all: None,
+            model_errors_from: None,
             wait_share_max: None,
             steal_share_max: None,
             sizes,
