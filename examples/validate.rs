@@ -10,8 +10,11 @@
 //!
 //! Run with `cargo run --release --example validate` (a few minutes on 2
 //! cores). Options: `--out FILE` (default `target/validation.json`),
-//! `--rounds N` (default 3), `--suite sort|histogram` (one of the two),
-//! `--quick` (one round, tiny runs: a smoke test whose numbers mean little).
+//! `--rounds N` (default 5; the mapReduce takes at most 3), `--run-ms MS`
+//! (time per run, default 50), `--reps N` (harness repetitions of an atom
+//! before and after each run, default 3),
+//! `--suite sort|histogram` (one of the two), `--quick` (one round, tiny
+//! runs: a smoke test whose numbers mean little).
 use pattern_core::exec::validate::{
     Acceptance, Machine, Report, Settings, Suite, SuiteReport, ValidationError,
 };
@@ -242,6 +245,8 @@ struct Args {
     rounds: Option<usize>,
     quick: bool,
     suite: Option<String>,
+    run_ms: Option<u64>,
+    reps: Option<usize>,
 }
 
 fn args() -> Result<Args, String> {
@@ -250,6 +255,8 @@ fn args() -> Result<Args, String> {
         rounds: None,
         quick: false,
         suite: None,
+        run_ms: None,
+        reps: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -263,10 +270,21 @@ fn args() -> Result<Args, String> {
                 );
             }
             "--quick" => a.quick = true,
+            "--run-ms" => {
+                let n = it.next().ok_or("--run-ms needs a number")?;
+                a.run_ms = Some(
+                    n.parse()
+                        .map_err(|_| format!("--run-ms {n}: not a number"))?,
+                );
+            }
+            "--reps" => {
+                let n = it.next().ok_or("--reps needs a number")?;
+                a.reps = Some(n.parse().map_err(|_| format!("--reps {n}: not a number"))?);
+            }
             "--suite" => a.suite = Some(it.next().ok_or("--suite needs sort or histogram")?),
             other => {
                 return Err(format!(
-                    "unknown argument `{other}`; usage: validate [--out FILE] [--rounds N] [--quick] [--suite sort|histogram]"
+                    "unknown argument `{other}`; usage: validate [--out FILE] [--rounds N] [--run-ms MS] [--reps N] [--suite sort|histogram] [--quick]"
                 ));
             }
         }
@@ -286,8 +304,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(r) = args.rounds {
         settings.rounds = r.max(1);
     }
+    if let Some(ms) = args.run_ms {
+        settings.run_target = Duration::from_millis(ms);
+    }
+    if let Some(r) = args.reps {
+        settings.atom_repetitions = r.max(1);
+    }
     // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
     let histogram_settings = Settings {
+        rounds: settings.rounds.min(3),
         acceptance_from: 2048,
         min_elements: if args.quick { 2 } else { 8 },
         run_target: if args.quick {
@@ -298,7 +323,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..settings.clone()
     };
     eprintln!(
-        "validate: {} cores, load average {}; {} rounds",
+        "validate: {} cores, load average {}; {} rounds (a few minutes)",
         before.cores,
         before.load_average.map_or("unknown".into(), |l| format!(
             "{:.2} {:.2} {:.2}",

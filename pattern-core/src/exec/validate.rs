@@ -5,27 +5,39 @@
 //! A [`Suite`] holds a kernel registry, a generator of elements of size `x`,
 //! the atoms to measure ([`Suite::measure`] for element kernels,
 //! [`Suite::probe`] for anything else) and the configurations to run
-//! ([`Suite::case`], design structures over the atoms). [`Suite::run`] does,
-//! in [`Settings::rounds`] interleaved rounds (so that load from elsewhere
-//! falls on atoms and designs alike):
+//! ([`Suite::case`], design structures over the atoms). [`Suite::run`]
+//! measures in [`Settings::rounds`] rounds, size by size:
 //!
-//! 1. each atom measured with the [`Harness`] (its inputs built beforehand,
-//!    so they are as cold as the executor's);
-//! 2. the hand-over between two threads measured as an atom of its own,
-//!    `handoff`: the steady-state time per element of `pipe(pass, pass)`
-//!    with do-nothing stages, run by the [`Executor`];
-//! 3. every configuration run by the [`Executor`] at every size, on enough
-//!    elements for about [`Settings::run_target`].
+//! 1. the hand-over between two threads as an atom of its own, `handoff`:
+//!    the steady-state time per element of `pipe(pass, pass)` with
+//!    do-nothing stages, run by the [`Executor`];
+//! 2. for every configuration: the element atoms it uses, timed with the
+//!    [`Harness`] (inputs built [`Settings::cold_bytes`] earlier, as cold as
+//!    a stream's elements; and warm, with [`Suite::with_cache_reuse`]);
+//!    the configuration run by the [`Executor`] on enough elements for
+//!    about [`Settings::run_target`]; the atoms timed again. A run
+//!    disturbed by other load ([`Metrics::disturbance`]) is repeated.
 //!
-//! Then: the atoms' models are fitted ([`Fitter`]), the *modular* model
-//! composed from them by the operators ([`Term::model`]), the *monolithic*
-//! model fitted from the whole runs' per-element times, and the two compared
-//! as the paper does (relative error of the leading coefficients) and
-//! pointwise (the modular model against the measured median at each size).
-//! Beside the plain operators, a *refined* model is compared too: the
-//! hand-over added at every pipeline boundary ([`with_handoff`]) and, where
-//! an atom follows another on the same thread, its warm variant
-//! ([`with_cache_reuse`], [`Suite::with_cache_reuse`]).
+//! On this shared 2-core virtual machine the speed of memory-bound code
+//! switches between two levels 1.5x apart every fraction of a second (a
+//! sort of 65,536 integers pinned to one core takes 0.82 or 1.25 ms), which
+//! is why atoms and runs are interleaved this finely and compared by
+//! medians over many timings.
+//!
+//! Then, per configuration and size:
+//!
+//! - the *composed prediction* ([`SizeResult::error`], the headline): the
+//!   operators ([`Term::model`]) applied to the atoms' median times at that
+//!   size, against the median of the runs;
+//! - the *modular model*: the operators applied to the atoms' fitted models
+//!   ([`Fitter`]), against the *monolithic model* fitted from the whole
+//!   runs, by the relative error of their leading coefficients as in the
+//!   paper (refitted within the modular model's class where the fitter
+//!   chose another, as the paper forced Extra-P to), and pointwise
+//!   ([`SizeResult::model_error`]);
+//! - the same with a *refined* model: the hand-over added at every pipeline
+//!   boundary ([`with_handoff`]) and, where an atom follows another on the
+//!   same thread, its warm variant ([`with_cache_reuse`]).
 
 use super::error::ExecError;
 use super::executor::Executor;
@@ -33,7 +45,7 @@ use super::kernels::Kernels;
 use super::metrics::{Metrics, Warning};
 use crate::accuracy::{leading_coefficient_error, relative_error};
 use crate::fit::measure::{Harness, Measurement, Samples};
-use crate::fit::{FitError, Fitter, stats};
+use crate::fit::{FitError, Fitter, HypothesisSpace, Rational64, TermClass, stats};
 use crate::term::{Atom, Term};
 use crate::{Design, Expr};
 use serde::{Deserialize, Serialize};
@@ -48,15 +60,15 @@ pub const HANDOFF: &str = "handoff";
 /// How much to measure.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// Interleaved rounds; every atom, every configuration and every size is
-    /// measured once per round and the medians over the rounds are compared
-    /// (default 3).
+    /// Interleaved rounds; every configuration runs once per size and round
+    /// and the medians over the rounds are compared (default 5).
     pub rounds: usize,
-    /// Harness repetitions of each atom and size per round (default 5).
+    /// Harness repetitions of each atom a configuration uses, right before
+    /// and right after each of its runs (default 3).
     pub atom_repetitions: usize,
     /// The time one run of a configuration should take; the number of
     /// elements is chosen from the predicted time per element (default
-    /// 100 ms).
+    /// 50 ms).
     pub run_target: Duration,
     /// Fewest elements per run (default 20: with 10 % trimmed at each end,
     /// 15 intervals remain).
@@ -100,9 +112,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            rounds: 3,
-            atom_repetitions: 5,
-            run_target: Duration::from_millis(100),
+            rounds: 5,
+            atom_repetitions: 3,
+            run_target: Duration::from_millis(50),
             min_elements: 20,
             max_elements: 20_000,
             max_bytes: 64 << 20,
@@ -800,8 +812,39 @@ impl<E: Send + 'static> Suite<E> {
             };
             let measured = med(&|m| m.inter_departure_ns);
             let at = [("x", x as f64)];
-            let predicted = modular.eval(&at).ok();
-            let predicted_refined = refined_model.as_ref().and_then(|m| m.eval(&at).ok());
+            let model_predicted = modular.eval(&at).ok();
+            let model_predicted_refined = refined_model.as_ref().and_then(|m| m.eval(&at).ok());
+            // The operators applied to the atoms' measured medians at x
+            // (atoms measured at other sizes, such as the map of a
+            // mapReduce, by their fitted model).
+            let at_x = |a: &AtomReport| {
+                a.samples
+                    .iter()
+                    .find(|s| s.x == x)
+                    .map_or_else(|| a.model.clone(), |s| Expr::num(s.median_ns))
+            };
+            let local: Vec<(String, Expr)> =
+                atoms.iter().map(|a| (a.name.clone(), at_x(a))).collect();
+            let local_design = self.design(case, &local)?;
+            let predicted = local_design.model().eval(&at).ok();
+            let predicted_refined = refined_term.is_some().then(|| {
+                let warm: Vec<Atom> = warm
+                    .iter()
+                    .map(|a| Atom {
+                        name: a.name.clone(),
+                        model: at_x(a),
+                    })
+                    .collect();
+                let handoff = handoff.map(|h| Atom {
+                    name: HANDOFF.to_string(),
+                    model: at_x(h),
+                });
+                refine(local_design.term(), handoff.as_ref(), &warm)
+                    .model()
+                    .eval(&at)
+                    .ok()
+            });
+            let predicted_refined = predicted_refined.flatten();
             let error = |p: Option<f64>| match (p, measured) {
                 (Some(p), Some(m)) if m > 0.0 => Some(relative_error(p, m)),
                 _ => None,
@@ -830,13 +873,17 @@ impl<E: Send + 'static> Suite<E> {
                 steal_share: med(&|m| m.steal_share),
                 repeated: repeats.get(&x).copied().unwrap_or(0),
                 counted: metrics.len(),
-                error: paired(|p| p.0),
-                error_refined: paired(|p| p.1),
-                round_predictions: rounds.clone(),
                 predicted_ns: predicted,
-                model_error: error(predicted),
+                error: error(predicted),
                 predicted_refined_ns: predicted_refined,
-                model_error_refined: error(predicted_refined),
+                error_refined: error(predicted_refined),
+                paired_error: paired(|p| p.0),
+                paired_error_refined: paired(|p| p.1),
+                round_predictions: rounds.clone(),
+                model_predicted_ns: model_predicted,
+                model_error: error(model_predicted),
+                model_predicted_refined_ns: model_predicted_refined,
+                model_error_refined: error(model_predicted_refined),
                 runs: all.clone(),
             });
         }
@@ -844,9 +891,33 @@ impl<E: Send + 'static> Suite<E> {
             Ok(fit) => (Some(fit.into_model()), None),
             Err(e) => (None, Some(e.to_string())),
         };
+        // As the paper did when Extra-P chose another class than the
+        // composed model (§4.2.5: "we forced Extra-P to generate a linear
+        // model"): the whole runs fitted again within the composed model's
+        // leading class, and the coefficients compared.
+        let forced = |model: &Expr| -> Option<Expr> {
+            let g = model.growth("x")?;
+            let class = TermClass::new(
+                Rational64::approximate_float(g.power())?,
+                Rational64::approximate_float(g.log_power())?,
+            );
+            let fitter = settings.fitter.clone().space(HypothesisSpace::new([class]));
+            fitter.fit(&points).ok().map(|f| f.into_model())
+        };
         let lead = |model: &Expr| match &monolithic {
             Some(mono) => match leading_coefficient_error(model, mono, "x") {
                 Ok(e) => (Some(e), None),
+                Err(e @ crate::accuracy::AccuracyError::DifferentClasses { .. }) => {
+                    match forced(model).map(|f| (leading_coefficient_error(model, &f, "x"), f)) {
+                        Some((Ok(err), f)) => (
+                            Some(err),
+                            Some(format!(
+                                "{e}; the whole runs refitted within the composed model's class: {f:.4}"
+                            )),
+                        ),
+                        _ => (None, Some(e.to_string())),
+                    }
+                }
                 Err(e) => (None, Some(e.to_string())),
             },
             None => (None, monolithic_note.clone()),
@@ -1149,24 +1220,32 @@ pub struct SizeResult {
     /// ([`Metrics::disturbance`] at most [`Settings::max_wait_share`]), or
     /// all if none is.
     pub counted: usize,
-    /// The relative error of the composed prediction against the measured
-    /// run: each counted round's run against the plain operators applied to
-    /// the atoms measured in the same round at the same size (so that the
-    /// machine's drift between rounds cancels), the median over the rounds.
+    /// The composed prediction: the plain operators applied to the atoms'
+    /// medians at `x` (over every round), ns.
+    pub predicted_ns: Option<f64>,
+    /// Its relative error against `measured_ns`: the headline figure.
     pub error: Option<f64>,
-    /// The same for the refined model (hand-over, cache reuse).
+    /// The refined operators (hand-over, cache reuse) applied to the same.
+    pub predicted_refined_ns: Option<f64>,
+    /// Its relative error.
     pub error_refined: Option<f64>,
-    /// Per round: the plain and the refined prediction from that round's
-    /// atoms, ns.
+    /// Each counted round's run against the operators applied to the atoms
+    /// timed right before and after it, the median over the rounds
+    /// (noisier: fewer timings per comparison).
+    pub paired_error: Option<f64>,
+    /// The same for the refined operators.
+    pub paired_error_refined: Option<f64>,
+    /// Per round: the plain and the refined prediction from the atoms timed
+    /// around that round's run, ns.
     pub round_predictions: Vec<Predictions>,
     /// The modular model (from the atoms' fitted models) at `x`, ns.
-    pub predicted_ns: Option<f64>,
-    /// Its relative error against `measured_ns`: includes the error of
-    /// fitting the atoms over all sizes and rounds.
+    pub model_predicted_ns: Option<f64>,
+    /// Its relative error against `measured_ns`: adds the error of fitting
+    /// the atoms over all sizes.
     pub model_error: Option<f64>,
     /// The refined model at `x`, ns.
-    pub predicted_refined_ns: Option<f64>,
-    /// Its relative error against `measured_ns`.
+    pub model_predicted_refined_ns: Option<f64>,
+    /// Its relative error.
     pub model_error_refined: Option<f64>,
     /// The metrics of every run.
     pub runs: Vec<Metrics>,
@@ -1473,7 +1552,8 @@ impl SuiteReport {
                 .as_deref()
                 .map_or_else(|| "–".to_string(), rounded);
             let lead = match (r.lead_error, &r.lead_note) {
-                (Some(e), _) => pct(Some(e)),
+                (Some(e), Some(_)) => format!("{} (refitted)", pct(Some(e))),
+                (Some(e), None) => pct(Some(e)),
                 (None, Some(note)) if note.contains("different classes") => "classes differ".into(),
                 _ => "–".into(),
             };
@@ -1579,12 +1659,16 @@ mod tests {
             steal_share: None,
             repeated: 0,
             counted: 1,
-            error: Some(e),
-            error_refined: Some(e / 2.0),
-            round_predictions: vec![],
             predicted_ns: None,
-            model_error: None,
+            error: Some(e),
             predicted_refined_ns: None,
+            error_refined: Some(e / 2.0),
+            paired_error: None,
+            paired_error_refined: None,
+            round_predictions: vec![],
+            model_predicted_ns: None,
+            model_error: None,
+            model_predicted_refined_ns: None,
             model_error_refined: None,
             runs: vec![],
         };
