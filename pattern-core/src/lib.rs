@@ -25,6 +25,7 @@ pub mod collective;
 pub mod comm;
 pub mod const_expr;
 pub mod design;
+pub mod exec;
 pub mod fit;
 pub mod laws;
 pub mod lower;

@@ -1,0 +1,438 @@
+//! Validation against reality (seed 001 §4 on this machine): measures the
+//! atoms qsort, inc, nop and the histogram map, shuffle and reduce, fits
+//! their models, composes the models of the paper's configurations (seq,
+//! tpool[n], pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
+//! generated image), runs every configuration for real with the executor at
+//! every size, fits the whole runs and prints the paper's Table 2 for this
+//! machine: monolithic model, modular model, relative error — plain and with
+//! the hand-over between threads as an atom. Writes every measurement to a
+//! JSON file.
+//!
+//! Run with `cargo run --release --example validate` (a few minutes on 2
+//! cores). Options: `--out FILE` (default `target/validation.json`),
+//! `--rounds N` (default 5; the mapReduce takes at most 3), `--run-ms MS`
+//! (time per run, default 50), `--reps N` (harness repetitions of an atom
+//! before and after each run, default 3),
+//! `--suite sort|histogram` (one of the two), `--quick` (one round, tiny
+//! runs: a smoke test whose numbers mean little).
+use pattern_core::exec::validate::{
+    Acceptance, Machine, Report, Settings, Suite, SuiteReport, ValidationError,
+};
+use pattern_core::exec::{Job, Kernels, group_by_key};
+use pattern_core::fit::measure::Harness;
+use pattern_core::{cost, cost_of};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+// ---- The paper's tasks for pipeline and task pool (§4.1.1) ----------------
+// The models are the paper's (Table 1), as a designer would write them
+// before measuring; the validation measures its own.
+
+/// Sorts the array (Table 1 row 3).
+#[cost("1034.17 * x * log2(x)")]
+fn qsort(v: &mut [i32]) {
+    v.sort_unstable();
+}
+
+/// Increments every element ten times (Table 1 row 2: "we repeat this
+/// operation ten times to reduce the absolute noise").
+#[cost("536.185 * x")]
+fn inc(v: &mut [i32]) {
+    for _ in 0..10 {
+        for e in v.iter_mut() {
+            *e = e.wrapping_add(1);
+        }
+        // Keep the ten passes from being merged into one.
+        black_box(&mut *v);
+    }
+}
+
+/// Returns the array unchanged (Table 1 row 1).
+#[cost("5422.97")]
+fn nop(v: &mut [i32]) {
+    black_box(v);
+}
+
+/// SplitMix64: a fast, seeded generator for the arrays to sort.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn random_array(x: usize, seed: u64) -> Vec<i32> {
+    let mut s = seed;
+    (0..x).map(|_| splitmix(&mut s) as i32).collect()
+}
+
+// ---- The histogram mapReduce (§4.1.2) --------------------------------------
+
+/// Width and height of the generated image.
+const WIDTH: usize = 64;
+const HEIGHT: usize = 64;
+/// Keys: the 256 values of each of the three channels.
+const KEYS: usize = 768;
+
+/// An RGB image, 8 bits per channel, interleaved.
+struct Image {
+    rgb: Vec<u8>,
+}
+
+/// The one image every job replicates ("we decided to use only one picture
+/// and replicate it as often as needed", §4.1.2): a colour gradient with
+/// seeded noise, so that every channel value occurs.
+fn image() -> Arc<Image> {
+    static IMAGE: OnceLock<Arc<Image>> = OnceLock::new();
+    IMAGE
+        .get_or_init(|| {
+            let mut s = 15; // the paper used picture 15
+            let mut rgb = Vec::with_capacity(WIDTH * HEIGHT * 3);
+            for y in 0..HEIGHT {
+                for x in 0..WIDTH {
+                    let noise = splitmix(&mut s);
+                    rgb.push((x * 4 + (noise & 0x3f) as usize) as u8);
+                    rgb.push((y * 4 + ((noise >> 8) & 0x3f) as usize) as u8);
+                    rgb.push(((x + y) * 2 + ((noise >> 16) & 0xff) as usize) as u8);
+                }
+            }
+            Arc::new(Image { rgb })
+        })
+        .clone()
+}
+
+/// The map: the histogram of one image's channel values, as `(key, count)`
+/// pairs for all 768 keys (key = channel · 256 + value).
+#[cost("1.274e6")]
+fn hist_map(image: &Image) -> Vec<(usize, u64)> {
+    let mut counts = [0u64; KEYS];
+    for px in image.rgb.chunks_exact(3) {
+        counts[px[0] as usize] += 1;
+        counts[256 + px[1] as usize] += 1;
+        counts[512 + px[2] as usize] += 1;
+    }
+    counts.iter().copied().enumerate().collect()
+}
+
+/// The reduce: adds a key's counts (Table 1 row 8, per key).
+#[cost("0.353395 * x")]
+fn hist_reduce(_key: usize, counts: &[u64]) -> u64 {
+    counts.iter().sum()
+}
+
+/// One job: `x` images in, the histogram of all of them out.
+struct HistogramJob {
+    images: Vec<Arc<Image>>,
+    histogram: Vec<(usize, u64)>,
+}
+
+impl Job for HistogramJob {
+    type Input = Arc<Image>;
+    type Value = u64;
+    type Output = u64;
+    fn inputs(&self) -> &[Arc<Image>] {
+        &self.images
+    }
+    fn set_output(&mut self, output: Vec<(usize, u64)>) {
+        self.histogram = output;
+    }
+}
+
+// ---- The suites -------------------------------------------------------------
+
+fn sort_suite() -> Suite<Vec<i32>> {
+    let kernels = Kernels::<Vec<i32>>::new()
+        .add(cost_of!(qsort).name, |v| qsort(v))
+        .add(cost_of!(inc).name, |v| inc(v))
+        .add(cost_of!(nop).name, |v| nop(v));
+    // 1,024 to 262,144 elements (the paper's range), powers of two.
+    let sizes: Vec<usize> = (0..=8).map(|k| 1024 << k).collect();
+    let mut suite = Suite::new("qsort/inc/nop", kernels, &sizes, random_array)
+        .element_bytes(|x| 4 * x)
+        .measure("qsort")
+        .measure("inc")
+        .measure("nop")
+        .with_handoff(true)
+        .with_cache_reuse(true);
+    for d in [
+        "seq(qsort, nop)",
+        "seq(qsort, inc)",
+        "seq(inc, qsort)",
+        "seq(inc, inc)",
+        "seq(inc, nop)",
+    ] {
+        suite = suite.case("seq", d, true);
+    }
+    for (d, accept) in [
+        ("tpool[1](qsort)", true),
+        ("tpool[2](qsort)", true),
+        ("tpool[4](qsort)", false),
+        ("tpool[8](qsort)", false),
+        ("tpool[1](inc)", true),
+        ("tpool[2](inc)", true),
+        ("tpool[4](inc)", false),
+    ] {
+        suite = suite.case("tpool", d, accept);
+    }
+    for d in [
+        "pipe(qsort, nop)",
+        "pipe(qsort, inc)",
+        "pipe(inc, qsort)",
+        "pipe(inc, inc)",
+        "pipe(inc, nop)",
+    ] {
+        suite = suite.case("pipe", d, true);
+    }
+    suite
+}
+
+fn histogram_suite() -> Suite<HistogramJob> {
+    let kernels = Kernels::<HistogramJob>::new()
+        .add_map(cost_of!(hist_map).name, |img: &Arc<Image>| hist_map(img))
+        .add_reduce(cost_of!(hist_reduce).name, hist_reduce);
+    // x = images per job.
+    let sizes = [512, 1024, 2048, 4096, 8192];
+    let job = |x: usize, _seed: u64| HistogramJob {
+        images: vec![image(); x],
+        histogram: Vec::new(),
+    };
+    let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, job)
+        // The map: M[map](x) for x images one after the other; eq. (5)
+        // uses M[map](1).
+        .probe("hist_map", |harness: &Harness| {
+            let img = image();
+            harness.run(
+                &[1, 2, 4, 8, 16, 32, 64],
+                |x| x,
+                |x| {
+                    for _ in 0..x {
+                        black_box(hist_map(black_box(&img)));
+                    }
+                },
+            )
+        })
+        // The shuffle: grouping the map outputs of x images by key
+        // (o = 768 keys, d(x) = x values each), the executor's own code.
+        .probe("hist_shuffle", move |harness: &Harness| {
+            let one = hist_map(&image());
+            harness.run(&sizes, |x| vec![one.clone(); x], group_by_key)
+        })
+        // The reduce: one key's d(x) = x counts.
+        .probe("hist_reduce", move |harness: &Harness| {
+            harness.run(
+                &sizes,
+                |x| vec![3u64; x],
+                |v| black_box(hist_reduce(0, black_box(&v))),
+            )
+        });
+    for (n, accept) in [(1, false), (2, false), (4, false)] {
+        suite = suite.case(
+            "mapreduce",
+            &format!(
+                "mapreduce[m = 1, n = {n}, d = x, k = {KEYS}](hist_map, hist_shuffle, hist_reduce)"
+            ),
+            accept,
+        );
+    }
+    suite
+}
+
+struct Args {
+    out: String,
+    rounds: Option<usize>,
+    quick: bool,
+    suite: Option<String>,
+    run_ms: Option<u64>,
+    reps: Option<usize>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args {
+        out: "target/validation.json".into(),
+        rounds: None,
+        quick: false,
+        suite: None,
+        run_ms: None,
+        reps: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--out" => a.out = it.next().ok_or("--out needs a file")?,
+            "--rounds" => {
+                let n = it.next().ok_or("--rounds needs a number")?;
+                a.rounds = Some(
+                    n.parse()
+                        .map_err(|_| format!("--rounds {n}: not a number"))?,
+                );
+            }
+            "--quick" => a.quick = true,
+            "--run-ms" => {
+                let n = it.next().ok_or("--run-ms needs a number")?;
+                a.run_ms = Some(
+                    n.parse()
+                        .map_err(|_| format!("--run-ms {n}: not a number"))?,
+                );
+            }
+            "--reps" => {
+                let n = it.next().ok_or("--reps needs a number")?;
+                a.reps = Some(n.parse().map_err(|_| format!("--reps {n}: not a number"))?);
+            }
+            "--suite" => a.suite = Some(it.next().ok_or("--suite needs sort or histogram")?),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}`; usage: validate [--out FILE] [--rounds N] [--run-ms MS] [--reps N] [--suite sort|histogram] [--quick]"
+                ));
+            }
+        }
+    }
+    Ok(a)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = args()?;
+    let started = Instant::now();
+    let before = Machine::now();
+    let mut settings = if args.quick {
+        Settings::quick()
+    } else {
+        Settings::default()
+    };
+    if let Some(r) = args.rounds {
+        settings.rounds = r.max(1);
+    }
+    if let Some(ms) = args.run_ms {
+        settings.run_target = Duration::from_millis(ms);
+    }
+    if let Some(r) = args.reps {
+        settings.atom_repetitions = r.max(1);
+    }
+    // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
+    let histogram_settings = Settings {
+        rounds: settings.rounds.min(3),
+        acceptance_from: 2048,
+        min_elements: if args.quick { 2 } else { 8 },
+        run_target: if args.quick {
+            Duration::from_millis(1)
+        } else {
+            Duration::from_millis(300)
+        },
+        ..settings.clone()
+    };
+    eprintln!(
+        "validate: {} cores, load average {}; {} rounds (a few minutes)",
+        before.cores,
+        before.load_average.map_or("unknown".into(), |l| format!(
+            "{:.2} {:.2} {:.2}",
+            l[0], l[1], l[2]
+        )),
+        settings.rounds
+    );
+    let mut log = |line: &str| eprintln!("  {line} ({:.0} s)", started.elapsed().as_secs_f64());
+    let mut suites: Vec<SuiteReport> = Vec::new();
+    let mut records = BTreeMap::new();
+    let run = |r: Result<SuiteReport, ValidationError>| r.map_err(|e| e.to_string());
+    let wanted = |name: &str| args.suite.as_deref().is_none_or(|s| s == name);
+    if wanted("sort") {
+        let report = run(sort_suite().run(&settings, &mut log))?;
+        records.insert(report.name.clone(), settings.record());
+        suites.push(report);
+    }
+    if wanted("histogram") {
+        let report = run(histogram_suite().run(&histogram_settings, &mut log))?;
+        records.insert(report.name.clone(), histogram_settings.record());
+        suites.push(report);
+    }
+
+    let acceptance = Acceptance::of(&suites, settings.acceptance_from, settings.acceptance_limit);
+    let report = Report {
+        machine_before: before,
+        machine_after: Machine::now(),
+        settings: records,
+        suites,
+        acceptance,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    print(&report);
+    if let Some(dir) = std::path::Path::new(&args.out).parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir)?;
+        }
+    }
+    std::fs::write(&args.out, serde_json::to_string_pretty(&report)?)?;
+    println!("\nEvery measurement: {}", args.out);
+    Ok(())
+}
+
+fn print(report: &Report) {
+    let load = |m: &Machine| {
+        m.load_average
+            .map_or("unknown".into(), |l| format!("{:.2}", l[0]))
+    };
+    println!(
+        "# Validation on this machine: {} cores, load average {} before and {} after, {:.0} s\n",
+        report.machine_before.cores,
+        load(&report.machine_before),
+        load(&report.machine_after),
+        report.seconds
+    );
+    let from = report.acceptance.from;
+    for s in &report.suites {
+        println!(
+            "## {} (x from {} to {})\n",
+            s.name,
+            s.sizes[0],
+            s.sizes[s.sizes.len() - 1]
+        );
+        println!(
+            "Atoms, measured with the harness and fitted:\n\n{}",
+            s.atoms_table()
+        );
+        println!(
+            "Configurations (cf. seed 001 Table 2): monolithic = fitted from the whole \
+             runs, modular = composed from the atoms by the plain operators, refined = \
+             with the hand-over at pipeline boundaries and warm atoms after another atom \
+             on a thread; errors are relative, pointwise against the measured median per \
+             size. CPU wait / stolen: how much other load disturbed the runs.\n\n{}",
+            s.table()
+        );
+        println!(
+            "Pointwise error % of the modular model per size:\n\n{}",
+            s.errors_table()
+        );
+        for r in s.rows.iter().filter(|r| !r.warnings.is_empty()) {
+            println!("⚠ {}: {}", r.design, r.warnings.join("; "));
+        }
+        println!();
+    }
+    let a = &report.acceptance;
+    let summary = |s: Option<pattern_core::exec::validate::ErrorSummary>,
+                   worst: &Option<(String, usize)>| match (s, worst) {
+        (Some(s), Some((d, x))) => format!(
+            "median {:.1} %, worst {:.1} % ({d} at x = {x}), over {} points",
+            s.median * 100.0,
+            s.max * 100.0,
+            s.count
+        ),
+        _ => "no points".to_string(),
+    };
+    println!(
+        "Acceptance (seq, tpool[1], tpool[2] and pipe of qsort/inc/nop, x ≥ {from}, {} configurations):",
+        a.configurations
+    );
+    println!("  plain operators: {}", summary(a.plain, &a.plain_worst));
+    println!(
+        "  refined (hand-over, cache reuse): {}",
+        summary(a.refined, &a.refined_worst)
+    );
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    println!(
+        "  limit {:.0} %: plain {}, refined {}",
+        a.limit * 100.0,
+        verdict(a.passed()),
+        verdict(a.passed_refined())
+    );
+}

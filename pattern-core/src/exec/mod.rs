@@ -1,0 +1,25 @@
+//! Validation against reality: run a design's structure for real and compare
+//! what it measures with what its model predicts (seed 001 §4, modular
+//! against monolithic).
+//!
+//! - [`Kernels`]: what each atom runs, Rust closures by name.
+//! - [`Executor`]: runs a [`Term`](crate::Term) on threads over a stream of
+//!   elements — `seq` in order on one thread, `pipe` one stage per thread
+//!   with bounded channels, `tpool[n]` as `n` workers on a shared queue,
+//!   `mapreduce` (m = 1) as map on `n` threads, group by key, reduce on `n`
+//!   threads — and reports [`Metrics`]: the paper's average time between two
+//!   departures in steady state, latency, makespan, the parallelism reached.
+//! - [`validate`]: the end-to-end driver: measure the atoms, fit them,
+//!   compose the design's model, run the design at every size, fit the
+//!   whole run, compare.
+
+mod error;
+mod executor;
+mod kernels;
+mod metrics;
+pub mod validate;
+
+pub use error::ExecError;
+pub use executor::{Executor, MAX_THREADS, Run};
+pub use kernels::{ElementKernel, Job, Kernels, group_by_key};
+pub use metrics::{Departure, Metrics, Warning, steady_window};

@@ -1,0 +1,1732 @@
+//! The end-to-end validation (seed 001 §4, on this machine): measure the
+//! atoms → fit their models → compose the design's model → run the whole
+//! design at every size → fit the whole run → compare.
+//!
+//! A [`Suite`] holds a kernel registry, a generator of elements of size `x`,
+//! the atoms to measure ([`Suite::measure`] for element kernels,
+//! [`Suite::probe`] for anything else) and the configurations to run
+//! ([`Suite::case`], design structures over the atoms). [`Suite::run`]
+//! measures in [`Settings::rounds`] rounds, size by size:
+//!
+//! 1. the hand-over between two threads as an atom of its own, `handoff`:
+//!    the steady-state time per element of `pipe(pass, pass)` with
+//!    do-nothing stages, run by the [`Executor`];
+//! 2. for every configuration: the element atoms it uses, timed with the
+//!    [`Harness`] (inputs built [`Settings::cold_bytes`] earlier, as cold as
+//!    a stream's elements; and warm, with [`Suite::with_cache_reuse`]);
+//!    the configuration run by the [`Executor`] on enough elements for
+//!    about [`Settings::run_target`]; the atoms timed again. A run
+//!    disturbed by other load ([`Metrics::disturbance`]) is repeated.
+//!
+//! On this shared 2-core virtual machine the speed of memory-bound code
+//! switches between two levels 1.5x apart every fraction of a second (a
+//! sort of 65,536 integers pinned to one core takes 0.82 or 1.25 ms), which
+//! is why atoms and runs are interleaved this finely and compared by
+//! medians over many timings.
+//!
+//! Then, per configuration and size:
+//!
+//! - the *composed prediction* ([`SizeResult::error`], the headline): the
+//!   operators ([`Term::model`]) applied to the atoms' median times at that
+//!   size, against the median of the runs;
+//! - the *modular model*: the operators applied to the atoms' fitted models
+//!   ([`Fitter`]), against the *monolithic model* fitted from the whole
+//!   runs, by the relative error of their leading coefficients as in the
+//!   paper (refitted within the modular model's class where the fitter
+//!   chose another, as the paper forced Extra-P to), and pointwise
+//!   ([`SizeResult::model_error`]);
+//! - the same with a *refined* model: the hand-over added at every pipeline
+//!   boundary ([`with_handoff`]) and, where an atom follows another on the
+//!   same thread, its warm variant ([`with_cache_reuse`]).
+
+use super::error::ExecError;
+use super::executor::Executor;
+use super::kernels::Kernels;
+use super::metrics::{Metrics, Warning};
+use crate::accuracy::{leading_coefficient_error, relative_error};
+use crate::fit::measure::{Harness, Measurement, Samples};
+use crate::fit::{FitError, Fitter, HypothesisSpace, Rational64, TermClass, stats};
+use crate::term::{Atom, Term};
+use crate::{Design, Expr};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The name of the hand-over atom in the models.
+pub const HANDOFF: &str = "handoff";
+
+/// How much to measure.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Interleaved rounds; every configuration runs once per size and round
+    /// and the medians over the rounds are compared (default 5).
+    pub rounds: usize,
+    /// Harness repetitions of each atom a configuration uses, right before
+    /// and right after each of its runs (default 3).
+    pub atom_repetitions: usize,
+    /// The time one run of a configuration should take; the number of
+    /// elements is chosen from the predicted time per element (default
+    /// 50 ms).
+    pub run_target: Duration,
+    /// Fewest elements per run (default 20: with 10 % trimmed at each end,
+    /// 15 intervals remain).
+    pub min_elements: usize,
+    /// Most elements per run (default 20,000).
+    pub max_elements: usize,
+    /// Most bytes of input elements per run, as the suite's
+    /// [`Suite::element_bytes`] counts them (default 64 MiB); never below
+    /// `min_elements`.
+    pub max_bytes: usize,
+    /// Sizes from which a configuration counts for the acceptance figure
+    /// (default 16,384).
+    pub acceptance_from: usize,
+    /// The acceptance limit on the relative error (default 0.10).
+    pub acceptance_limit: f64,
+    /// Capacity of the channels between pipeline stages (default 4).
+    pub capacity: usize,
+    /// How long a stage spins before it blocks (default 100 µs).
+    pub spin: Duration,
+    /// Fraction of departures trimmed at each end (default 0.1).
+    pub trim: f64,
+    /// A run whose threads spent more than this share of their runnable
+    /// time waiting for a core ([`Metrics::wait_share`]), or during which
+    /// the hypervisor took more than this share of the machine
+    /// ([`Metrics::steal_share`]), is disturbed by other load and is
+    /// repeated (default 0.05).
+    pub max_wait_share: f64,
+    /// How often a disturbed run is repeated at most; the least disturbed
+    /// attempt counts (default 2).
+    pub retries: usize,
+    /// For an element atom, each input the harness times was built this
+    /// many bytes of other inputs earlier (as [`Suite::element_bytes`]
+    /// counts them), so that it comes from memory as cold as the elements
+    /// of a run do (default 32 MiB, 8 times this machine's L2; 0 for inputs
+    /// fresh from the generator).
+    pub cold_bytes: usize,
+    /// The fitter of atoms and whole runs (default [`Fitter::default`]).
+    pub fitter: Fitter,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            rounds: 5,
+            atom_repetitions: 3,
+            run_target: Duration::from_millis(50),
+            min_elements: 20,
+            max_elements: 20_000,
+            max_bytes: 64 << 20,
+            acceptance_from: 16_384,
+            acceptance_limit: 0.10,
+            capacity: 4,
+            spin: Duration::from_micros(100),
+            trim: 0.1,
+            max_wait_share: 0.05,
+            retries: 2,
+            cold_bytes: 32 << 20,
+            fitter: Fitter::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Small and fast, for tests and smoke runs: one round, two
+    /// repetitions, 3 to 20 elements per run. The numbers mean little.
+    pub fn quick() -> Settings {
+        Settings {
+            rounds: 1,
+            atom_repetitions: 2,
+            run_target: Duration::from_millis(2),
+            min_elements: 3,
+            max_elements: 20,
+            retries: 0,
+            cold_bytes: 0,
+            ..Settings::default()
+        }
+    }
+
+    fn executor<'k, E: Send>(&self, kernels: &'k Kernels<E>) -> Executor<'k, E> {
+        Executor::new(kernels)
+            .capacity(self.capacity)
+            .spin(self.spin)
+            .steady_state_trim(self.trim)
+    }
+}
+
+/// Why a validation could not be completed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValidationError {
+    /// A configuration could not be run.
+    #[error("running `{design}` at x = {x}: {source}")]
+    Exec {
+        /// The configuration.
+        design: String,
+        /// The size.
+        x: usize,
+        /// Why.
+        source: ExecError,
+    },
+    /// A configuration's design (with the fitted atoms) did not parse.
+    #[error("the design `{design}` is not valid: {message}")]
+    Design {
+        /// The configuration.
+        design: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A model could not be fitted.
+    #[error("fitting {what}: {source}")]
+    Fit {
+        /// What was fitted.
+        what: String,
+        /// Why it failed.
+        source: FitError,
+    },
+    /// An atom to measure has no element kernel.
+    #[error("the atom `{0}` has no element kernel to measure")]
+    NoKernel(String),
+    /// A suite without sizes, atoms or configurations.
+    #[error("the suite `{0}` is empty: it needs sizes, atoms and configurations")]
+    Empty(String),
+}
+
+type Make<E> = Arc<dyn Fn(usize, u64) -> E + Send + Sync>;
+type ProbeFn = Box<dyn Fn(&Harness) -> Measurement + Send + Sync>;
+
+enum Probe {
+    /// An element kernel, measured at the suite's sizes.
+    Element(String),
+    /// Anything else: the closure measures with the harness it is given.
+    Custom(String, ProbeFn),
+}
+
+impl Probe {
+    fn name(&self) -> &str {
+        match self {
+            Probe::Element(n) | Probe::Custom(n, _) => n,
+        }
+    }
+}
+
+/// One configuration: a design structure over the suite's atoms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// The family it belongs to (`seq`, `tpool`, `pipe`, `mapreduce`).
+    pub group: String,
+    /// The structure, in the design syntax: `pipe(qsort, inc)`.
+    pub structure: String,
+    /// Whether it counts for the acceptance figure.
+    pub acceptance: bool,
+}
+
+/// A set of configurations over one element type: what to measure and what
+/// to run. See the [module documentation](self).
+pub struct Suite<E> {
+    name: String,
+    kernels: Kernels<E>,
+    make: Make<E>,
+    bytes: Arc<dyn Fn(usize) -> usize + Send + Sync>,
+    sizes: Vec<usize>,
+    probes: Vec<Probe>,
+    cases: Vec<Case>,
+    handoff: bool,
+    warm: bool,
+}
+
+impl<E: Send + 'static> Suite<E> {
+    /// A suite named `name` over the elements `make(x, seed)` builds (`x`
+    /// is the size, `seed` varies the content), run at `sizes`.
+    pub fn new(
+        name: &str,
+        kernels: Kernels<E>,
+        sizes: &[usize],
+        make: impl Fn(usize, u64) -> E + Send + Sync + 'static,
+    ) -> Self {
+        Suite {
+            name: name.to_string(),
+            kernels,
+            make: Arc::new(make),
+            bytes: Arc::new(|_| 0),
+            sizes: sizes.to_vec(),
+            probes: Vec::new(),
+            cases: Vec::new(),
+            handoff: false,
+            warm: false,
+        }
+    }
+
+    /// How many bytes an element of size `x` holds, to bound the memory of
+    /// a run ([`Settings::max_bytes`]); default 0 (no bound).
+    pub fn element_bytes(mut self, bytes: impl Fn(usize) -> usize + Send + Sync + 'static) -> Self {
+        self.bytes = Arc::new(bytes);
+        self
+    }
+
+    /// Measures the element kernel `atom` at the suite's sizes.
+    pub fn measure(mut self, atom: &str) -> Self {
+        self.probes.push(Probe::Element(atom.to_string()));
+        self
+    }
+
+    /// Measures the atom `name` with `measure`, which gets a configured
+    /// [`Harness`] (warm-up, repetitions) and chooses its own sizes and
+    /// inputs; its model is fitted like the others.
+    pub fn probe(
+        mut self,
+        name: &str,
+        measure: impl Fn(&Harness) -> Measurement + Send + Sync + 'static,
+    ) -> Self {
+        self.probes
+            .push(Probe::Custom(name.to_string(), Box::new(measure)));
+        self
+    }
+
+    /// Adds a configuration: `structure` in the design syntax, over the
+    /// measured atoms (their definitions are added from the fits).
+    pub fn case(mut self, group: &str, structure: &str, acceptance: bool) -> Self {
+        self.cases.push(Case {
+            group: group.to_string(),
+            structure: structure.to_string(),
+            acceptance,
+        });
+        self
+    }
+
+    /// Also measure the hand-over between threads and report the models
+    /// with it (default off).
+    pub fn with_handoff(mut self, on: bool) -> Self {
+        self.handoff = on;
+        self
+    }
+
+    /// Also measure every element atom *warm* — on an element fresh in the
+    /// cache, as an atom finds it when it follows another atom on the same
+    /// thread — as the atom `NAME_warm`, and report the models with this
+    /// cache reuse ([`with_cache_reuse`]) (default off).
+    pub fn with_cache_reuse(mut self, on: bool) -> Self {
+        self.warm = on;
+        self
+    }
+
+    /// The configurations.
+    pub fn cases(&self) -> &[Case] {
+        &self.cases
+    }
+
+    /// The sizes.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// Measures, runs, fits and compares; `log` receives a line per step.
+    pub fn run(
+        &self,
+        settings: &Settings,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<SuiteReport, ValidationError> {
+        if self.sizes.is_empty() || self.probes.is_empty() || self.cases.is_empty() {
+            return Err(ValidationError::Empty(self.name.clone()));
+        }
+        let started = Instant::now();
+        let rounds = settings.rounds.max(1);
+        let mut atom_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
+        let mut handoff_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        let mut warm_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
+        let mut collected: Vec<CaseRuns> = self.cases.iter().map(|_| CaseRuns::default()).collect();
+        let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
+        let pass_term = Term::pipe(
+            Term::atom("pass", Expr::num(0.0)),
+            Term::atom("pass", Expr::num(0.0)),
+        );
+        let mut used = vec![false; self.probes.len()];
+        for case in &self.cases {
+            for i in self.atoms_of(case)? {
+                used[i] = true;
+            }
+        }
+        let unused: Vec<usize> = (0..self.probes.len())
+            .filter(|&i| !used[i] && matches!(self.probes[i], Probe::Element(_)))
+            .collect();
+        for round in 0..rounds {
+            log(&format!("{}: round {} of {rounds}", self.name, round + 1));
+            // Atoms with their own sizes first; then size by size, the
+            // element atoms and every configuration at that size, so that
+            // atoms and designs are measured close together in time. The
+            // machine's speed drifts by tens of percent between rounds
+            // (other guests, memory traffic), so every run is compared with
+            // the atoms of its own round and size.
+            let mut round_custom: Vec<Option<Measurement>> = vec![None; self.probes.len()];
+            for (i, probe) in self.probes.iter().enumerate() {
+                if matches!(probe, Probe::Custom(..)) {
+                    let m = self.measure_probe(probe, settings, &self.sizes)?;
+                    merge(&mut atom_samples[i], &m);
+                    round_custom[i] = Some(m);
+                }
+            }
+            for &x in &self.sizes {
+                // Element atoms no configuration uses are still measured.
+                for &i in &unused {
+                    let m = self.measure_probe(&self.probes[i], settings, &[x])?;
+                    merge(&mut atom_samples[i], &m);
+                }
+                let mut local_handoff = None;
+                if self.handoff {
+                    let n = settings.max_elements.min(self.memory_bound(x, settings));
+                    let (metrics, _, _) =
+                        self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings)?;
+                    if let Some(t) = metrics.inter_departure_ns {
+                        handoff_samples.entry(x).or_default().push(t);
+                        local_handoff = Some(Atom {
+                            name: HANDOFF.to_string(),
+                            model: Expr::num(t),
+                        });
+                    }
+                }
+                for (c, case) in self.cases.iter().enumerate() {
+                    // The case's element atoms are timed right before and
+                    // right after its run, and the run is compared with
+                    // them: this machine's speed changes by tens of percent
+                    // from one second to the next (memory traffic of other
+                    // guests), more than the operators' errors.
+                    let uses = self.atoms_of(case)?;
+                    let mut timed: Vec<Option<(Measurement, Option<Measurement>)>> =
+                        vec![None; self.probes.len()];
+                    self.time_atoms(&uses, settings, x, &mut timed)?;
+                    let before =
+                        self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                    let design = self.design(case, &before.0)?;
+                    let runs = &mut collected[c];
+                    let n = *runs
+                        .elements
+                        .entry(x)
+                        .or_insert_with(|| self.elements_for(&design, x, settings));
+                    let (metrics, run_warnings, repeated) =
+                        self.least_disturbed(&self.kernels, design.term(), x, n, round, settings)?;
+                    self.time_atoms(&uses, settings, x, &mut timed)?;
+                    for (i, t) in timed.iter().enumerate() {
+                        if let Some((m, w)) = t {
+                            merge(&mut atom_samples[i], m);
+                            if let Some(w) = w {
+                                merge(&mut warm_samples[i], w);
+                            }
+                        }
+                    }
+                    let (local, local_warm) =
+                        self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                    let design = self.design(case, &local)?;
+                    let at = [("x", x as f64)];
+                    let predicted = design.model().eval(&at).ok();
+                    let refined = (self.handoff || self.warm).then(|| {
+                        refine(design.term(), local_handoff.as_ref(), &local_warm)
+                            .model()
+                            .eval(&at)
+                            .ok()
+                    });
+                    for w in run_warnings {
+                        let w = w.to_string();
+                        if !runs.warnings.contains(&w) {
+                            runs.warnings.push(w);
+                        }
+                    }
+                    *runs.repeats.entry(x).or_default() += repeated;
+                    runs.metrics.entry(x).or_default().push(metrics);
+                    runs.predicted
+                        .entry(x)
+                        .or_default()
+                        .push((predicted, refined.flatten()));
+                }
+            }
+        }
+        let atoms = self.fit_atoms(&atom_samples, settings)?;
+        let handoff = if self.handoff {
+            Some(fit_atom(HANDOFF, &handoff_samples, settings)?)
+        } else {
+            None
+        };
+        let mut warm = Vec::new();
+        for (probe, samples) in self.probes.iter().zip(&warm_samples) {
+            if !samples.is_empty() {
+                warm.push(fit_atom(&warm_name(probe.name()), samples, settings)?);
+            }
+        }
+        let mut rows = Vec::with_capacity(self.cases.len());
+        for (c, case) in self.cases.iter().enumerate() {
+            rows.push(self.row(
+                case,
+                &atoms,
+                handoff.as_ref(),
+                &warm,
+                std::mem::take(&mut collected[c]),
+                settings,
+            )?);
+        }
+        Ok(SuiteReport {
+            name: self.name.clone(),
+            sizes: self.sizes.clone(),
+            acceptance_from: settings.acceptance_from,
+            atoms,
+            handoff,
+            warm,
+            rows,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Runs `term` at `x` on `n` fresh elements; a run disturbed by other
+    /// load ([`Settings::max_wait_share`]) is repeated up to
+    /// [`Settings::retries`] times and the least disturbed attempt kept.
+    /// Returns its metrics, its warnings and the number of repeats.
+    fn least_disturbed(
+        &self,
+        kernels: &Kernels<E>,
+        term: &Term,
+        x: usize,
+        n: usize,
+        round: usize,
+        settings: &Settings,
+    ) -> Result<(Metrics, Vec<Warning>, usize), ValidationError> {
+        let once = || {
+            settings
+                .executor(kernels)
+                .run(term, self.inputs(x, n, round))
+                .map_err(|source| ValidationError::Exec {
+                    design: term.to_string(),
+                    x,
+                    source,
+                })
+        };
+        let share = |m: &Metrics| m.disturbance();
+        let mut best = once()?;
+        let mut repeated = 0;
+        while repeated < settings.retries && share(&best.metrics) > settings.max_wait_share {
+            repeated += 1;
+            let run = once()?;
+            if share(&run.metrics) < share(&best.metrics) {
+                best = run;
+            }
+        }
+        Ok((best.metrics, best.warnings, repeated))
+    }
+
+    fn inputs(&self, x: usize, n: usize, round: usize) -> Vec<E> {
+        (0..n)
+            .map(|i| (self.make)(x, (round as u64) << 32 | i as u64))
+            .collect()
+    }
+
+    fn memory_bound(&self, x: usize, settings: &Settings) -> usize {
+        match (self.bytes)(x) {
+            0 => usize::MAX,
+            b => (settings.max_bytes / b).max(settings.min_elements),
+        }
+    }
+
+    fn elements_for(&self, design: &Design, x: usize, settings: &Settings) -> usize {
+        let per_element = design
+            .model()
+            .eval(&[("x", x as f64)])
+            .ok()
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .unwrap_or(1e3)
+            .max(100.0);
+        let n = (settings.run_target.as_nanos() as f64 / per_element).ceil() as usize;
+        n.clamp(
+            settings.min_elements,
+            settings.max_elements.max(settings.min_elements),
+        )
+        .min(self.memory_bound(x, settings))
+    }
+
+    fn measure_probe(
+        &self,
+        probe: &Probe,
+        settings: &Settings,
+        sizes: &[usize],
+    ) -> Result<Measurement, ValidationError> {
+        let harness = Harness::new()
+            .warmup(1)
+            .repetitions(settings.atom_repetitions)
+            .progress(false)
+            .label(probe.name());
+        match probe {
+            Probe::Custom(_, f) => Ok(f(&harness)),
+            Probe::Element(name) => {
+                let kernel = self
+                    .kernels
+                    .element(name)
+                    .ok_or_else(|| ValidationError::NoKernel(name.clone()))?;
+                // Inputs built before the harness starts, each followed by
+                // `cold_bytes` of others, so that it is as cold as a
+                // pre-built stream element when its turn comes.
+                let used = 1 + settings.atom_repetitions.max(1);
+                let mut pools: BTreeMap<usize, Vec<E>> = sizes
+                    .iter()
+                    .map(|&x| {
+                        let distance = match (self.bytes)(x) {
+                            0 => 0,
+                            b => settings.cold_bytes.div_ceil(b),
+                        };
+                        let mut pool: Vec<E> = (0..used + distance)
+                            .map(|i| (self.make)(x, u64::MAX - i as u64))
+                            .collect();
+                        pool.truncate(used);
+                        // Taken from the back: the oldest first.
+                        pool.reverse();
+                        (x, pool)
+                    })
+                    .collect();
+                let make = &self.make;
+                Ok(harness.run(
+                    sizes,
+                    |x| {
+                        pools
+                            .get_mut(&x)
+                            .and_then(Vec::pop)
+                            .unwrap_or_else(|| make(x, 0))
+                    },
+                    |mut e| {
+                        kernel(&mut e);
+                        e
+                    },
+                ))
+            }
+        }
+    }
+
+    /// The probes (by index) of the element atoms a case uses.
+    fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+        let names: Vec<(String, Expr)> = self
+            .probes
+            .iter()
+            .map(|p| (p.name().to_string(), Expr::num(1.0)))
+            .collect();
+        let design = self.design(case, &names)?;
+        let used: Vec<String> = design
+            .term()
+            .atoms()
+            .iter()
+            .map(|a| a.name.clone())
+            .collect();
+        Ok(self
+            .probes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Probe::Element(_)) && used.iter().any(|u| u == p.name()))
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    /// Times the element atoms `uses` at `x` (cold, and warm with
+    /// [`Suite::with_cache_reuse`]) and adds the timings to `timed`.
+    fn time_atoms(
+        &self,
+        uses: &[usize],
+        settings: &Settings,
+        x: usize,
+        timed: &mut [Option<(Measurement, Option<Measurement>)>],
+    ) -> Result<(), ValidationError> {
+        for &i in uses {
+            let probe = &self.probes[i];
+            let cold = self.measure_probe(probe, settings, &[x])?;
+            let warm = if self.warm {
+                Some(self.measure_warm(probe.name(), settings, x)?)
+            } else {
+                None
+            };
+            timed[i] = Some(match timed[i].take() {
+                None => (cold, warm),
+                Some((c0, w0)) => (
+                    join_measurements(&c0, &cold),
+                    match (w0, warm) {
+                        (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
+                        (a, b) => a.or(b),
+                    },
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The atoms as timed around a run (element atoms: the median at `x`),
+    /// the others from this round's measurement or their fit, and the warm
+    /// variants.
+    fn local_atoms(
+        &self,
+        timed: &[Option<(Measurement, Option<Measurement>)>],
+        round_custom: &[Option<Measurement>],
+        atom_samples: &[BTreeMap<usize, Vec<f64>>],
+        x: usize,
+        settings: &Settings,
+    ) -> (Vec<(String, Expr)>, Vec<Atom>) {
+        let mut local = Vec::new();
+        let mut warm = Vec::new();
+        for (i, probe) in self.probes.iter().enumerate() {
+            let fallback = || {
+                fit_atom(probe.name(), &atom_samples[i], settings)
+                    .map_or(Expr::num(1e3), |a| a.model)
+            };
+            let model = match (probe, &timed[i], &round_custom[i]) {
+                (Probe::Element(name), Some((cold, w)), _) => {
+                    if let Some(w) = w {
+                        warm.push(Atom {
+                            name: warm_name(name),
+                            model: Expr::num(median_at(w, x)),
+                        });
+                    }
+                    Expr::num(median_at(cold, x))
+                }
+                (Probe::Custom(..), _, Some(m)) if m.sizes().iter().any(|s| s.x == x) => {
+                    Expr::num(median_at(m, x))
+                }
+                (Probe::Custom(..), _, Some(m)) => m
+                    .fit(&settings.fitter)
+                    .map_or_else(|_| fallback(), |f| f.into_model()),
+                _ => fallback(),
+            };
+            local.push((probe.name().to_string(), model));
+        }
+        (local, warm)
+    }
+
+    /// Times the element kernel `name` at `x` on inputs fresh from the
+    /// generator (in the cache, as after another atom on the same thread).
+    fn measure_warm(
+        &self,
+        name: &str,
+        settings: &Settings,
+        x: usize,
+    ) -> Result<Measurement, ValidationError> {
+        let kernel = self
+            .kernels
+            .element(name)
+            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let mut seed = 0u64;
+        Ok(Harness::new()
+            .warmup(1)
+            .repetitions(settings.atom_repetitions)
+            .progress(false)
+            .label(&warm_name(name))
+            .run(
+                &[x],
+                |x| {
+                    seed += 1;
+                    (self.make)(x, seed)
+                },
+                |mut e| {
+                    kernel(&mut e);
+                    e
+                },
+            ))
+    }
+
+    fn fit_atoms(
+        &self,
+        samples: &[BTreeMap<usize, Vec<f64>>],
+        settings: &Settings,
+    ) -> Result<Vec<AtomReport>, ValidationError> {
+        self.probes
+            .iter()
+            .zip(samples)
+            .map(|(p, s)| fit_atom(p.name(), s, settings))
+            .collect()
+    }
+
+    fn design(&self, case: &Case, atoms: &[(String, Expr)]) -> Result<Design, ValidationError> {
+        let text = design_text(&case.structure, atoms);
+        Design::parse(&text).map_err(|e| ValidationError::Design {
+            design: case.structure.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    fn row(
+        &self,
+        case: &Case,
+        atoms: &[AtomReport],
+        handoff: Option<&AtomReport>,
+        warm: &[AtomReport],
+        collected: CaseRuns,
+        settings: &Settings,
+    ) -> Result<Row, ValidationError> {
+        let CaseRuns {
+            metrics: runs,
+            repeats,
+            warnings,
+            predicted: round_predictions,
+            ..
+        } = collected;
+        let named: Vec<(String, Expr)> = atoms
+            .iter()
+            .map(|a| (a.name.clone(), a.model.clone()))
+            .collect();
+        let design = self.design(case, &named)?;
+        let term = design.term();
+        let modular = term.model().simplify();
+        let asymptotic = term.model_asymptotic().simplify();
+        let refined_term = (handoff.is_some() || !warm.is_empty()).then(|| {
+            let warm: Vec<Atom> = warm
+                .iter()
+                .map(|a| Atom {
+                    name: a.name.clone(),
+                    model: a.model.clone(),
+                })
+                .collect();
+            let handoff = handoff.map(|h| Atom {
+                name: HANDOFF.to_string(),
+                model: h.model.clone(),
+            });
+            refine(term, handoff.as_ref(), &warm)
+        });
+        let refined_model = refined_term.as_ref().map(|t| t.model().simplify());
+        let refined_asymptotic = refined_term
+            .as_ref()
+            .map(|t| t.model_asymptotic().simplify());
+
+        let mut points = Vec::new();
+        let mut sizes = Vec::new();
+        for (&x, all) in &runs {
+            // Runs disturbed by other load do not count where undisturbed
+            // ones exist (a design with more threads than cores disturbs
+            // itself: then all count).
+            let calm: Vec<usize> = (0..all.len())
+                .filter(|&i| all[i].disturbance() <= settings.max_wait_share)
+                .collect();
+            let counted: Vec<usize> = if calm.is_empty() {
+                (0..all.len()).collect()
+            } else {
+                calm
+            };
+            let metrics: Vec<&Metrics> = counted.iter().map(|&i| &all[i]).collect();
+            let per_element: Vec<f64> = metrics
+                .iter()
+                .filter_map(|m| m.inter_departure_ns)
+                .collect();
+            points.extend(per_element.iter().map(|&t| (x as f64, t)));
+            let med = |f: &dyn Fn(&Metrics) -> Option<f64>| {
+                let v: Vec<f64> = metrics.iter().copied().filter_map(f).collect();
+                (!v.is_empty()).then(|| stats::median(&v))
+            };
+            let measured = med(&|m| m.inter_departure_ns);
+            let at = [("x", x as f64)];
+            let model_predicted = modular.eval(&at).ok();
+            let model_predicted_refined = refined_model.as_ref().and_then(|m| m.eval(&at).ok());
+            // The operators applied to the atoms' measured medians at x
+            // (atoms measured at other sizes, such as the map of a
+            // mapReduce, by their fitted model).
+            let at_x = |a: &AtomReport| {
+                a.samples
+                    .iter()
+                    .find(|s| s.x == x)
+                    .map_or_else(|| a.model.clone(), |s| Expr::num(s.median_ns))
+            };
+            let local: Vec<(String, Expr)> =
+                atoms.iter().map(|a| (a.name.clone(), at_x(a))).collect();
+            let local_design = self.design(case, &local)?;
+            let predicted = local_design.model().eval(&at).ok();
+            let predicted_refined = refined_term.is_some().then(|| {
+                let warm: Vec<Atom> = warm
+                    .iter()
+                    .map(|a| Atom {
+                        name: a.name.clone(),
+                        model: at_x(a),
+                    })
+                    .collect();
+                let handoff = handoff.map(|h| Atom {
+                    name: HANDOFF.to_string(),
+                    model: at_x(h),
+                });
+                refine(local_design.term(), handoff.as_ref(), &warm)
+                    .model()
+                    .eval(&at)
+                    .ok()
+            });
+            let predicted_refined = predicted_refined.flatten();
+            let error = |p: Option<f64>| match (p, measured) {
+                (Some(p), Some(m)) if m > 0.0 => Some(relative_error(p, m)),
+                _ => None,
+            };
+            // Each counted round against the atoms of that round.
+            let rounds = round_predictions.get(&x).cloned().unwrap_or_default();
+            let paired = |pick: fn(&Predictions) -> Option<f64>| {
+                let errors: Vec<f64> = counted
+                    .iter()
+                    .filter_map(|&i| {
+                        let m = all[i].inter_departure_ns?;
+                        let p = pick(rounds.get(i)?)?;
+                        (m > 0.0 && p.is_finite()).then(|| relative_error(p, m))
+                    })
+                    .collect();
+                (!errors.is_empty()).then(|| stats::median(&errors))
+            };
+            sizes.push(SizeResult {
+                x,
+                elements: metrics.first().map_or(0, |m| m.elements),
+                measured_ns: measured,
+                latency_ns: med(&|m| m.latency_ns),
+                makespan_ns: med(&|m| Some(m.makespan_ns)),
+                max_in_flight: metrics.iter().map(|m| m.max_in_flight).max().unwrap_or(0),
+                wait_share: med(&|m| m.wait_share()),
+                steal_share: med(&|m| m.steal_share),
+                repeated: repeats.get(&x).copied().unwrap_or(0),
+                counted: metrics.len(),
+                predicted_ns: predicted,
+                error: error(predicted),
+                predicted_refined_ns: predicted_refined,
+                error_refined: error(predicted_refined),
+                paired_error: paired(|p| p.0),
+                paired_error_refined: paired(|p| p.1),
+                round_predictions: rounds.clone(),
+                model_predicted_ns: model_predicted,
+                model_error: error(model_predicted),
+                model_predicted_refined_ns: model_predicted_refined,
+                model_error_refined: error(model_predicted_refined),
+                runs: all.clone(),
+            });
+        }
+        let (monolithic, monolithic_note) = match settings.fitter.fit(&points) {
+            Ok(fit) => (Some(fit.into_model()), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        // As the paper did when Extra-P chose another class than the
+        // composed model (§4.2.5: "we forced Extra-P to generate a linear
+        // model"): the whole runs fitted again within the composed model's
+        // leading class, and the coefficients compared.
+        let forced = |model: &Expr| -> Option<Expr> {
+            let g = model.growth("x")?;
+            let class = TermClass::new(
+                Rational64::approximate_float(g.power())?,
+                Rational64::approximate_float(g.log_power())?,
+            );
+            let fitter = settings.fitter.clone().space(HypothesisSpace::new([class]));
+            fitter.fit(&points).ok().map(|f| f.into_model())
+        };
+        let lead = |model: &Expr| match &monolithic {
+            Some(mono) => match leading_coefficient_error(model, mono, "x") {
+                Ok(e) => (Some(e), None),
+                Err(e @ crate::accuracy::AccuracyError::DifferentClasses { .. }) => {
+                    match forced(model).map(|f| (leading_coefficient_error(model, &f, "x"), f)) {
+                        Some((Ok(err), f)) => (
+                            Some(err),
+                            Some(format!(
+                                "{e}; the whole runs refitted within the composed model's class: {f:.4}"
+                            )),
+                        ),
+                        _ => (None, Some(e.to_string())),
+                    }
+                }
+                Err(e) => (None, Some(e.to_string())),
+            },
+            None => (None, monolithic_note.clone()),
+        };
+        let (lead_error, lead_note) = lead(&asymptotic);
+        let (lead_error_refined, lead_note_refined) = match &refined_asymptotic {
+            Some(m) => lead(m),
+            None => (None, None),
+        };
+        let accepted = |f: fn(&SizeResult) -> Option<f64>| -> Vec<f64> {
+            sizes
+                .iter()
+                .filter(|s| s.x >= settings.acceptance_from)
+                .filter_map(f)
+                .collect()
+        };
+        let summary = |v: Vec<f64>| ErrorSummary::of(&v);
+        Ok(Row {
+            group: case.group.clone(),
+            design: case.structure.clone(),
+            acceptance: case.acceptance,
+            threads: runs
+                .values()
+                .flatten()
+                .map(|m| m.threads)
+                .max()
+                .unwrap_or(0),
+            warnings,
+            monolithic: monolithic.map(|m| m.to_string()),
+            monolithic_note,
+            modular: modular.to_string(),
+            modular_asymptotic: asymptotic.to_string(),
+            lead_error,
+            lead_note,
+            refined_design: refined_term.map(|t| t.to_string()),
+            refined_model: refined_model.map(|m| m.to_string()),
+            lead_error_refined,
+            lead_note_refined,
+            errors_from: summary(accepted(|s| s.error)),
+            errors_from_refined: summary(accepted(|s| s.error_refined)),
+            errors_all: summary(sizes.iter().filter_map(|s| s.error).collect()),
+            model_errors_from: summary(accepted(|s| s.model_error)),
+            wait_share_max: sizes
+                .iter()
+                .filter(|s| s.x >= settings.acceptance_from)
+                .filter_map(|s| s.wait_share)
+                .reduce(f64::max),
+            steal_share_max: sizes
+                .iter()
+                .filter(|s| s.x >= settings.acceptance_from)
+                .filter_map(|s| s.steal_share)
+                .reduce(f64::max),
+            sizes,
+        })
+    }
+}
+
+/// The plain and the refined prediction of one run, ns.
+pub type Predictions = (Option<f64>, Option<f64>);
+
+/// What the rounds collected for one configuration.
+#[derive(Default)]
+struct CaseRuns {
+    /// Elements per run, by size (chosen in the first round).
+    elements: BTreeMap<usize, usize>,
+    /// The metrics of each round, by size.
+    metrics: BTreeMap<usize, Vec<Metrics>>,
+    /// Disturbed runs repeated, by size.
+    repeats: BTreeMap<usize, usize>,
+    /// The plain and the refined prediction of each round's run, composed
+    /// from the atoms measured in the same round at the same size.
+    predicted: BTreeMap<usize, Vec<Predictions>>,
+    /// The executor's warnings, each once.
+    warnings: Vec<String>,
+}
+
+/// The design text of `structure` with the atoms' fitted models as
+/// definitions.
+fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
+    let mut text = String::new();
+    for (name, model) in atoms {
+        let _ = writeln!(text, "{name} = {model:#};");
+    }
+    text.push_str(structure);
+    text
+}
+
+/// The timings of two measurements together.
+fn join_measurements(a: &Measurement, b: &Measurement) -> Measurement {
+    let mut samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+    merge(&mut samples, a);
+    merge(&mut samples, b);
+    Measurement::from_samples(
+        &a.label,
+        samples
+            .into_iter()
+            .map(|(x, times_ns)| Samples {
+                x,
+                times_ns,
+                stopped_early: false,
+            })
+            .collect(),
+    )
+}
+
+/// The median timing of a measurement at `x` (NaN if it has none).
+fn median_at(m: &Measurement, x: usize) -> f64 {
+    m.sizes()
+        .iter()
+        .find(|s| s.x == x)
+        .map_or(f64::NAN, |s| s.median())
+}
+
+/// The refined term: cache reuse, then the hand-over.
+fn refine(term: &Term, handoff: Option<&Atom>, warm: &[Atom]) -> Term {
+    let reused = with_cache_reuse(term, warm);
+    match handoff {
+        Some(h) => with_handoff(&reused, h),
+        None => reused,
+    }
+}
+
+/// Adds a measurement's timings to the samples collected so far.
+fn merge(samples: &mut BTreeMap<usize, Vec<f64>>, m: &Measurement) {
+    for s in m.sizes() {
+        samples.entry(s.x).or_default().extend(&s.times_ns);
+    }
+}
+
+fn fit_atom(
+    name: &str,
+    samples: &BTreeMap<usize, Vec<f64>>,
+    settings: &Settings,
+) -> Result<AtomReport, ValidationError> {
+    let measurement = Measurement::from_samples(
+        name,
+        samples
+            .iter()
+            .map(|(&x, t)| Samples {
+                x,
+                times_ns: t.clone(),
+                stopped_early: false,
+            })
+            .collect(),
+    );
+    let fit = measurement
+        .fit(&settings.fitter)
+        .map_err(|source| ValidationError::Fit {
+            what: format!("the atom `{name}`"),
+            source,
+        })?;
+    Ok(AtomReport {
+        name: name.to_string(),
+        model: fit.model().clone(),
+        cv_smape: fit.stats().cv_smape,
+        samples: measurement
+            .sizes()
+            .iter()
+            .map(|s| AtomSamples {
+                x: s.x,
+                median_ns: s.median(),
+                times_ns: s.times_ns.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// `term` with the hand-over between threads as an atom: every element that
+/// crosses a pipeline boundary costs each of the two stages `handoff` (the
+/// sender to hand it on, the receiver to take it), so a stage pays once per
+/// boundary it touches; a task pool shares its stages' costs among its
+/// workers. `pipe(a, b)` becomes `pipe(seq(a, handoff), seq(handoff, b))`,
+/// whose model is `max(M[a] + h, M[b] + h)`.
+///
+/// ```
+/// use pattern_core::exec::validate::with_handoff;
+/// use pattern_core::{Atom, Design, Expr};
+///
+/// let d = Design::parse("a = 2*x; b = x; c = 5; pipe(a, b, c)")?;
+/// let h = Atom { name: "handoff".into(), model: Expr::num(100.0) };
+/// let t = with_handoff(d.term(), &h);
+/// assert_eq!(
+///     t.to_string(),
+///     "pipe(seq(a, handoff), seq(handoff, b, handoff), seq(handoff, c))"
+/// );
+/// assert_eq!(t.model().eval(&[("x", 1000.0)])?, 2100.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_handoff(term: &Term, handoff: &Atom) -> Term {
+    attach(term, handoff, false, false)
+}
+
+fn attach(term: &Term, h: &Atom, left: bool, right: bool) -> Term {
+    let hand = || Term::Atom(h.clone());
+    match term {
+        Term::Pipe(a, b) => Term::pipe(attach(a, h, left, true), attach(b, h, true, right)),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(attach(t, h, left, right))),
+        Term::Seq(a, b) => Term::seq(attach(a, h, left, false), attach(b, h, false, right)),
+        Term::Atom(_)
+        | Term::MapReduce { .. }
+        | Term::On(..)
+        | Term::Par(..)
+        | Term::Groups(..)
+        | Term::Redist(..) => {
+            let mut parts = Vec::new();
+            if left {
+                parts.push(hand());
+            }
+            parts.push(term.clone());
+            if right {
+                parts.push(hand());
+            }
+            Term::seq_all(parts).unwrap_or_else(|| term.clone())
+        }
+    }
+}
+
+/// The name of the warm variant of an atom.
+pub fn warm_name(atom: &str) -> String {
+    format!("{atom}_warm")
+}
+
+/// `term` with cache reuse: an atom that follows another atom on the same
+/// thread (a later part of a `seq`) finds the element in the cache, so it
+/// is replaced by its warm variant from `warm` (named by [`warm_name`]),
+/// where there is one. The first atom of a thread, and the first atom of a
+/// pipeline stage (the element comes from another core), stay as they are.
+///
+/// ```
+/// use pattern_core::exec::validate::with_cache_reuse;
+/// use pattern_core::{Atom, Design, Expr};
+///
+/// let d = Design::parse("inc = 2*x; qsort = 10*x; seq(inc, inc, pipe(qsort, inc))")?;
+/// let warm = [Atom { name: "inc_warm".into(), model: Expr::parse("x")? }];
+/// let t = with_cache_reuse(d.term(), &warm);
+/// assert_eq!(t.to_string(), "seq(inc, inc_warm, pipe(qsort, inc))");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_cache_reuse(term: &Term, warm: &[Atom]) -> Term {
+    reuse(term, warm, true)
+}
+
+fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
+    match term {
+        Term::Atom(a) if !first => warm
+            .iter()
+            .find(|w| w.name == warm_name(&a.name))
+            .map_or_else(|| term.clone(), |w| Term::Atom(w.clone())),
+        Term::Atom(_)
+        | Term::MapReduce { .. }
+        | Term::On(..)
+        | Term::Par(..)
+        | Term::Groups(..)
+        | Term::Redist(..) => term.clone(),
+        Term::Seq(a, b) => Term::seq(reuse(a, warm, first), reuse(b, warm, false)),
+        Term::Pipe(a, b) => Term::pipe(reuse(a, warm, first), reuse(b, warm, true)),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(reuse(t, warm, first))),
+    }
+}
+
+/// A measured atom and its fitted model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AtomReport {
+    /// The atom.
+    pub name: String,
+    /// The fitted model, ns per call.
+    pub model: Expr,
+    /// The fit's leave-one-out SMAPE, percent.
+    pub cv_smape: f64,
+    /// Every timing, per size.
+    pub samples: Vec<AtomSamples>,
+}
+
+/// The timings of an atom at one size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AtomSamples {
+    /// The size.
+    pub x: usize,
+    /// Their median, ns.
+    pub median_ns: f64,
+    /// Every timing, ns.
+    pub times_ns: Vec<f64>,
+}
+
+/// One configuration at one size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SizeResult {
+    /// The size.
+    pub x: usize,
+    /// Elements per run.
+    pub elements: usize,
+    /// The median over the rounds (see [`SizeResult::counted`]) of the
+    /// steady-state time between departures, ns.
+    pub measured_ns: Option<f64>,
+    /// The median latency, ns.
+    pub latency_ns: Option<f64>,
+    /// The median makespan, ns.
+    pub makespan_ns: Option<f64>,
+    /// The largest number of kernel calls in flight seen.
+    pub max_in_flight: usize,
+    /// The median over the rounds of the share of runnable time the
+    /// threads waited for a core ([`Metrics::wait_share`]).
+    pub wait_share: Option<f64>,
+    /// The median over the rounds of the machine's share stolen by the
+    /// hypervisor during the run ([`Metrics::steal_share`]).
+    pub steal_share: Option<f64>,
+    /// Runs repeated because they were disturbed, over all rounds.
+    pub repeated: usize,
+    /// Rounds whose run counts for the medians: the undisturbed ones
+    /// ([`Metrics::disturbance`] at most [`Settings::max_wait_share`]), or
+    /// all if none is.
+    pub counted: usize,
+    /// The composed prediction: the plain operators applied to the atoms'
+    /// medians at `x` (over every round), ns.
+    pub predicted_ns: Option<f64>,
+    /// Its relative error against `measured_ns`: the headline figure.
+    pub error: Option<f64>,
+    /// The refined operators (hand-over, cache reuse) applied to the same.
+    pub predicted_refined_ns: Option<f64>,
+    /// Its relative error.
+    pub error_refined: Option<f64>,
+    /// Each counted round's run against the operators applied to the atoms
+    /// timed right before and after it, the median over the rounds
+    /// (noisier: fewer timings per comparison).
+    pub paired_error: Option<f64>,
+    /// The same for the refined operators.
+    pub paired_error_refined: Option<f64>,
+    /// Per round: the plain and the refined prediction from the atoms timed
+    /// around that round's run, ns.
+    pub round_predictions: Vec<Predictions>,
+    /// The modular model (from the atoms' fitted models) at `x`, ns.
+    pub model_predicted_ns: Option<f64>,
+    /// Its relative error against `measured_ns`: adds the error of fitting
+    /// the atoms over all sizes.
+    pub model_error: Option<f64>,
+    /// The refined model at `x`, ns.
+    pub model_predicted_refined_ns: Option<f64>,
+    /// Its relative error.
+    pub model_error_refined: Option<f64>,
+    /// The metrics of every run.
+    pub runs: Vec<Metrics>,
+}
+
+/// Median and largest of some relative errors.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorSummary {
+    /// How many.
+    pub count: usize,
+    /// Their median.
+    pub median: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl ErrorSummary {
+    /// `None` for no errors.
+    pub fn of(errors: &[f64]) -> Option<ErrorSummary> {
+        (!errors.is_empty()).then(|| ErrorSummary {
+            count: errors.len(),
+            median: stats::median(errors),
+            max: errors.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+}
+
+/// One configuration: its models and errors (a row of the paper's Table 2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Its family.
+    pub group: String,
+    /// Its structure.
+    pub design: String,
+    /// Whether it counts for the acceptance figure.
+    pub acceptance: bool,
+    /// Threads it runs.
+    pub threads: usize,
+    /// The executor's warnings (threads beyond the cores).
+    pub warnings: Vec<String>,
+    /// The model fitted from the whole runs (monolithic).
+    pub monolithic: Option<String>,
+    /// Why there is none.
+    pub monolithic_note: Option<String>,
+    /// The model composed from the atoms, pipelines as a pointwise max
+    /// (modular).
+    pub modular: String,
+    /// The same with the paper's asymptotic choice for pipelines.
+    pub modular_asymptotic: String,
+    /// Relative error of the leading coefficients, modular (asymptotic)
+    /// against monolithic.
+    pub lead_error: Option<f64>,
+    /// Why there is none (different classes, ...).
+    pub lead_note: Option<String>,
+    /// The design with the hand-over atoms.
+    pub refined_design: Option<String>,
+    /// Its model.
+    pub refined_model: Option<String>,
+    /// Its leading-coefficient error.
+    pub lead_error_refined: Option<f64>,
+    /// Why there is none.
+    pub lead_note_refined: Option<String>,
+    /// Pointwise errors ([`SizeResult::error`]) at the acceptance sizes.
+    pub errors_from: Option<ErrorSummary>,
+    /// The same for the model with the hand-over.
+    pub errors_from_refined: Option<ErrorSummary>,
+    /// Pointwise errors ([`SizeResult::error`]) at every size.
+    pub errors_all: Option<ErrorSummary>,
+    /// Errors of the fitted modular model ([`SizeResult::model_error`]) at
+    /// the acceptance sizes.
+    pub model_errors_from: Option<ErrorSummary>,
+    /// The largest [`SizeResult::wait_share`] at the acceptance sizes: how
+    /// much other load (or more threads than cores) disturbed the runs.
+    pub wait_share_max: Option<f64>,
+    /// The largest [`SizeResult::steal_share`] at the acceptance sizes.
+    pub steal_share_max: Option<f64>,
+    /// Every size.
+    pub sizes: Vec<SizeResult>,
+}
+
+/// The result of one suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteReport {
+    /// The suite.
+    pub name: String,
+    /// Its sizes.
+    pub sizes: Vec<usize>,
+    /// The smallest size its error summaries ([`Row::errors_from`]) count.
+    pub acceptance_from: usize,
+    /// Its atoms.
+    pub atoms: Vec<AtomReport>,
+    /// The hand-over atom, if measured.
+    pub handoff: Option<AtomReport>,
+    /// The element atoms measured warm ([`Suite::with_cache_reuse`]).
+    pub warm: Vec<AtomReport>,
+    /// Its configurations.
+    pub rows: Vec<Row>,
+    /// How long it took, s.
+    pub seconds: f64,
+}
+
+/// The acceptance figure: pointwise errors of the acceptance configurations
+/// at the acceptance sizes, over every suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Acceptance {
+    /// From which size.
+    pub from: usize,
+    /// The limit.
+    pub limit: f64,
+    /// Configurations counted.
+    pub configurations: usize,
+    /// The plain operators.
+    pub plain: Option<ErrorSummary>,
+    /// The worst (configuration, size) of the plain operators.
+    pub plain_worst: Option<(String, usize)>,
+    /// The refined model (hand-over and cache reuse).
+    pub refined: Option<ErrorSummary>,
+    /// The worst (configuration, size) with the hand-over.
+    pub refined_worst: Option<(String, usize)>,
+}
+
+impl Acceptance {
+    /// Collects the figure from suite reports.
+    pub fn of(suites: &[SuiteReport], from: usize, limit: f64) -> Acceptance {
+        let rows: Vec<&Row> = suites
+            .iter()
+            .flat_map(|s| &s.rows)
+            .filter(|r| r.acceptance)
+            .collect();
+        let collect = |f: fn(&SizeResult) -> Option<f64>| {
+            let mut all = Vec::new();
+            let mut worst: Option<(f64, String, usize)> = None;
+            for r in &rows {
+                for s in r.sizes.iter().filter(|s| s.x >= from) {
+                    if let Some(e) = f(s) {
+                        all.push(e);
+                        if worst.as_ref().is_none_or(|w| e > w.0) {
+                            worst = Some((e, r.design.clone(), s.x));
+                        }
+                    }
+                }
+            }
+            (ErrorSummary::of(&all), worst.map(|(_, d, x)| (d, x)))
+        };
+        let (plain, plain_worst) = collect(|s| s.error);
+        let (refined, refined_worst) = collect(|s| s.error_refined);
+        Acceptance {
+            from,
+            limit,
+            configurations: rows.len(),
+            plain,
+            plain_worst,
+            refined,
+            refined_worst,
+        }
+    }
+
+    /// Whether the plain operators meet the limit everywhere.
+    pub fn passed(&self) -> bool {
+        self.plain.is_some_and(|s| s.max <= self.limit)
+    }
+
+    /// Whether the refined model meets the limit everywhere.
+    pub fn passed_refined(&self) -> bool {
+        self.refined.is_some_and(|s| s.max <= self.limit)
+    }
+}
+
+/// The machine a validation ran on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Cores offered (`std::thread::available_parallelism`).
+    pub cores: usize,
+    /// The 1, 5 and 15 minute load averages (`/proc/loadavg`), where the
+    /// system tells them: runnable processes, this one included.
+    pub load_average: Option<[f64; 3]>,
+}
+
+impl Machine {
+    /// The machine now.
+    pub fn now() -> Machine {
+        let load_average = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|text| {
+                let v: Vec<f64> = text
+                    .split_whitespace()
+                    .take(3)
+                    .filter_map(|t| t.parse().ok())
+                    .collect();
+                <[f64; 3]>::try_from(v).ok()
+            });
+        Machine {
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            load_average,
+        }
+    }
+}
+
+/// The settings of a validation, as recorded in its report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettingsRecord {
+    /// [`Settings::rounds`].
+    pub rounds: usize,
+    /// [`Settings::atom_repetitions`].
+    pub atom_repetitions: usize,
+    /// [`Settings::run_target`], ms.
+    pub run_target_ms: f64,
+    /// [`Settings::min_elements`].
+    pub min_elements: usize,
+    /// [`Settings::max_elements`].
+    pub max_elements: usize,
+    /// [`Settings::max_bytes`].
+    pub max_bytes: usize,
+    /// [`Settings::capacity`].
+    pub capacity: usize,
+    /// [`Settings::spin`], µs.
+    pub spin_us: f64,
+    /// [`Settings::trim`].
+    pub trim: f64,
+    /// [`Settings::max_wait_share`].
+    pub max_wait_share: f64,
+    /// [`Settings::retries`].
+    pub retries: usize,
+    /// [`Settings::cold_bytes`].
+    pub cold_bytes: usize,
+}
+
+impl Settings {
+    /// What the report records of the settings.
+    pub fn record(&self) -> SettingsRecord {
+        SettingsRecord {
+            rounds: self.rounds,
+            atom_repetitions: self.atom_repetitions,
+            run_target_ms: self.run_target.as_secs_f64() * 1e3,
+            min_elements: self.min_elements,
+            max_elements: self.max_elements,
+            max_bytes: self.max_bytes,
+            capacity: self.capacity,
+            spin_us: self.spin.as_secs_f64() * 1e6,
+            trim: self.trim,
+            max_wait_share: self.max_wait_share,
+            retries: self.retries,
+            cold_bytes: self.cold_bytes,
+        }
+    }
+}
+
+/// Everything a validation measured and concluded, for the JSON file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The machine before the run.
+    pub machine_before: Machine,
+    /// The machine after the run.
+    pub machine_after: Machine,
+    /// The settings of each suite, by suite name.
+    pub settings: BTreeMap<String, SettingsRecord>,
+    /// The suites.
+    pub suites: Vec<SuiteReport>,
+    /// The acceptance figure.
+    pub acceptance: Acceptance,
+    /// The whole validation's wall time, s.
+    pub seconds: f64,
+}
+
+fn pct(e: Option<f64>) -> String {
+    e.map_or("–".to_string(), |e| format!("{:.1}", e * 100.0))
+}
+
+fn pct_summary(s: Option<ErrorSummary>) -> String {
+    s.map_or("–".to_string(), |s| {
+        format!("{:.1} / {:.1}", s.median * 100.0, s.max * 100.0)
+    })
+}
+
+fn rounded(text: &str) -> String {
+    Expr::parse(text).map_or(text.to_string(), |e| format!("{e:.4}"))
+}
+
+impl SuiteReport {
+    /// The atoms as a Markdown table.
+    pub fn atoms_table(&self) -> String {
+        let mut out =
+            String::from("| atom | fitted model [ns] | LOO SMAPE % |\n| --- | --- | --- |\n");
+        for a in self.atoms.iter().chain(&self.warm).chain(&self.handoff) {
+            let _ = writeln!(out, "| {} | {:.4} | {:.2} |", a.name, a.model, a.cv_smape);
+        }
+        out
+    }
+
+    /// The configurations as a Markdown table like seed 001 Table 2:
+    /// monolithic model, modular model, the relative error of the leading
+    /// coefficients, and the pointwise errors (median / max over the sizes
+    /// from [`SuiteReport::acceptance_from`]) of the plain and the refined
+    /// model, and how much other load disturbed the runs.
+    pub fn table(&self) -> String {
+        let from = self.acceptance_from;
+        let mut out = format!(
+            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | refined: error % (median / max) | fitted model: error % (median / max) | CPU wait % | stolen % |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+        );
+        for r in &self.rows {
+            let mono = r
+                .monolithic
+                .as_deref()
+                .map_or_else(|| "–".to_string(), rounded);
+            let lead = match (r.lead_error, &r.lead_note) {
+                (Some(e), Some(_)) => format!("{} (refitted)", pct(Some(e))),
+                (Some(e), None) => pct(Some(e)),
+                (None, Some(note)) if note.contains("different classes") => "classes differ".into(),
+                _ => "–".into(),
+            };
+            let warn = if r.warnings.is_empty() { "" } else { " ⚠" };
+            let _ = writeln!(
+                out,
+                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} | {} | {} |",
+                r.design,
+                r.threads,
+                rounded(&r.modular),
+                pct_summary(r.errors_from),
+                pct_summary(r.errors_from_refined),
+                pct_summary(r.model_errors_from),
+                pct(r.wait_share_max),
+                pct(r.steal_share_max),
+            );
+        }
+        out
+    }
+
+    /// Pointwise errors of the plain operators per configuration and size,
+    /// as a Markdown table.
+    pub fn errors_table(&self) -> String {
+        let mut out = String::from("| configuration |");
+        for x in &self.sizes {
+            let _ = write!(out, " {x} |");
+        }
+        out.push_str("\n| --- |");
+        out.push_str(&" --- |".repeat(self.sizes.len()));
+        out.push('\n');
+        for r in &self.rows {
+            let _ = write!(out, "| {} |", r.design);
+            for x in &self.sizes {
+                let e = r.sizes.iter().find(|s| s.x == *x).and_then(|s| s.error);
+                let _ = write!(out, " {} |", pct(e));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h() -> Atom {
+        Atom {
+            name: HANDOFF.into(),
+            model: Expr::num(10.0),
+        }
+    }
+
+    fn term(text: &str) -> Term {
+        Design::parse(&format!("a = x; b = 2*x; c = 3; {text}"))
+            .unwrap()
+            .term()
+            .clone()
+    }
+
+    #[test]
+    fn handoff_only_at_pipeline_boundaries() {
+        assert_eq!(
+            with_handoff(&term("seq(a, b)"), &h()).to_string(),
+            "seq(a, b)"
+        );
+        assert_eq!(
+            with_handoff(&term("tpool[2](a)"), &h()).to_string(),
+            "tpool[2](a)"
+        );
+        let t = with_handoff(&term("pipe(tpool[2](a), b)"), &h());
+        assert_eq!(
+            t.to_string(),
+            "pipe(tpool[2](seq(a, handoff)), seq(handoff, b))"
+        );
+        // max((x + 10)/2, 2x + 10) at x = 100.
+        assert_eq!(t.model().eval(&[("x", 100.0)]).unwrap(), 210.0);
+        let left = with_handoff(&term("pipe(pipe(a, b), c)"), &h());
+        assert_eq!(
+            left.to_string(),
+            "pipe(pipe(seq(a, handoff), seq(handoff, b, handoff)), seq(handoff, c))"
+        );
+    }
+
+    #[test]
+    fn design_text_defines_every_atom() {
+        let atoms = vec![("q".to_string(), Expr::parse("2*x*log2(x) + 5").unwrap())];
+        let text = design_text("tpool[2](q)", &atoms);
+        let d = Design::parse(&text).unwrap();
+        assert_eq!(d.model().eval(&[("x", 4.0)]).unwrap(), 10.5);
+    }
+
+    #[test]
+    fn acceptance_collects_only_accepted_rows_and_sizes() {
+        let size = |x, e| SizeResult {
+            x,
+            elements: 1,
+            measured_ns: Some(1.0),
+            latency_ns: None,
+            makespan_ns: None,
+            max_in_flight: 1,
+            wait_share: None,
+            steal_share: None,
+            repeated: 0,
+            counted: 1,
+            predicted_ns: None,
+            error: Some(e),
+            predicted_refined_ns: None,
+            error_refined: Some(e / 2.0),
+            paired_error: None,
+            paired_error_refined: None,
+            round_predictions: vec![],
+            model_predicted_ns: None,
+            model_error: None,
+            model_predicted_refined_ns: None,
+            model_error_refined: None,
+            runs: vec![],
+        };
+        let row = |design: &str, acceptance, sizes| Row {
+            group: "g".into(),
+            design: design.into(),
+            acceptance,
+            threads: 1,
+            warnings: vec![],
+            monolithic: None,
+            monolithic_note: None,
+            modular: "x".into(),
+            modular_asymptotic: "x".into(),
+            lead_error: None,
+            lead_note: None,
+            refined_design: None,
+            refined_model: None,
+            lead_error_refined: None,
+            lead_note_refined: None,
+            errors_from: None,
+            errors_from_refined: None,
+            errors_all: None,
+            model_errors_from: None,
+            wait_share_max: None,
+            steal_share_max: None,
+            sizes,
+        };
+        let suite = SuiteReport {
+            name: "s".into(),
+            sizes: vec![10, 100],
+            acceptance_from: 100,
+            atoms: vec![],
+            handoff: None,
+            warm: vec![],
+            rows: vec![
+                row("a", true, vec![size(10, 0.9), size(100, 0.05)]),
+                row("b", true, vec![size(100, 0.08)]),
+                row("c", false, vec![size(100, 0.5)]),
+            ],
+            seconds: 0.0,
+        };
+        let acc = Acceptance::of(&[suite], 100, 0.1);
+        assert_eq!(acc.configurations, 2);
+        let plain = acc.plain.unwrap();
+        assert_eq!(plain.count, 2);
+        assert!((plain.max - 0.08).abs() < 1e-12);
+        assert_eq!(acc.plain_worst, Some(("b".to_string(), 100)));
+        assert!(acc.passed());
+        assert!((acc.refined.unwrap().median - 0.0325).abs() < 1e-12);
+    }
+}

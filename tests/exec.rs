@@ -1,0 +1,560 @@
+//! The executor runs designs for real: parallel where the pattern says so
+//! (tasks in flight reach the pool size), every element out exactly once and
+//! correct, in order where the pattern promises order; bad input gives clear
+//! errors. Small sizes, no timing assertions.
+use pattern_core::exec::validate::{Acceptance, Report, Settings, Suite};
+use pattern_core::exec::{ExecError, Executor, Job, Kernels, Warning};
+use pattern_core::fit::measure::Harness;
+use pattern_core::{Design, Term, cost, design};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Waits until `ready()` or 20 s pass (a guard against a hang if the
+/// executor were serial: the test then fails on its assertion instead).
+fn wait_until(ready: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ready() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+fn design(structure: &str) -> Design {
+    Design::parse(&format!(
+        "meet = 1; add1 = x; double = x; slow = x; a = 1; b = 1; c = 1; {structure}"
+    ))
+    .unwrap()
+}
+
+/// A kernel whose first `n` calls wait for each other: they are in flight
+/// together if and only if the executor runs `n` of them at once.
+fn rendezvous(n: usize) -> impl Fn(&mut i64) + Send + Sync + 'static {
+    let arrived = Arc::new(AtomicUsize::new(0));
+    move |_| {
+        let me = arrived.fetch_add(1, Ordering::SeqCst) + 1;
+        if me <= n {
+            wait_until(|| arrived.load(Ordering::SeqCst) >= n);
+        }
+    }
+}
+
+fn numbers(n: i64) -> Vec<i64> {
+    (0..n).collect()
+}
+
+#[test]
+fn a_task_pool_runs_as_many_tasks_at_once_as_it_has_workers() {
+    for workers in [1, 2, 4] {
+        let kernels = Kernels::new().add("meet", rendezvous(workers));
+        let d = design(&format!("tpool[{workers}](meet)"));
+        let run = Executor::new(&kernels).run(d.term(), numbers(24)).unwrap();
+        assert_eq!(run.metrics.max_in_flight, workers, "tpool[{workers}]");
+        assert_eq!(run.metrics.threads, workers);
+        assert_eq!(run.metrics.elements, 24);
+    }
+}
+
+#[test]
+fn pipeline_stages_work_on_different_elements_at_once() {
+    // Stage a's second call waits until stage b runs; stage b's first call
+    // waits until a's second one runs: both in flight together.
+    let a_second = Arc::new(AtomicBool::new(false));
+    let b_running = Arc::new(AtomicBool::new(false));
+    let a_calls = Arc::new(AtomicUsize::new(0));
+    let (a2, b1) = (a_second.clone(), b_running.clone());
+    let (a3, b3) = (a_second.clone(), b_running.clone());
+    let kernels = Kernels::new()
+        .add("a", move |_: &mut i64| {
+            if a_calls.fetch_add(1, Ordering::SeqCst) == 1 {
+                a2.store(true, Ordering::SeqCst);
+                wait_until(|| b1.load(Ordering::SeqCst));
+            }
+        })
+        .add("b", move |_: &mut i64| {
+            if !b3.swap(true, Ordering::SeqCst) {
+                wait_until(|| a3.load(Ordering::SeqCst));
+            }
+        });
+    let run = Executor::new(&kernels)
+        .run(design("pipe(a, b)").term(), numbers(10))
+        .unwrap();
+    assert_eq!(run.metrics.max_in_flight, 2);
+    assert_eq!(run.metrics.threads, 2);
+    assert!(run.kept_order());
+}
+
+#[test]
+fn a_sequence_runs_one_task_at_a_time() {
+    let kernels = Kernels::new()
+        .add("add1", |v: &mut i64| *v += 1)
+        .add("double", |v: &mut i64| *v *= 2);
+    let run = Executor::new(&kernels)
+        .run(design("seq(add1, double, add1)").term(), numbers(50))
+        .unwrap();
+    assert_eq!(run.metrics.max_in_flight, 1);
+    assert_eq!(run.metrics.threads, 1);
+    assert!(run.kept_order());
+    assert_eq!(
+        run.into_input_order(),
+        (0..50).map(|v| (v + 1) * 2 + 1).collect::<Vec<_>>()
+    );
+}
+
+fn arithmetic() -> Kernels<i64> {
+    Kernels::new()
+        .add("add1", |v: &mut i64| *v += 1)
+        .add("double", |v: &mut i64| *v *= 2)
+        // A little uneven work, so that workers overtake each other.
+        .add("slow", |v: &mut i64| {
+            let spins = (*v as u64 * 7919) % 3000;
+            for i in 0..spins {
+                std::hint::black_box(i);
+            }
+        })
+}
+
+#[test]
+fn every_element_comes_out_exactly_once_and_correct() {
+    let kernels = arithmetic();
+    for structure in [
+        "tpool[3](seq(add1, slow, double))",
+        "pipe(tpool[2](seq(slow, add1)), double)",
+        "tpool[2](pipe(add1, slow, double))",
+        "pipe(add1, tpool[3](slow), double)",
+        "seq(tpool[2](seq(slow, add1)), double)",
+        "seq(add1, pipe(slow, double))",
+        "pipe(seq(add1, tpool[2](slow)), double)",
+    ] {
+        let run = Executor::new(&kernels)
+            .window(7)
+            .run(design(structure).term(), numbers(300))
+            .unwrap();
+        let mut indices: Vec<usize> = run.outputs.iter().map(|(i, _)| *i).collect();
+        indices.sort_unstable();
+        assert_eq!(indices, (0..300).collect::<Vec<_>>(), "{structure}");
+        assert_eq!(run.departures.len(), 300);
+        for (i, v) in &run.outputs {
+            assert_eq!(*v, (*i as i64 + 1) * 2, "{structure}: element {i}");
+        }
+        assert_eq!(run.metrics.elements, 300);
+        assert!(
+            run.metrics.max_in_flight <= run.metrics.threads,
+            "{structure}"
+        );
+        assert_eq!(
+            run.metrics.threads as f64,
+            design(structure)
+                .term()
+                .resources()
+                .threads
+                .eval(&[])
+                .unwrap(),
+            "{structure}: threads as the model counts them"
+        );
+    }
+}
+
+#[test]
+fn order_is_kept_where_the_pattern_promises_it() {
+    let kernels = arithmetic();
+    for structure in [
+        "seq(slow, add1)",
+        "pipe(slow, add1)",
+        "pipe(add1, slow, double)",
+        "pipe(pipe(slow, add1), pipe(slow, double))",
+        "tpool[1](pipe(slow, add1))",
+        "seq(tpool[1](slow), pipe(add1, slow))",
+    ] {
+        let run = Executor::new(&kernels)
+            .capacity(1)
+            .run(design(structure).term(), numbers(200))
+            .unwrap();
+        assert!(run.kept_order(), "{structure}");
+        let times = &run.departures;
+        assert!(times.windows(2).all(|w| w[0].leave_ns <= w[1].leave_ns));
+        assert!(times.iter().all(|d| d.enter_ns <= d.leave_ns));
+    }
+}
+
+#[test]
+fn metrics_are_consistent() {
+    let kernels = arithmetic();
+    let run = Executor::new(&kernels)
+        .run(design("pipe(slow, add1)").term(), numbers(100))
+        .unwrap();
+    let m = &run.metrics;
+    assert_eq!(m.elements, 100);
+    assert_eq!(m.steady_elements, 80);
+    let t = m.inter_departure_ns.unwrap();
+    assert!(t > 0.0 && t * 79.0 <= m.makespan_ns);
+    assert!(m.latency_ns.unwrap() <= m.latency_max_ns.unwrap());
+    assert_eq!(m.makespan_ns, run.departures.last().unwrap().leave_ns);
+    // An empty stream is fine.
+    let empty = Executor::new(&kernels)
+        .run(design("pipe(slow, add1)").term(), Vec::new())
+        .unwrap();
+    assert_eq!(empty.metrics.elements, 0);
+    assert_eq!(empty.metrics.inter_departure_ns, None);
+}
+
+#[test]
+fn more_threads_than_cores_are_warned_about() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let kernels = arithmetic();
+    let d = design(&format!("tpool[{}](add1)", cores + 1));
+    let run = Executor::new(&kernels).run(d.term(), numbers(10)).unwrap();
+    assert_eq!(
+        run.warnings,
+        [Warning::Oversubscribed {
+            threads: cores + 1,
+            cores
+        }]
+    );
+    let fine = Executor::new(&kernels)
+        .run(design("tpool[1](add1)").term(), numbers(10))
+        .unwrap();
+    assert!(fine.warnings.is_empty());
+}
+
+/// Histograms of byte strings: the mapReduce of seed 001 §4.1.2 in small.
+#[derive(Debug)]
+struct Histogram {
+    images: Vec<Vec<u8>>,
+    counts: Vec<(usize, u64)>,
+}
+
+impl Job for Histogram {
+    type Input = Vec<u8>;
+    type Value = u64;
+    type Output = u64;
+    fn inputs(&self) -> &[Vec<u8>] {
+        &self.images
+    }
+    fn set_output(&mut self, output: Vec<(usize, u64)>) {
+        self.counts = output;
+    }
+}
+
+fn histogram_kernels(meet: usize) -> Kernels<Histogram> {
+    let arrived = Arc::new(AtomicUsize::new(0));
+    Kernels::new()
+        .add_map("hmap", move |img: &Vec<u8>| {
+            let me = arrived.fetch_add(1, Ordering::SeqCst) + 1;
+            if me <= meet {
+                wait_until(|| arrived.load(Ordering::SeqCst) >= meet);
+            }
+            let mut h = vec![0u64; 256];
+            for &b in img {
+                h[b as usize] += 1;
+            }
+            h.into_iter().enumerate().filter(|(_, c)| *c > 0).collect()
+        })
+        .add_reduce("hreduce", |_key, counts: &[u64]| counts.iter().sum())
+}
+
+fn jobs(count: usize, images: usize) -> Vec<Histogram> {
+    (0..count)
+        .map(|j| Histogram {
+            images: (0..images)
+                .map(|i| {
+                    (0..100)
+                        .map(|p| ((p * 31 + i * 7 + j) % 97) as u8)
+                        .collect()
+                })
+                .collect(),
+            counts: Vec::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn map_reduce_maps_and_reduces_on_n_threads_and_counts_right() {
+    let text = "hmap = 1e4; hshuffle = 10*x; hreduce = x;
+                mapreduce[m = 1, n = 3, d = x, k = 97](hmap, hshuffle, hreduce)";
+    let d = Design::parse(text).unwrap();
+    let kernels = histogram_kernels(3);
+    let input = jobs(4, 20);
+    let expected: Vec<Vec<(usize, u64)>> = input
+        .iter()
+        .map(|job| {
+            let mut h = vec![0u64; 256];
+            job.images
+                .iter()
+                .flatten()
+                .for_each(|&b| h[b as usize] += 1);
+            h.into_iter().enumerate().filter(|(_, c)| *c > 0).collect()
+        })
+        .collect();
+    let run = Executor::new(&kernels).run(d.term(), input).unwrap();
+    assert_eq!(run.metrics.max_in_flight, 3);
+    assert_eq!(run.metrics.threads, 3);
+    assert!(run.kept_order());
+    let out = run.into_input_order();
+    for (job, want) in out.iter().zip(&expected) {
+        assert_eq!(&job.counts, want);
+        assert_eq!(job.counts.iter().map(|(_, c)| c).sum::<u64>(), 20 * 100);
+    }
+}
+
+#[test]
+fn map_reduce_inside_a_pipeline() {
+    let text = "hmap = 1e4; hshuffle = 10*x; hreduce = x; clear = 1;
+                pipe(mapreduce[n = 2, d = x, k = 97](hmap, hshuffle, hreduce), clear)";
+    let d = Design::parse(text).unwrap();
+    let kernels = histogram_kernels(0).add("clear", |job: &mut Histogram| job.images.clear());
+    let run = Executor::new(&kernels).run(d.term(), jobs(5, 8)).unwrap();
+    assert_eq!(run.metrics.threads, 3);
+    for job in run.into_input_order() {
+        assert!(job.images.is_empty());
+        assert_eq!(job.counts.iter().map(|(_, c)| c).sum::<u64>(), 800);
+    }
+}
+
+#[test]
+fn bad_input_gives_clear_errors() {
+    let kernels = Kernels::new().add("add1", |v: &mut i64| *v += 1);
+    let ex = Executor::new(&kernels);
+    let err = ex
+        .run(design("pipe(add1, double)").term(), numbers(3))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no kernel is registered for the atom `double` (registered: add1)"
+    );
+
+    let d = design("tpool[n](add1)");
+    let err = ex.run(d.term(), numbers(3)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the count `n` in `tpool[n](add1)` is symbolic: bind it with `Executor::bind(\"n\", value)`"
+    );
+    let run = Executor::new(&kernels)
+        .bind("n", 3)
+        .run(d.term(), numbers(9))
+        .unwrap();
+    assert_eq!(run.metrics.threads, 3);
+    assert_eq!(
+        Executor::new(&kernels)
+            .bind("n", 3)
+            .threads(d.term())
+            .unwrap(),
+        3
+    );
+
+    let err = Executor::new(&kernels)
+        .run(design("tpool[5000](add1)").term(), numbers(3))
+        .unwrap_err();
+    assert!(matches!(err, ExecError::Unsupported { .. }), "{err}");
+
+    let hk = histogram_kernels(0);
+    let two_nodes = Design::parse(
+        "hmap = 1; s = 1; hreduce = 1; mapreduce[m = 2, n = 2, d = x, k = 97](hmap, s, hreduce)",
+    )
+    .unwrap();
+    let err = Executor::new(&hk)
+        .run(two_nodes.term(), jobs(1, 2))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("it runs on m = 2 nodes; the executor runs on one node (m = 1)"),
+        "{err}"
+    );
+    let swapped = Design::parse(
+        "hmap = 1; s = 1; hreduce = 1; mapreduce[n = 2, d = x, k = 97](hreduce, s, hmap)",
+    )
+    .unwrap();
+    let err = Executor::new(&hk)
+        .run(swapped.term(), jobs(1, 2))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`hreduce` stands where a map kernel (Kernels::add_map) is needed, but its kernel is a reduce kernel"
+    );
+    let as_stage = Design::parse("hmap = 1; tpool[2](hmap)").unwrap();
+    let err = Executor::new(&hk)
+        .run(as_stage.term(), jobs(1, 2))
+        .unwrap_err();
+    assert!(matches!(err, ExecError::WrongKernel { .. }), "{err}");
+}
+
+#[test]
+fn a_panicking_kernel_stops_the_run_with_an_error() {
+    let kernels = Kernels::new()
+        .add("add1", |v: &mut i64| *v += 1)
+        .add("double", |v: &mut i64| {
+            if *v == 41 {
+                panic!("no 41s here");
+            }
+            *v *= 2;
+        });
+    for structure in [
+        "pipe(add1, double)",
+        "tpool[3](seq(add1, double))",
+        "pipe(tpool[2](add1), double, add1)",
+        "seq(tpool[2](double), add1)",
+    ] {
+        let err = Executor::new(&kernels)
+            .capacity(1)
+            .run(design(structure).term(), numbers(500))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ExecError::KernelPanicked {
+                atom: "double".into(),
+                message: "no 41s here".into()
+            },
+            "{structure}"
+        );
+    }
+}
+
+// Annotated functions and designs written with the macros run as they are.
+#[cost("1034.17 * x * log2(x)")]
+fn sort(v: &mut [i32]) {
+    v.sort_unstable();
+}
+
+#[cost("536.185 * x")]
+fn bump(v: &mut [i32]) {
+    v.iter_mut().for_each(|e| *e += 1);
+}
+
+design!(type Sorter = pipe(tpool[2](sort), bump));
+
+#[test]
+fn designs_written_with_the_macros_run() {
+    let kernels = Kernels::<Vec<i32>>::new()
+        .add("sort", |v| sort(v))
+        .add("bump", |v| bump(v));
+    let inputs: Vec<Vec<i32>> = (0..30).map(|i| vec![i, -i, 7, 0]).collect();
+    let run = Executor::new(&kernels)
+        .run(&<Sorter as pattern_core::Pattern>::term(), inputs)
+        .unwrap();
+    assert_eq!(run.metrics.threads, 3);
+    for (i, v) in run.into_input_order().into_iter().enumerate() {
+        let i = i as i32;
+        let mut want = vec![i + 1, -i + 1, 8, 1];
+        want.sort_unstable();
+        assert_eq!(v, want);
+    }
+    let value = design!(tpool[2](seq(sort, bump)));
+    let run = Executor::new(&kernels)
+        .run(&value.term(), vec![vec![3, 2, 1]; 4])
+        .unwrap();
+    assert_eq!(run.into_input_order(), vec![vec![2, 3, 4]; 4]);
+}
+
+#[test]
+fn validation_runs_end_to_end_on_small_sizes() {
+    let kernels = Kernels::<Vec<i32>>::new()
+        .add("sort", |v| v.sort_unstable())
+        .add("bump", |v| v.iter_mut().for_each(|e| *e += 1));
+    let make = |x: usize, seed: u64| -> Vec<i32> {
+        (0..x)
+            .map(|i| ((i as u64).wrapping_mul(2654435761).wrapping_add(seed) % 1000) as i32)
+            .collect()
+    };
+    let suite = Suite::new("small", kernels, &[64, 128, 256, 512], make)
+        .element_bytes(|x| 4 * x)
+        .measure("sort")
+        .measure("bump")
+        .probe("const", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x + 1))
+        .with_handoff(true)
+        .with_cache_reuse(true)
+        .case("seq", "seq(sort, bump)", true)
+        .case("tpool", "tpool[2](sort)", true)
+        .case("pipe", "pipe(sort, bump)", true)
+        .case("pipe", "pipe(tpool[2](sort), bump)", false);
+    let settings = Settings {
+        acceptance_from: 256,
+        ..Settings::quick()
+    };
+    let mut lines = Vec::new();
+    let report = suite
+        .run(&settings, &mut |l| lines.push(l.to_string()))
+        .unwrap();
+    assert_eq!(lines.len(), settings.rounds);
+    assert_eq!(report.atoms.len(), 3);
+    assert_eq!(report.handoff.as_ref().unwrap().name, "handoff");
+    assert_eq!(report.rows.len(), 4);
+    for row in &report.rows {
+        assert_eq!(row.sizes.len(), 4, "{}", row.design);
+        for s in &row.sizes {
+            assert_eq!(s.runs.len(), settings.rounds);
+            assert!(s.elements >= settings.min_elements && s.elements <= settings.max_elements);
+            assert!(s.predicted_ns.is_some());
+            assert!(s.max_in_flight <= row.threads);
+        }
+        assert!(
+            row.errors_from.is_some_and(|e| e.count == 2),
+            "{}",
+            row.design
+        );
+    }
+    assert_eq!(
+        report.rows[2].refined_design.as_deref(),
+        Some("pipe(seq(sort, handoff), seq(handoff, bump))")
+    );
+    assert_eq!(
+        report.rows[0].refined_design.as_deref(),
+        Some("seq(sort, bump_warm)")
+    );
+    assert_eq!(report.warm.len(), 2);
+    assert!(report.table().lines().count() == 6);
+    assert!(report.errors_table().contains("| tpool[2](sort) |"));
+
+    let acceptance = Acceptance::of(std::slice::from_ref(&report), 256, 0.1);
+    assert_eq!(acceptance.configurations, 3);
+    assert_eq!(acceptance.plain.unwrap().count, 6);
+    // The JSON file holds everything and reads back.
+    let full = Report {
+        machine_before: pattern_core::exec::validate::Machine::now(),
+        machine_after: pattern_core::exec::validate::Machine::now(),
+        settings: [("small".to_string(), settings.record())].into(),
+        suites: vec![report],
+        acceptance,
+        seconds: 0.0,
+    };
+    let json = serde_json::to_string(&full).unwrap();
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.suites[0].rows.len(), 4);
+    assert_eq!(back.suites[0].atoms[0].model, full.suites[0].atoms[0].model);
+
+    // An atom without a kernel, a structure over an unknown atom.
+    let empty: Suite<Vec<i32>> = Suite::new("e", Kernels::new(), &[1, 2, 3], |_, _| vec![]);
+    assert!(empty.run(&settings, &mut |_| {}).is_err());
+    let missing = Suite::new("m", Kernels::new(), &[1, 2, 3], |_, _| vec![0i32])
+        .measure("sort")
+        .case("seq", "sort", true);
+    assert_eq!(
+        missing.run(&settings, &mut |_| {}).unwrap_err().to_string(),
+        "the atom `sort` has no element kernel to measure"
+    );
+    let unknown = Suite::new(
+        "u",
+        Kernels::new().add("sort", |v: &mut Vec<i32>| v.sort()),
+        &[4, 8, 16],
+        |x, _| vec![0i32; x],
+    )
+    .measure("sort")
+    .case("seq", "seq(sort, bump)", true);
+    let err = unknown.run(&settings, &mut |_| {}).unwrap_err().to_string();
+    assert!(
+        err.starts_with("the design `seq(sort, bump)` is not valid"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_term_built_in_code_runs() {
+    let kernels = arithmetic();
+    let t = Term::pipe(
+        Term::tpool(2, Term::atom("add1", pattern_core::Expr::num(1.0))),
+        Term::atom("double", pattern_core::Expr::num(1.0)),
+    );
+    let run = Executor::new(&kernels).run(&t, numbers(20)).unwrap();
+    assert_eq!(
+        run.into_input_order(),
+        (0..20).map(|v| (v + 1) * 2).collect::<Vec<_>>()
+    );
+}
