@@ -12,7 +12,8 @@
 //! cores). Options: `--out FILE` (default `target/validation.json`),
 //! `--rounds N` (default 5; the mapReduce takes at most 3), `--run-ms MS`
 //! (time per run, default 50), `--reps N` (harness repetitions of an atom
-//! before and after each run, default 3),
+//! before and after each run, default 3), `--spin-us US` (how long a
+//! pipeline stage spins before it blocks, default 100; 0 blocks at once),
 //! `--suite sort|histogram` (one of the two), `--quick` (one round, tiny
 //! runs: a smoke test whose numbers mean little).
 use pattern_core::exec::validate::{
@@ -247,6 +248,7 @@ struct Args {
     suite: Option<String>,
     run_ms: Option<u64>,
     reps: Option<usize>,
+    spin_us: Option<u64>,
 }
 
 fn args() -> Result<Args, String> {
@@ -257,6 +259,7 @@ fn args() -> Result<Args, String> {
         suite: None,
         run_ms: None,
         reps: None,
+        spin_us: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -277,6 +280,13 @@ fn args() -> Result<Args, String> {
                         .map_err(|_| format!("--run-ms {n}: not a number"))?,
                 );
             }
+            "--spin-us" => {
+                let n = it.next().ok_or("--spin-us needs a number")?;
+                a.spin_us = Some(
+                    n.parse()
+                        .map_err(|_| format!("--spin-us {n}: not a number"))?,
+                );
+            }
             "--reps" => {
                 let n = it.next().ok_or("--reps needs a number")?;
                 a.reps = Some(n.parse().map_err(|_| format!("--reps {n}: not a number"))?);
@@ -284,7 +294,7 @@ fn args() -> Result<Args, String> {
             "--suite" => a.suite = Some(it.next().ok_or("--suite needs sort or histogram")?),
             other => {
                 return Err(format!(
-                    "unknown argument `{other}`; usage: validate [--out FILE] [--rounds N] [--run-ms MS] [--reps N] [--suite sort|histogram] [--quick]"
+                    "unknown argument `{other}`; usage: validate [--out FILE] [--rounds N] [--run-ms MS] [--reps N] [--spin-us US] [--suite sort|histogram] [--quick]"
                 ));
             }
         }
@@ -309,6 +319,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(r) = args.reps {
         settings.atom_repetitions = r.max(1);
+    }
+    if let Some(us) = args.spin_us {
+        settings.spin = Duration::from_micros(us);
     }
     // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
     let histogram_settings = Settings {
