@@ -533,7 +533,8 @@ fn noise_test_keeps_a_genuine_trend() {
             Some(TermClass::extrap(1, 1, 0)),
             "seed {seed}: {fit}"
         );
-        assert!(fit.significance().unwrap().p_value < 1e-100);
+        let t = fit.significance().unwrap();
+        assert!(t.p_value < 1e-12, "seed {seed}: {t:?}");
     }
 }
 
