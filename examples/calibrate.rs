@@ -11,7 +11,8 @@
 //! is subtracted; the time waited for a CPU is left out and the sizes of a
 //! round are visited in random order, so that a loaded machine adds noise
 //! rather than a trend. The fitter's noise test keeps a term only where the
-//! repetitions show it. Run with `cargo run --release --example calibrate`
+//! repetitions show it, and only if it changes the time by more than the
+//! clock resolves (its overhead per call of a timed run). Run with `cargo run --release --example calibrate`
 //! (about 4–7 s on the 2-core CI machine, longer when it is loaded); add
 //! `-- --extrap FILE` to also write the measurements in Extra-P's text
 //! format for cross-checking (`extrap --text FILE`).
@@ -101,7 +102,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                        expected: TermClass,
                        m: Measurement|
      -> Result<(), Box<dyn std::error::Error>> {
-        let fit = m.fit(&fitter)?;
+        // Below the clock's resolution a trend is the harness's, not the
+        // kernel's (see `Measurement::resolution_ns`).
+        let fit = m.fit(&fitter.clone().resolution(m.resolution_ns()))?;
         rows.push(Row {
             task,
             paper,
@@ -195,7 +198,14 @@ fn noise_test(fit: &Fit) -> String {
         return "—".to_string();
     };
     let terms: Vec<String> = t.terms.iter().map(|c| c.expr("x").to_string()).collect();
-    let verdict = if t.significant { "kept" } else { "dropped" };
+    let verdict = match fit.resolution() {
+        _ if !t.significant => "dropped".to_string(),
+        Some(r) if !r.resolved => format!(
+            "significant but below the clock's resolution ({:.2} ns < {:.2} ns), dropped",
+            r.span, r.resolution
+        ),
+        _ => "kept".to_string(),
+    };
     let p = if t.p_value == 0.0 {
         "p < 1e-300".to_string()
     } else {

@@ -556,3 +556,49 @@ fn noise_test_needs_repetitions_and_is_off_in_extrap_mode() {
         ));
     }
 }
+
+#[test]
+fn resolution_floor_drops_only_changes_below_it() {
+    // inc-like: 0.95 ns per element, the floor of a batched nop (0.8 ns):
+    // kept, the check reports the span.
+    let points = timings(300, 0.05, |x| 100.0 + 0.95 * x);
+    let fit = Fitter::default()
+        .resolution(Some(0.8))
+        .fit(&points)
+        .unwrap();
+    assert_eq!(fit.class(), Some(TermClass::extrap(1, 1, 0)));
+    let r = fit.resolution().unwrap();
+    assert!(r.resolved && r.span > 1e3 && r.resolution == 0.8, "{r:?}");
+    // A rise of 0.22 (0.9 %) across the sizes: significant with 0.5 %
+    // noise, but below a floor of 1.25.
+    let points = timings(301, 0.005, |x| 25.0 * (1.0 + 0.02 * x.log2() / 18.0));
+    let tested = Fitter::default().fit(&points).unwrap();
+    assert_ne!(tested.class(), Some(TermClass::CONSTANT), "{tested}");
+    assert!(tested.resolution().is_none());
+    let floored = Fitter::default()
+        .resolution(Some(1.25))
+        .fit(&points)
+        .unwrap();
+    assert_eq!(floored.class(), Some(TermClass::CONSTANT), "{floored}");
+    assert!(!floored.resolution().unwrap().resolved);
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            Fitter::default().resolution(Some(bad)).fit(&points),
+            Err(FitError::InvalidOption(_))
+        ));
+    }
+}
+
+#[test]
+fn harness_resolution_is_the_clock_overhead_per_call() {
+    use pattern_core::fit::measure::{Harness, Measurement};
+    let m = Harness::new().repetitions(3).batch(4).progress(false).run(
+        &[8, 16, 32],
+        |x| vec![1u8; x],
+        |v| v.len(),
+    );
+    let overhead = m.timer_overhead_ns().unwrap();
+    assert_eq!(m.resolution_ns(), Some(overhead / 4.0));
+    let copied = Measurement::from_samples("copy", m.sizes().to_vec());
+    assert_eq!(copied.resolution_ns(), None);
+}

@@ -79,6 +79,7 @@ pub struct Fitter {
     min_term_contribution: f64,
     numpy_rank_truncation: bool,
     significance: Option<f64>,
+    resolution: Option<f64>,
 }
 
 /// The default level of [`Fitter::significance`].
@@ -99,6 +100,7 @@ impl Default for Fitter {
             min_term_contribution: 0.0005,
             numpy_rank_truncation: false,
             significance: Some(DEFAULT_SIGNIFICANCE),
+            resolution: None,
         }
     }
 }
@@ -240,6 +242,43 @@ impl Fitter {
         self
     }
 
+    /// The smallest change in `y` the measurements can resolve (default
+    /// `None`: no floor). When the terms the search chose change the model
+    /// by less than this across the measured `x` — the span
+    /// `max − min` of `Σ c_k·t_k(x_i)` — the constant model is chosen
+    /// instead; [`Fit::resolution`] reports the comparison. Single-parameter
+    /// fits only.
+    ///
+    /// A statistically significant trend can still be an artifact of the
+    /// timing: [`Measurement::resolution_ns`](super::measure::Measurement::resolution_ns)
+    /// gives the floor for a harness measurement (the clock's overhead per
+    /// call of a timed run). A negative or non-finite value is
+    /// [`FitError::InvalidOption`].
+    ///
+    /// ```
+    /// use pattern_core::fit::{Fitter, TermClass};
+    ///
+    /// // 3 ns plus a steady rise of 0.3 ns over the sizes, 1 % noise.
+    /// let mut points = Vec::new();
+    /// for k in 1..=16 {
+    ///     let x = f64::from(k * 8192);
+    ///     for r in -2..=2 {
+    ///         points.push((x, (3.0 + 0.02 * f64::from(k)) * (1.0 + 0.01 * f64::from(r))));
+    ///     }
+    /// }
+    /// let fit = Fitter::default().fit(&points).unwrap();
+    /// assert_eq!(fit.class(), Some(TermClass::extrap(1, 1, 0)));
+    /// // With a clock that cannot tell 0.5 ns apart, the rise is no term.
+    /// let fit = Fitter::default().resolution(Some(0.5)).fit(&points).unwrap();
+    /// assert_eq!(fit.class(), Some(TermClass::CONSTANT));
+    /// let r = fit.resolution().unwrap();
+    /// assert!(!r.resolved && r.span < 0.5 && r.terms == [TermClass::extrap(1, 1, 0)]);
+    /// ```
+    pub fn resolution(mut self, smallest_change: Option<f64>) -> Fitter {
+        self.resolution = smallest_change;
+        self
+    }
+
     /// A term must contribute at least this fraction of the measured value at
     /// some point, or the hypothesis is rejected (Extra-P's
     /// `minimum_term_contribution`, default 0.0005).
@@ -271,6 +310,13 @@ impl Fitter {
                 "min_term_contribution must be a finite fraction ≥ 0, not {}",
                 self.min_term_contribution
             )));
+        }
+        if let Some(r) = self.resolution {
+            if !(r >= 0.0 && r.is_finite()) {
+                return Err(FitError::InvalidOption(format!(
+                    "the resolution must be a finite value ≥ 0, not {r}"
+                )));
+            }
         }
         if let Some(alpha) = self.significance {
             if !(alpha > 0.0 && alpha < 1.0) {
@@ -437,6 +483,35 @@ impl Fitter {
                 best_terms.clear();
             }
         }
+        let mut resolved = None;
+        if let (Some(floor), false) = (self.resolution, best_terms.is_empty()) {
+            let model: Vec<f64> = (0..xs.len())
+                .map(|i| {
+                    best_terms
+                        .iter()
+                        .zip(&best.coefficients[1..])
+                        .map(|(&h, c)| c * columns[h][i])
+                        .sum()
+                })
+                .collect();
+            let (lo, hi) = model
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                });
+            let span = hi - lo;
+            let check = Resolution {
+                terms: best_terms.iter().map(|&h| classes[h]).collect(),
+                span,
+                resolution: floor,
+                resolved: span >= floor,
+            };
+            if !check.resolved {
+                best = engine.constant();
+                best_terms.clear();
+            }
+            resolved = Some(check);
+        }
         let cols: Vec<&[f64]> = best_terms.iter().map(|&h| columns[h].as_slice()).collect();
         let (rss, smape) = engine.in_sample(&cols, &best.coefficients);
         let stats = FitStats::new(xs.len(), best_terms.len(), rss, smape, tss, &best);
@@ -447,6 +522,7 @@ impl Fitter {
             evaluated,
             log_terms_dropped,
             significance: tested,
+            resolution: resolved,
         })
     }
 }
@@ -476,6 +552,7 @@ pub(crate) struct Single {
     pub evaluated: usize,
     pub log_terms_dropped: bool,
     pub significance: Option<Significance>,
+    pub resolution: Option<Resolution>,
 }
 
 impl Single {
@@ -499,6 +576,7 @@ impl Single {
             xs.into_iter().map(|x| vec![x]).zip(ys).collect(),
         );
         fit.significance = self.significance;
+        fit.resolution = self.resolution;
         fit
     }
 }
@@ -679,6 +757,23 @@ pub struct Fit {
     log_terms_dropped: bool,
     points: Vec<(Vec<f64>, f64)>,
     significance: Option<Significance>,
+    resolution: Option<Resolution>,
+}
+
+/// The check of [`Fitter::resolution`]: did the chosen terms change the
+/// model by more than the measurements resolve?
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolution {
+    /// The term classes of the hypothesis checked (after the noise test).
+    pub terms: Vec<TermClass>,
+    /// How much those terms change the model across the measured `x`
+    /// (`max − min` of their sum), in the unit of `y`.
+    pub span: f64,
+    /// The floor it was compared with ([`Fitter::resolution`]).
+    pub resolution: f64,
+    /// `span ≥ resolution`: the terms were kept; if not, the fit is the
+    /// constant model.
+    pub resolved: bool,
 }
 
 impl Fit {
@@ -706,7 +801,15 @@ impl Fit {
             log_terms_dropped,
             points,
             significance: None,
+            resolution: None,
         }
+    }
+
+    /// The check of [`Fitter::resolution`], if it was made (a floor was set
+    /// and the search, after the noise test, chose terms).
+    /// `resolved == false` means they were replaced by the constant model.
+    pub fn resolution(&self) -> Option<&Resolution> {
+        self.resolution.as_ref()
     }
 
     /// The noise test of [`Fitter::significance`], if it was made: when the

@@ -60,7 +60,7 @@ mod significance;
 pub mod stats;
 
 pub use error::FitError;
-pub use fitter::{Aggregate, Fit, FitStats, FittedTerm, Fitter};
+pub use fitter::{Aggregate, Fit, FitStats, FittedTerm, Fitter, Resolution};
 pub use hypothesis::{HypothesisSpace, TermClass};
 pub use num_rational::Rational64;
 pub use search::{Selection, Weighting};
