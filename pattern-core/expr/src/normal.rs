@@ -559,7 +559,9 @@ fn power_rational(b: Poly, q: Q) -> Poly {
                         magnitude: value.abs(),
                     },
                 );
-                return out;
+                // `sqrt(s)^2 = s`: a sum brought back to an integer power
+                // is expanded, as in a product.
+                return out.expand_integer_powers_of_sums();
             }
         }
     }
@@ -958,6 +960,17 @@ mod tests {
 
     fn s(text: &str) -> String {
         Expr::parse(text).unwrap().simplify().to_string()
+    }
+
+    /// Found by `simplify_is_idempotent`: the root of a sum with content 2,
+    /// squared, left the sum as an opaque factor (`2·(m·x + 0.5·m^2 + …)`)
+    /// that the next simplify expanded.
+    #[test]
+    fn square_of_a_root_of_a_sum_is_the_expanded_sum() {
+        let once = Expr::parse("sqrt((m + x)*(m + x))^2").unwrap().simplify();
+        assert_eq!(once.to_string(), "2·m·x + m^2 + x^2");
+        assert_eq!(once.simplify(), once);
+        assert_eq!(s("sqrt(2*a + 4*b)^2"), "2·a + 4·b");
     }
 
     fn same(a: &str, b: &str) {
