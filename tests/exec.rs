@@ -481,6 +481,13 @@ fn validation_runs_end_to_end_on_small_sizes() {
         assert_eq!(row.sizes.len(), 4, "{}", row.design);
         for s in &row.sizes {
             assert_eq!(s.runs.len(), settings.rounds);
+            // Each run stated at the reference speed by its own factor.
+            assert_eq!(s.speed_factors.len(), settings.rounds);
+            assert!(s.speed_factors.iter().all(|f| f.is_finite() && *f > 0.0));
+            let raw = s.runs[0].inter_departure_ns.unwrap();
+            assert_eq!(s.measured_raw_ns, Some(raw));
+            assert_eq!(s.measured_ns, Some(raw * s.speed_factors[0]));
+            assert!(s.predicted_raw_ns.is_some() && s.error_raw.is_some());
             assert!(s.elements >= settings.min_elements && s.elements <= settings.max_elements);
             assert!(s.predicted_ns.is_some());
             assert!(s.max_in_flight <= row.threads);
@@ -506,6 +513,15 @@ fn validation_runs_end_to_end_on_small_sizes() {
     let acceptance = Acceptance::of(std::slice::from_ref(&report), 256, 0.1);
     assert_eq!(acceptance.configurations, 3);
     assert_eq!(acceptance.plain.unwrap().count, 6);
+    assert_eq!(acceptance.raw.unwrap().count, 6);
+    // Atoms keep their timings as measured beside the normalized ones, in
+    // the same order: one factor per atom timing.
+    for atom in report.atoms.iter().filter(|a| a.name != "const") {
+        for s in &atom.samples {
+            assert_eq!(s.raw_times_ns.len(), s.times_ns.len(), "{}", atom.name);
+            assert!(s.raw_times_ns.iter().all(|t| t.is_finite() && *t >= 0.0));
+        }
+    }
     // The JSON file holds everything and reads back.
     let full = Report {
         machine_before: pattern_core::exec::validate::Machine::now(),

@@ -12,14 +12,18 @@
 //! - [`validate`]: the end-to-end driver: measure the atoms, fit them,
 //!   compose the design's model, run the design at every size, fit the
 //!   whole run, compare.
+//! - [`SpeedProbe`]: a reference kernel read around every timing, so that
+//!   timings taken while a shared machine ran slower can be compared.
 
 mod error;
 mod executor;
 mod kernels;
 mod metrics;
+mod speed;
 pub mod validate;
 
 pub use error::ExecError;
 pub use executor::{Executor, MAX_THREADS, Run};
 pub use kernels::{ElementKernel, Job, Kernels, group_by_key};
 pub use metrics::{Departure, Metrics, Warning, steady_window};
+pub use speed::SpeedProbe;

@@ -19,10 +19,15 @@
 //!    disturbed by other load ([`Metrics::disturbance`]) is repeated.
 //!
 //! On this shared 2-core virtual machine the speed of memory-bound code
-//! switches between two levels 1.5x apart every fraction of a second (a
-//! sort of 65,536 integers pinned to one core takes 0.82 or 1.25 ms), which
-//! is why atoms and runs are interleaved this finely and compared by
-//! medians over many timings.
+//! switches between two levels about 1.45x apart, staying on one for 50 ms
+//! to a few seconds (a sort of 131,072 integers takes 1.8–2.2 or 2.5–3.0
+//! ms), which is why atoms and runs are interleaved this finely, compared
+//! by medians over many rounds, and stated at one reference speed: every
+//! atom timing and every run is bracketed by readings of a [`SpeedProbe`]
+//! and multiplied by [`SpeedProbe::factor`] ([`Settings::normalize_speed`];
+//! the figures as measured are kept beside, [`SizeResult::error_raw`]).
+//! The probe brings the atoms' spread from ±10–17 % down to ±3–6 %; runs,
+//! whose threads may sit on the other core, it tracks less well.
 //!
 //! Then, per configuration and size:
 //!
@@ -43,6 +48,7 @@ use super::error::ExecError;
 use super::executor::Executor;
 use super::kernels::Kernels;
 use super::metrics::{Metrics, Warning};
+use super::speed::SpeedProbe;
 use crate::accuracy::{leading_coefficient_error, relative_error};
 use crate::fit::measure::{Harness, Measurement, Samples};
 use crate::fit::{FitError, Fitter, HypothesisSpace, Rational64, TermClass, stats};
@@ -61,14 +67,16 @@ pub const HANDOFF: &str = "handoff";
 #[derive(Clone, Debug)]
 pub struct Settings {
     /// Interleaved rounds; every configuration runs once per size and round
-    /// and the medians over the rounds are compared (default 5).
+    /// and the medians over the rounds are compared (default 15: the runs
+    /// of one configuration at one size still scatter by ±10–20 % at the
+    /// reference speed, and 5 rounds left medians up to 20 % apart).
     pub rounds: usize,
     /// Harness repetitions of each atom a configuration uses, right before
-    /// and right after each of its runs (default 3).
+    /// and right after each of its runs (default 2).
     pub atom_repetitions: usize,
     /// The time one run of a configuration should take; the number of
     /// elements is chosen from the predicted time per element (default
-    /// 50 ms).
+    /// 15 ms: short runs see fewer changes of the machine's speed).
     pub run_target: Duration,
     /// Fewest elements per run (default 20: with 10 % trimmed at each end,
     /// 15 intervals remain).
@@ -97,13 +105,26 @@ pub struct Settings {
     /// repeated (default 0.05).
     pub max_wait_share: f64,
     /// How often a disturbed run is repeated at most; the least disturbed
-    /// attempt counts (default 2).
+    /// attempt counts (default 3).
     pub retries: usize,
-    /// For an element atom, each input the harness times was built this
-    /// many bytes of other inputs earlier (as [`Suite::element_bytes`]
-    /// counts them), so that it comes from memory as cold as the elements
-    /// of a run do (default 32 MiB, 8 times this machine's L2; 0 for inputs
-    /// fresh from the generator).
+    /// State every timing at one reference speed of the machine (default
+    /// on): each atom timing and each run is bracketed by readings of a
+    /// [`SpeedProbe`] and multiplied by [`SpeedProbe::factor`], the
+    /// reference being the median of 21 readings at the start. The
+    /// as-measured figures are kept beside ([`SizeResult::error_raw`]).
+    pub normalize_speed: bool,
+    /// A run during which the probe's reading changed by more than this
+    /// share ([`SpeedProbe::change`]: the machine switched speed while it
+    /// ran) counts as disturbed and is repeated (default 0.10; only with
+    /// [`Settings::normalize_speed`]).
+    pub max_speed_change: f64,
+    /// For an element atom, the inputs the harness times were followed by
+    /// this many bytes of other writes, so that they come from memory as
+    /// cold as the elements of a run do (default 64 MiB, the most a run's
+    /// elements take, [`Settings::max_bytes`]: a run's element was written
+    /// about the whole run's footprint earlier — 50–64 MiB at x ≥ 16,384 —
+    /// and with 32 MiB `inc` ran 8–12 % faster as an atom than in the runs;
+    /// 0 for inputs fresh from the generator).
     pub cold_bytes: usize,
     /// The fitter of atoms and whole runs (default [`Fitter::default`]).
     pub fitter: Fitter,
@@ -112,9 +133,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            rounds: 5,
-            atom_repetitions: 3,
-            run_target: Duration::from_millis(50),
+            rounds: 15,
+            atom_repetitions: 2,
+            run_target: Duration::from_millis(15),
             min_elements: 20,
             max_elements: 20_000,
             max_bytes: 64 << 20,
@@ -124,8 +145,10 @@ impl Default for Settings {
             spin: Duration::from_micros(100),
             trim: 0.1,
             max_wait_share: 0.05,
-            retries: 2,
-            cold_bytes: 32 << 20,
+            retries: 3,
+            normalize_speed: true,
+            max_speed_change: 0.10,
+            cold_bytes: 64 << 20,
             fitter: Fitter::default(),
         }
     }
@@ -233,6 +256,10 @@ pub struct Suite<E> {
     cases: Vec<Case>,
     handoff: bool,
     warm: bool,
+    /// Written after an atom's inputs are built, so that they are as cold
+    /// as [`Settings::cold_bytes`] asks (cheaper than building that many
+    /// bytes of further inputs).
+    scratch: std::sync::Mutex<Vec<u8>>,
 }
 
 impl<E: Send + 'static> Suite<E> {
@@ -254,6 +281,7 @@ impl<E: Send + 'static> Suite<E> {
             cases: Vec::new(),
             handoff: false,
             warm: false,
+            scratch: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -331,7 +359,16 @@ impl<E: Send + 'static> Suite<E> {
         }
         let started = Instant::now();
         let rounds = settings.rounds.max(1);
+        let mut speed = Speed::new(settings);
+        // The hand-over is a cost of threads, not of memory: timed as is.
+        let mut unprobed = Speed {
+            probe: SpeedProbe::new(),
+            reference: None,
+        };
         let mut atom_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
+        // The same timings as measured, before the speed factor.
+        let mut raw_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let mut handoff_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
         let mut warm_samples: Vec<BTreeMap<usize, Vec<f64>>> =
@@ -362,22 +399,36 @@ impl<E: Send + 'static> Suite<E> {
             let mut round_custom: Vec<Option<Measurement>> = vec![None; self.probes.len()];
             for (i, probe) in self.probes.iter().enumerate() {
                 if matches!(probe, Probe::Custom(..)) {
-                    let m = self.measure_probe(probe, settings, &self.sizes)?;
+                    let (raw, factor, _) =
+                        speed.around(|| self.measure_probe(probe, settings, &self.sizes));
+                    let raw = raw?;
+                    let m = scaled(&raw, factor);
                     merge(&mut atom_samples[i], &m);
+                    merge(&mut raw_samples[i], &raw);
                     round_custom[i] = Some(m);
                 }
             }
             for &x in &self.sizes {
                 // Element atoms no configuration uses are still measured.
                 for &i in &unused {
-                    let m = self.measure_probe(&self.probes[i], settings, &[x])?;
-                    merge(&mut atom_samples[i], &m);
+                    let (raw, factor, _) =
+                        speed.around(|| self.measure_probe(&self.probes[i], settings, &[x]));
+                    let raw = raw?;
+                    merge(&mut atom_samples[i], &scaled(&raw, factor));
+                    merge(&mut raw_samples[i], &raw);
                 }
                 let mut local_handoff = None;
                 if self.handoff {
                     let n = settings.max_elements.min(self.memory_bound(x, settings));
-                    let (metrics, _, _) =
-                        self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings)?;
+                    let (metrics, _, _, _) = self.least_disturbed(
+                        &pass_kernels,
+                        &pass_term,
+                        x,
+                        n,
+                        round,
+                        settings,
+                        &mut unprobed,
+                    )?;
                     if let Some(t) = metrics.inter_departure_ns {
                         handoff_samples.entry(x).or_default().push(t);
                         local_handoff = Some(Atom {
@@ -393,9 +444,8 @@ impl<E: Send + 'static> Suite<E> {
                     // from one second to the next (memory traffic of other
                     // guests), more than the operators' errors.
                     let uses = self.atoms_of(case)?;
-                    let mut timed: Vec<Option<(Measurement, Option<Measurement>)>> =
-                        vec![None; self.probes.len()];
-                    self.time_atoms(&uses, settings, x, &mut timed)?;
+                    let mut timed: Vec<Option<AtomTimings>> = vec![None; self.probes.len()];
+                    self.time_atoms(&uses, settings, x, &mut timed, &mut speed)?;
                     let before =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
                     let design = self.design(case, &before.0)?;
@@ -404,13 +454,21 @@ impl<E: Send + 'static> Suite<E> {
                         .elements
                         .entry(x)
                         .or_insert_with(|| self.elements_for(&design, x, settings));
-                    let (metrics, run_warnings, repeated) =
-                        self.least_disturbed(&self.kernels, design.term(), x, n, round, settings)?;
-                    self.time_atoms(&uses, settings, x, &mut timed)?;
+                    let (metrics, run_warnings, repeated, factor) = self.least_disturbed(
+                        &self.kernels,
+                        design.term(),
+                        x,
+                        n,
+                        round,
+                        settings,
+                        &mut speed,
+                    )?;
+                    self.time_atoms(&uses, settings, x, &mut timed, &mut speed)?;
                     for (i, t) in timed.iter().enumerate() {
-                        if let Some((m, w)) = t {
-                            merge(&mut atom_samples[i], m);
-                            if let Some(w) = w {
+                        if let Some(t) = t {
+                            merge(&mut atom_samples[i], &t.cold);
+                            merge(&mut raw_samples[i], &t.cold_raw);
+                            if let Some(w) = &t.warm {
                                 merge(&mut warm_samples[i], w);
                             }
                         }
@@ -434,6 +492,7 @@ impl<E: Send + 'static> Suite<E> {
                     }
                     *runs.repeats.entry(x).or_default() += repeated;
                     runs.metrics.entry(x).or_default().push(metrics);
+                    runs.factors.entry(x).or_default().push(factor);
                     runs.predicted
                         .entry(x)
                         .or_default()
@@ -441,7 +500,12 @@ impl<E: Send + 'static> Suite<E> {
                 }
             }
         }
-        let atoms = self.fit_atoms(&atom_samples, settings)?;
+        let mut atoms = self.fit_atoms(&atom_samples, settings)?;
+        for (atom, raw) in atoms.iter_mut().zip(&raw_samples) {
+            for s in &mut atom.samples {
+                s.raw_times_ns = raw.get(&s.x).cloned().unwrap_or_default();
+            }
+        }
         let handoff = if self.handoff {
             Some(fit_atom(HANDOFF, &handoff_samples, settings)?)
         } else {
@@ -458,6 +522,7 @@ impl<E: Send + 'static> Suite<E> {
             rows.push(self.row(
                 case,
                 &atoms,
+                &raw_samples,
                 handoff.as_ref(),
                 &warm,
                 std::mem::take(&mut collected[c]),
@@ -476,10 +541,14 @@ impl<E: Send + 'static> Suite<E> {
         })
     }
 
-    /// Runs `term` at `x` on `n` fresh elements; a run disturbed by other
-    /// load ([`Settings::max_wait_share`]) is repeated up to
+    /// Runs `term` at `x` on `n` fresh elements between two readings of
+    /// the speed probe; a run disturbed by other load
+    /// ([`Settings::max_wait_share`]) or by a change of the machine's speed
+    /// ([`Settings::max_speed_change`]) is repeated up to
     /// [`Settings::retries`] times and the least disturbed attempt kept.
-    /// Returns its metrics, its warnings and the number of repeats.
+    /// Returns its metrics, its warnings, the number of repeats and its
+    /// speed factor.
+    #[allow(clippy::too_many_arguments)]
     fn least_disturbed(
         &self,
         kernels: &Kernels<E>,
@@ -488,28 +557,33 @@ impl<E: Send + 'static> Suite<E> {
         n: usize,
         round: usize,
         settings: &Settings,
-    ) -> Result<(Metrics, Vec<Warning>, usize), ValidationError> {
-        let once = || {
-            settings
-                .executor(kernels)
-                .run(term, self.inputs(x, n, round))
-                .map_err(|source| ValidationError::Exec {
-                    design: term.to_string(),
-                    x,
-                    source,
-                })
+        speed: &mut Speed,
+    ) -> Result<(Metrics, Vec<Warning>, usize, f64), ValidationError> {
+        let mut once = || {
+            let inputs = self.inputs(x, n, round);
+            let (run, factor, change) =
+                speed.around(|| settings.executor(kernels).run(term, inputs));
+            let run = run.map_err(|source| ValidationError::Exec {
+                design: term.to_string(),
+                x,
+                source,
+            })?;
+            // How far over its limit the worse of the two disturbances is.
+            let badness = (run.metrics.disturbance() / settings.max_wait_share)
+                .max(change / settings.max_speed_change);
+            Ok::<_, ValidationError>((run, factor, badness))
         };
-        let share = |m: &Metrics| m.disturbance();
         let mut best = once()?;
         let mut repeated = 0;
-        while repeated < settings.retries && share(&best.metrics) > settings.max_wait_share {
+        while repeated < settings.retries && best.2 > 1.0 {
             repeated += 1;
-            let run = once()?;
-            if share(&run.metrics) < share(&best.metrics) {
-                best = run;
+            let attempt = once()?;
+            if attempt.2 < best.2 {
+                best = attempt;
             }
         }
-        Ok((best.metrics, best.warnings, repeated))
+        let (run, factor, _) = best;
+        Ok((run.metrics, run.warnings, repeated, factor))
     }
 
     fn inputs(&self, x: usize, n: usize, round: usize) -> Vec<E> {
@@ -559,26 +633,31 @@ impl<E: Send + 'static> Suite<E> {
                     .kernels
                     .element(name)
                     .ok_or_else(|| ValidationError::NoKernel(name.clone()))?;
-                // Inputs built before the harness starts, each followed by
-                // `cold_bytes` of others, so that it is as cold as a
-                // pre-built stream element when its turn comes.
+                // Inputs built before the harness starts and followed by
+                // `cold_bytes` of other writes, so that each is as cold as
+                // a pre-built stream element when its turn comes.
                 let used = 1 + settings.atom_repetitions.max(1);
                 let mut pools: BTreeMap<usize, Vec<E>> = sizes
                     .iter()
                     .map(|&x| {
-                        let distance = match (self.bytes)(x) {
-                            0 => 0,
-                            b => settings.cold_bytes.div_ceil(b),
-                        };
-                        let mut pool: Vec<E> = (0..used + distance)
+                        let mut pool: Vec<E> = (0..used)
                             .map(|i| (self.make)(x, u64::MAX - i as u64))
                             .collect();
-                        pool.truncate(used);
                         // Taken from the back: the oldest first.
                         pool.reverse();
                         (x, pool)
                     })
                     .collect();
+                if settings.cold_bytes > 0 && sizes.iter().any(|&x| (self.bytes)(x) > 0) {
+                    let mut scratch = self
+                        .scratch
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    scratch.resize(settings.cold_bytes, 0);
+                    let stamp = scratch.first().map_or(1, |b| b.wrapping_add(1));
+                    scratch.fill(stamp);
+                    std::hint::black_box(&mut *scratch);
+                }
                 let make = &self.make;
                 Ok(harness.run(
                     sizes,
@@ -621,31 +700,42 @@ impl<E: Send + 'static> Suite<E> {
     }
 
     /// Times the element atoms `uses` at `x` (cold, and warm with
-    /// [`Suite::with_cache_reuse`]) and adds the timings to `timed`.
+    /// [`Suite::with_cache_reuse`]), each between two readings of the
+    /// speed probe, and adds the timings to `timed`.
     fn time_atoms(
         &self,
         uses: &[usize],
         settings: &Settings,
         x: usize,
-        timed: &mut [Option<(Measurement, Option<Measurement>)>],
+        timed: &mut [Option<AtomTimings>],
+        speed: &mut Speed,
     ) -> Result<(), ValidationError> {
         for &i in uses {
             let probe = &self.probes[i];
-            let cold = self.measure_probe(probe, settings, &[x])?;
+            let (cold_raw, factor, _) = speed.around(|| self.measure_probe(probe, settings, &[x]));
+            let cold_raw = cold_raw?;
+            let cold = scaled(&cold_raw, factor);
             let warm = if self.warm {
-                Some(self.measure_warm(probe.name(), settings, x)?)
+                let (warm, factor, _) =
+                    speed.around(|| self.measure_warm(probe.name(), settings, x));
+                Some(scaled(&warm?, factor))
             } else {
                 None
             };
             timed[i] = Some(match timed[i].take() {
-                None => (cold, warm),
-                Some((c0, w0)) => (
-                    join_measurements(&c0, &cold),
-                    match (w0, warm) {
+                None => AtomTimings {
+                    cold,
+                    warm,
+                    cold_raw,
+                },
+                Some(before) => AtomTimings {
+                    cold: join_measurements(&before.cold, &cold),
+                    warm: match (before.warm, warm) {
                         (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
                         (a, b) => a.or(b),
                     },
-                ),
+                    cold_raw: join_measurements(&before.cold_raw, &cold_raw),
+                },
             });
         }
         Ok(())
@@ -656,7 +746,7 @@ impl<E: Send + 'static> Suite<E> {
     /// variants.
     fn local_atoms(
         &self,
-        timed: &[Option<(Measurement, Option<Measurement>)>],
+        timed: &[Option<AtomTimings>],
         round_custom: &[Option<Measurement>],
         atom_samples: &[BTreeMap<usize, Vec<f64>>],
         x: usize,
@@ -670,14 +760,14 @@ impl<E: Send + 'static> Suite<E> {
                     .map_or(Expr::num(1e3), |a| a.model)
             };
             let model = match (probe, &timed[i], &round_custom[i]) {
-                (Probe::Element(name), Some((cold, w)), _) => {
-                    if let Some(w) = w {
+                (Probe::Element(name), Some(t), _) => {
+                    if let Some(w) = &t.warm {
                         warm.push(Atom {
                             name: warm_name(name),
                             model: Expr::num(median_at(w, x)),
                         });
                     }
-                    Expr::num(median_at(cold, x))
+                    Expr::num(median_at(&t.cold, x))
                 }
                 (Probe::Custom(..), _, Some(m)) if m.sizes().iter().any(|s| s.x == x) => {
                     Expr::num(median_at(m, x))
@@ -743,10 +833,12 @@ impl<E: Send + 'static> Suite<E> {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn row(
         &self,
         case: &Case,
         atoms: &[AtomReport],
+        raw_samples: &[BTreeMap<usize, Vec<f64>>],
         handoff: Option<&AtomReport>,
         warm: &[AtomReport],
         collected: CaseRuns,
@@ -754,6 +846,7 @@ impl<E: Send + 'static> Suite<E> {
     ) -> Result<Row, ValidationError> {
         let CaseRuns {
             metrics: runs,
+            factors,
             repeats,
             warnings,
             predicted: round_predictions,
@@ -801,16 +894,20 @@ impl<E: Send + 'static> Suite<E> {
                 calm
             };
             let metrics: Vec<&Metrics> = counted.iter().map(|&i| &all[i]).collect();
-            let per_element: Vec<f64> = metrics
+            let run_factors = factors.get(&x).cloned().unwrap_or_default();
+            let factor = |i: usize| run_factors.get(i).copied().unwrap_or(1.0);
+            // Each run's time per element at the reference speed.
+            let per_element: Vec<f64> = counted
                 .iter()
-                .filter_map(|m| m.inter_departure_ns)
+                .filter_map(|&i| Some(all[i].inter_departure_ns? * factor(i)))
                 .collect();
             points.extend(per_element.iter().map(|&t| (x as f64, t)));
             let med = |f: &dyn Fn(&Metrics) -> Option<f64>| {
                 let v: Vec<f64> = metrics.iter().copied().filter_map(f).collect();
                 (!v.is_empty()).then(|| stats::median(&v))
             };
-            let measured = med(&|m| m.inter_departure_ns);
+            let measured = (!per_element.is_empty()).then(|| stats::median(&per_element));
+            let measured_raw = med(&|m| m.inter_departure_ns);
             let at = [("x", x as f64)];
             let model_predicted = modular.eval(&at).ok();
             let model_predicted_refined = refined_model.as_ref().and_then(|m| m.eval(&at).ok());
@@ -845,17 +942,32 @@ impl<E: Send + 'static> Suite<E> {
                     .ok()
             });
             let predicted_refined = predicted_refined.flatten();
-            let error = |p: Option<f64>| match (p, measured) {
+            // The same from the timings as measured.
+            let raw_at_x = |i: usize, a: &AtomReport| {
+                raw_samples
+                    .get(i)
+                    .and_then(|r| r.get(&x))
+                    .filter(|t| !t.is_empty())
+                    .map_or_else(|| at_x(a), |t| Expr::num(stats::median(t)))
+            };
+            let raw_local: Vec<(String, Expr)> = atoms
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.name.clone(), raw_at_x(i, a)))
+                .collect();
+            let predicted_raw = self.design(case, &raw_local)?.model().eval(&at).ok();
+            let error_against = |p: Option<f64>, m: Option<f64>| match (p, m) {
                 (Some(p), Some(m)) if m > 0.0 => Some(relative_error(p, m)),
                 _ => None,
             };
+            let error = |p: Option<f64>| error_against(p, measured);
             // Each counted round against the atoms of that round.
             let rounds = round_predictions.get(&x).cloned().unwrap_or_default();
             let paired = |pick: fn(&Predictions) -> Option<f64>| {
                 let errors: Vec<f64> = counted
                     .iter()
                     .filter_map(|&i| {
-                        let m = all[i].inter_departure_ns?;
+                        let m = all[i].inter_departure_ns? * factor(i);
                         let p = pick(rounds.get(i)?)?;
                         (m > 0.0 && p.is_finite()).then(|| relative_error(p, m))
                     })
@@ -866,6 +978,7 @@ impl<E: Send + 'static> Suite<E> {
                 x,
                 elements: metrics.first().map_or(0, |m| m.elements),
                 measured_ns: measured,
+                measured_raw_ns: measured_raw,
                 latency_ns: med(&|m| m.latency_ns),
                 makespan_ns: med(&|m| Some(m.makespan_ns)),
                 max_in_flight: metrics.iter().map(|m| m.max_in_flight).max().unwrap_or(0),
@@ -875,6 +988,9 @@ impl<E: Send + 'static> Suite<E> {
                 counted: metrics.len(),
                 predicted_ns: predicted,
                 error: error(predicted),
+                predicted_raw_ns: predicted_raw,
+                error_raw: error_against(predicted_raw, measured_raw),
+                speed_factors: run_factors.clone(),
                 predicted_refined_ns: predicted_refined,
                 error_refined: error(predicted_refined),
                 paired_error: paired(|p| p.0),
@@ -985,6 +1101,9 @@ struct CaseRuns {
     elements: BTreeMap<usize, usize>,
     /// The metrics of each round, by size.
     metrics: BTreeMap<usize, Vec<Metrics>>,
+    /// The speed factor of each round's run ([`SpeedProbe::factor`]), by
+    /// size.
+    factors: BTreeMap<usize, Vec<f64>>,
     /// Disturbed runs repeated, by size.
     repeats: BTreeMap<usize, usize>,
     /// The plain and the refined prediction of each round's run, composed
@@ -1006,6 +1125,65 @@ fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
 }
 
 /// The timings of two measurements together.
+/// The speed probe of a suite run, with its reference reading (none when
+/// [`Settings::normalize_speed`] is off).
+struct Speed {
+    probe: SpeedProbe,
+    reference: Option<f64>,
+}
+
+impl Speed {
+    fn new(settings: &Settings) -> Speed {
+        let mut probe = SpeedProbe::new();
+        let reference = settings.normalize_speed.then(|| probe.reference(21));
+        Speed { probe, reference }
+    }
+
+    /// Runs `f` between two readings: its result, the factor that states
+    /// its timings at the reference speed, and the change between the
+    /// readings (1 and 0 without a reference).
+    fn around<T>(&mut self, f: impl FnOnce() -> T) -> (T, f64, f64) {
+        let Some(reference) = self.reference else {
+            return (f(), 1.0, 0.0);
+        };
+        let before = self.probe.read_ns();
+        let out = f();
+        let after = self.probe.read_ns();
+        (
+            out,
+            SpeedProbe::factor(reference, before, after),
+            SpeedProbe::change(before, after),
+        )
+    }
+}
+
+/// An atom's timings around one run: at the reference speed and as
+/// measured.
+#[derive(Clone)]
+struct AtomTimings {
+    cold: Measurement,
+    warm: Option<Measurement>,
+    cold_raw: Measurement,
+}
+
+/// `m` with every timing multiplied by `factor`.
+fn scaled(m: &Measurement, factor: f64) -> Measurement {
+    if factor == 1.0 {
+        return m.clone();
+    }
+    Measurement::from_samples(
+        &m.label,
+        m.sizes()
+            .iter()
+            .map(|s| Samples {
+                x: s.x,
+                times_ns: s.times_ns.iter().map(|t| t * factor).collect(),
+                stopped_early: s.stopped_early,
+            })
+            .collect(),
+    )
+}
+
 fn join_measurements(a: &Measurement, b: &Measurement) -> Measurement {
     let mut samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
     merge(&mut samples, a);
@@ -1080,6 +1258,7 @@ fn fit_atom(
                 x: s.x,
                 median_ns: s.median(),
                 times_ns: s.times_ns.clone(),
+                raw_times_ns: Vec::new(),
             })
             .collect(),
     })
@@ -1198,8 +1377,12 @@ pub struct AtomSamples {
     pub x: usize,
     /// Their median, ns.
     pub median_ns: f64,
-    /// Every timing, ns.
+    /// Every timing, ns, at the reference speed
+    /// ([`Settings::normalize_speed`]).
     pub times_ns: Vec<f64>,
+    /// The same timings as measured.
+    #[serde(default)]
+    pub raw_times_ns: Vec<f64>,
 }
 
 /// One configuration at one size.
@@ -1210,8 +1393,11 @@ pub struct SizeResult {
     /// Elements per run.
     pub elements: usize,
     /// The median over the rounds (see [`SizeResult::counted`]) of the
-    /// steady-state time between departures, ns.
+    /// steady-state time between departures, ns, at the reference speed
+    /// ([`Settings::normalize_speed`]).
     pub measured_ns: Option<f64>,
+    /// The same as measured, without the speed factors.
+    pub measured_raw_ns: Option<f64>,
     /// The median latency, ns.
     pub latency_ns: Option<f64>,
     /// The median makespan, ns.
@@ -1235,6 +1421,14 @@ pub struct SizeResult {
     pub predicted_ns: Option<f64>,
     /// Its relative error against `measured_ns`: the headline figure.
     pub error: Option<f64>,
+    /// The plain operators applied to the atoms' medians as measured.
+    pub predicted_raw_ns: Option<f64>,
+    /// Its relative error against `measured_raw_ns`: the comparison
+    /// without the speed probe.
+    pub error_raw: Option<f64>,
+    /// The speed factor of each round's run ([`SpeedProbe::factor`]; 1
+    /// without [`Settings::normalize_speed`]).
+    pub speed_factors: Vec<f64>,
     /// The refined operators (hand-over, cache reuse) applied to the same.
     pub predicted_refined_ns: Option<f64>,
     /// Its relative error.
@@ -1375,6 +1569,13 @@ pub struct Acceptance {
     pub refined: Option<ErrorSummary>,
     /// The worst (configuration, size) with the hand-over.
     pub refined_worst: Option<(String, usize)>,
+    /// The plain operators on the timings as measured, without the speed
+    /// factors ([`SizeResult::error_raw`]).
+    #[serde(default)]
+    pub raw: Option<ErrorSummary>,
+    /// Its worst (configuration, size).
+    #[serde(default)]
+    pub raw_worst: Option<(String, usize)>,
 }
 
 impl Acceptance {
@@ -1402,6 +1603,7 @@ impl Acceptance {
         };
         let (plain, plain_worst) = collect(|s| s.error);
         let (refined, refined_worst) = collect(|s| s.error_refined);
+        let (raw, raw_worst) = collect(|s| s.error_raw);
         Acceptance {
             from,
             limit,
@@ -1410,6 +1612,8 @@ impl Acceptance {
             plain_worst,
             refined,
             refined_worst,
+            raw,
+            raw_worst,
         }
     }
 
@@ -1481,6 +1685,12 @@ pub struct SettingsRecord {
     pub retries: usize,
     /// [`Settings::cold_bytes`].
     pub cold_bytes: usize,
+    /// [`Settings::normalize_speed`].
+    #[serde(default)]
+    pub normalize_speed: bool,
+    /// [`Settings::max_speed_change`].
+    #[serde(default)]
+    pub max_speed_change: f64,
 }
 
 impl Settings {
@@ -1499,6 +1709,8 @@ impl Settings {
             max_wait_share: self.max_wait_share,
             retries: self.retries,
             cold_bytes: self.cold_bytes,
+            normalize_speed: self.normalize_speed,
+            max_speed_change: self.max_speed_change,
         }
     }
 }
@@ -1662,6 +1874,7 @@ mod tests {
             x,
             elements: 1,
             measured_ns: Some(1.0),
+            measured_raw_ns: Some(1.5),
             latency_ns: None,
             makespan_ns: None,
             max_in_flight: 1,
@@ -1671,6 +1884,9 @@ mod tests {
             counted: 1,
             predicted_ns: None,
             error: Some(e),
+            predicted_raw_ns: None,
+            error_raw: Some(2.0 * e),
+            speed_factors: vec![1.0 / 1.5],
             predicted_refined_ns: None,
             error_refined: Some(e / 2.0),
             paired_error: None,
@@ -1728,5 +1944,9 @@ mod tests {
         assert_eq!(acc.plain_worst, Some(("b".to_string(), 100)));
         assert!(acc.passed());
         assert!((acc.refined.unwrap().median - 0.0325).abs() < 1e-12);
+        // The as-measured errors are collected the same way.
+        let raw = acc.raw.unwrap();
+        assert!((raw.max - 0.16).abs() < 1e-12 && raw.count == 2);
+        assert_eq!(acc.raw_worst, Some(("b".to_string(), 100)));
     }
 }
