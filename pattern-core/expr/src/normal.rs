@@ -938,13 +938,31 @@ impl Expr {
     }
 }
 
-/// Structural equality with numbers equal within a relative tolerance.
+/// The factors of a product without a leading number within `rel` of 1:
+/// the residue that factoring a rounded constant back out can leave
+/// (`58 · 0.0172413793103 = 0.999999999997`).
+fn without_unit(factors: &[Expr], rel: f64) -> &[Expr] {
+    match factors.split_first() {
+        Some((Expr::Num(c), rest)) if (c - 1.0).abs() <= rel => rest,
+        _ => factors,
+    }
+}
+
+/// Structural equality with numbers equal within a relative tolerance (a
+/// product's leading number within it of 1 counts as absent).
 pub(crate) fn approx_eq(a: &Expr, b: &Expr, rel: f64) -> bool {
     match (a, b) {
         (Expr::Num(x), Expr::Num(y)) => x == y || (x - y).abs() <= rel * x.abs().max(y.abs()),
         (Expr::Var(x), Expr::Var(y)) => x == y,
-        (Expr::Add(xs), Expr::Add(ys)) | (Expr::Mul(xs), Expr::Mul(ys)) => {
+        (Expr::Add(xs), Expr::Add(ys)) => {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| approx_eq(x, y, rel))
+        }
+        (Expr::Mul(xs), Expr::Mul(ys)) => {
+            let (xs, ys) = (without_unit(xs, rel), without_unit(ys, rel));
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| approx_eq(x, y, rel))
+        }
+        (Expr::Mul(xs), other) | (other, Expr::Mul(xs)) => {
+            matches!(without_unit(xs, rel), [only] if approx_eq(only, other, rel))
         }
         (Expr::Pow(xb, xe), Expr::Pow(yb, ye)) => approx_eq(xb, yb, rel) && approx_eq(xe, ye, rel),
         (Expr::Call(f, xs), Expr::Call(g, ys)) => {
@@ -960,6 +978,21 @@ mod tests {
 
     fn s(text: &str) -> String {
         Expr::parse(text).unwrap().simplify().to_string()
+    }
+
+    /// Found by `pipe_is_idempotent`: in `tpool[58](…)` the constant 1/58 is
+    /// rounded to 12 digits, and factored back out of a `max` leaves
+    /// `0.999999999997·…`, which must still equal the product without it.
+    #[test]
+    fn a_unit_residue_factor_is_approximately_absent() {
+        let one = Expr::parse("0.999999999997*x^0.25*max(x, 2)").unwrap();
+        let none = Expr::parse("x^0.25*max(x, 2)").unwrap();
+        assert!(approx_eq(&one, &none, 1e-9) && approx_eq(&none, &one, 1e-9));
+        assert!(!approx_eq(&one, &none, 1e-15));
+        let single = Expr::Mul(vec![Expr::Num(1.0 + 1e-13), Expr::Var("x".into())]);
+        assert!(approx_eq(&single, &Expr::Var("x".into()), 1e-9));
+        let two = Expr::parse("2*x^0.25*max(x, 2)").unwrap();
+        assert!(!approx_eq(&two, &none, 1e-9));
     }
 
     /// Found by `simplify_is_idempotent`: the root of a sum with content 2,
