@@ -12,6 +12,7 @@
 //! every run, and states each timing at one reference speed
 //! ([`SpeedProbe::factor`]).
 
+use crate::fit::stats;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -75,16 +76,14 @@ impl SpeedProbe {
             self.call();
             *t = start.elapsed().as_nanos() as f64;
         }
-        times.sort_by(f64::total_cmp);
-        times[PROBE_CALLS / 2]
+        stats::median(&times)
     }
 
     /// The reference reading: the median of `readings` readings (at least
     /// one), ns.
     pub fn reference(&mut self, readings: usize) -> f64 {
-        let mut values: Vec<f64> = (0..readings.max(1)).map(|_| self.read_ns()).collect();
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
+        let values: Vec<f64> = (0..readings.max(1)).map(|_| self.read_ns()).collect();
+        stats::median(&values)
     }
 
     /// The factor that states a timing taken between the readings `before`

@@ -361,10 +361,7 @@ impl<E: Send + 'static> Suite<E> {
         let rounds = settings.rounds.max(1);
         let mut speed = Speed::new(settings);
         // The hand-over is a cost of threads, not of memory: timed as is.
-        let mut unprobed = Speed {
-            probe: SpeedProbe::new(),
-            reference: None,
-        };
+        let mut unprobed = Speed { probe: None };
         let mut atom_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         // The same timings as measured, before the speed factor.
@@ -1128,27 +1125,30 @@ fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
 /// The speed probe of a suite run, with its reference reading (none when
 /// [`Settings::normalize_speed`] is off).
 struct Speed {
-    probe: SpeedProbe,
-    reference: Option<f64>,
+    probe: Option<(SpeedProbe, f64)>,
 }
 
 impl Speed {
     fn new(settings: &Settings) -> Speed {
-        let mut probe = SpeedProbe::new();
-        let reference = settings.normalize_speed.then(|| probe.reference(21));
-        Speed { probe, reference }
+        let probe = settings.normalize_speed.then(|| {
+            let mut probe = SpeedProbe::new();
+            let reference = probe.reference(21);
+            (probe, reference)
+        });
+        Speed { probe }
     }
 
     /// Runs `f` between two readings: its result, the factor that states
     /// its timings at the reference speed, and the change between the
     /// readings (1 and 0 without a reference).
     fn around<T>(&mut self, f: impl FnOnce() -> T) -> (T, f64, f64) {
-        let Some(reference) = self.reference else {
+        let Some((probe, reference)) = &mut self.probe else {
             return (f(), 1.0, 0.0);
         };
-        let before = self.probe.read_ns();
+        let reference = *reference;
+        let before = probe.read_ns();
         let out = f();
-        let after = self.probe.read_ns();
+        let after = probe.read_ns();
         (
             out,
             SpeedProbe::factor(reference, before, after),
