@@ -9,13 +9,8 @@
 //! JSON file.
 //!
 //! Run with `cargo run --release --example validate` (a few minutes on 2
-//! cores). Options: `--out FILE` (default `target/validation.json`),
-//! `--rounds N` (default 15; the mapReduce takes at most 3), `--run-ms MS`
-//! (time per run, default 15), `--reps N` (harness repetitions of an atom
-//! before and after each run, default 2), `--spin-us US` (how long a
-//! pipeline stage spins before it blocks, default 100; 0 blocks at once),
-//! `--suite sort|histogram` (one of the two), `--quick` (one round, tiny
-//! runs: a smoke test whose numbers mean little).
+//! cores); `-- --help` lists the options (rounds, run length, one suite,
+//! unpinned threads, no speed probe, `--quick` for a smoke test).
 use pattern_core::exec::validate::{
     Acceptance, Machine, Report, Settings, Suite, SuiteReport, ValidationError,
 };
@@ -241,69 +236,47 @@ fn histogram_suite() -> Suite<HistogramJob> {
     suite
 }
 
+/// Validation against reality: measure the atoms, compose, run, compare.
+#[derive(clap::Parser)]
 struct Args {
+    /// Where to write every measurement as JSON.
+    #[arg(long, default_value = "target/validation.json")]
     out: String,
+    /// Interleaved rounds (default 15; the mapReduce takes at most 3).
+    #[arg(long)]
     rounds: Option<usize>,
-    quick: bool,
-    suite: Option<String>,
+    /// Time per run of a configuration, ms (default 15).
+    #[arg(long)]
     run_ms: Option<u64>,
+    /// Harness repetitions of an atom before and after each run (default 2).
+    #[arg(long)]
     reps: Option<usize>,
+    /// How long a pipeline stage spins before it blocks, µs (default 100;
+    /// 0 blocks at once).
+    #[arg(long)]
     spin_us: Option<u64>,
+    /// Run one suite only.
+    #[arg(long, value_enum)]
+    suite: Option<SuiteName>,
+    /// Let the scheduler place the threads (default: pinned to cores).
+    #[arg(long)]
+    no_pin: bool,
+    /// Compare timings as measured, without the speed probe.
+    #[arg(long)]
+    no_probe: bool,
+    /// One round, tiny runs: a smoke test whose numbers mean little.
+    #[arg(long)]
+    quick: bool,
 }
 
-fn args() -> Result<Args, String> {
-    let mut a = Args {
-        out: "target/validation.json".into(),
-        rounds: None,
-        quick: false,
-        suite: None,
-        run_ms: None,
-        reps: None,
-        spin_us: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--out" => a.out = it.next().ok_or("--out needs a file")?,
-            "--rounds" => {
-                let n = it.next().ok_or("--rounds needs a number")?;
-                a.rounds = Some(
-                    n.parse()
-                        .map_err(|_| format!("--rounds {n}: not a number"))?,
-                );
-            }
-            "--quick" => a.quick = true,
-            "--run-ms" => {
-                let n = it.next().ok_or("--run-ms needs a number")?;
-                a.run_ms = Some(
-                    n.parse()
-                        .map_err(|_| format!("--run-ms {n}: not a number"))?,
-                );
-            }
-            "--spin-us" => {
-                let n = it.next().ok_or("--spin-us needs a number")?;
-                a.spin_us = Some(
-                    n.parse()
-                        .map_err(|_| format!("--spin-us {n}: not a number"))?,
-                );
-            }
-            "--reps" => {
-                let n = it.next().ok_or("--reps needs a number")?;
-                a.reps = Some(n.parse().map_err(|_| format!("--reps {n}: not a number"))?);
-            }
-            "--suite" => a.suite = Some(it.next().ok_or("--suite needs sort or histogram")?),
-            other => {
-                return Err(format!(
-                    "unknown argument `{other}`; usage: validate [--out FILE] [--rounds N] [--run-ms MS] [--reps N] [--spin-us US] [--suite sort|histogram] [--quick]"
-                ));
-            }
-        }
-    }
-    Ok(a)
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SuiteName {
+    Sort,
+    Histogram,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = args()?;
+    let args = <Args as clap::Parser>::parse();
     let started = Instant::now();
     let before = Machine::now();
     let mut settings = if args.quick {
@@ -323,6 +296,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(us) = args.spin_us {
         settings.spin = Duration::from_micros(us);
     }
+    settings.pin_threads = !args.no_pin;
+    settings.normalize_speed = !args.no_probe;
     // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
     let histogram_settings = Settings {
         rounds: settings.rounds.min(3),
@@ -348,13 +323,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut suites: Vec<SuiteReport> = Vec::new();
     let mut records = BTreeMap::new();
     let run = |r: Result<SuiteReport, ValidationError>| r.map_err(|e| e.to_string());
-    let wanted = |name: &str| args.suite.as_deref().is_none_or(|s| s == name);
-    if wanted("sort") {
+    let wanted = |name: SuiteName| args.suite.is_none_or(|s| s == name);
+    if wanted(SuiteName::Sort) {
         let report = run(sort_suite().run(&settings, &mut log))?;
         records.insert(report.name.clone(), settings.record());
         suites.push(report);
     }
-    if wanted("histogram") {
+    if wanted(SuiteName::Histogram) {
         let report = run(histogram_suite().run(&histogram_settings, &mut log))?;
         records.insert(report.name.clone(), histogram_settings.record());
         suites.push(report);

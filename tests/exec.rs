@@ -3,7 +3,7 @@
 //! correct, in order where the pattern promises order; bad input gives clear
 //! errors. Small sizes, no timing assertions.
 use pattern_core::exec::validate::{Acceptance, Report, Settings, Suite};
-use pattern_core::exec::{ExecError, Executor, Job, Kernels, Warning};
+use pattern_core::exec::{Cores, ExecError, Executor, Job, Kernels, Warning};
 use pattern_core::fit::measure::Harness;
 use pattern_core::{Design, Term, cost, design};
 use std::sync::Arc;
@@ -81,6 +81,56 @@ fn pipeline_stages_work_on_different_elements_at_once() {
     assert_eq!(run.metrics.max_in_flight, 2);
     assert_eq!(run.metrics.threads, 2);
     assert!(run.kept_order());
+}
+
+/// Records, per atom call, the system's number of the only core the
+/// calling thread may run on (`usize::MAX` if it may run on several).
+fn record_core(slot: usize) -> impl Fn(&mut Vec<usize>) + Send + Sync + 'static {
+    move |v| {
+        let ids = Cores::of_current_thread().ids();
+        v[slot] = if ids.len() == 1 { ids[0] } else { usize::MAX };
+    }
+}
+
+#[test]
+fn pinned_threads_run_on_the_cores_the_rule_gives() {
+    let cores = Cores::of_current_thread();
+    let ids = cores.ids();
+    if ids.is_empty() {
+        return; // the system does not support affinity
+    }
+    let kernels = Kernels::new()
+        .add("a", record_core(0))
+        .add("b", record_core(1))
+        .add("c", record_core(2));
+    // Threads by the text: a's two workers are 0 and 1, b is 2, c is 3.
+    let d = design("pipe(tpool[2](a), pipe(b, c))");
+    let run = Executor::new(&kernels)
+        .pin_threads(true)
+        .run(d.term(), vec![vec![0; 3]; 40])
+        .unwrap();
+    let core = |thread: usize| ids[cores.core_of_thread(thread)];
+    let mut seen_a: Vec<usize> = run.outputs.iter().map(|(_, v)| v[0]).collect();
+    seen_a.sort_unstable();
+    seen_a.dedup();
+    for got in &seen_a {
+        assert!(*got == core(0) || *got == core(1), "a ran on {got}");
+    }
+    assert!(
+        run.outputs
+            .iter()
+            .all(|(_, v)| v[1] == core(2) && v[2] == core(3))
+    );
+    // Unpinned, the threads keep the caller's cores.
+    let run = Executor::new(&kernels)
+        .run(d.term(), vec![vec![0; 3]; 4])
+        .unwrap();
+    let expect = if ids.len() == 1 { ids[0] } else { usize::MAX };
+    assert!(
+        run.outputs
+            .iter()
+            .all(|(_, v)| v.iter().all(|&c| c == expect))
+    );
 }
 
 #[test]

@@ -17,6 +17,7 @@
 use super::error::ExecError;
 use super::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
 use super::metrics::{Departure, Metrics, Warning};
+use super::placement::Cores;
 use crate::term::{Count, Term};
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError, bounded, unbounded};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -61,6 +62,7 @@ pub struct Executor<'k, E> {
     spin: Duration,
     window: usize,
     trim: f64,
+    pin: bool,
     bindings: Vec<(String, u64)>,
 }
 
@@ -104,6 +106,7 @@ impl<'k, E: Send> Executor<'k, E> {
             spin: Duration::from_micros(100),
             window: 64,
             trim: 0.1,
+            pin: false,
             bindings: Vec::new(),
         }
     }
@@ -138,6 +141,35 @@ impl<'k, E: Send> Executor<'k, E> {
         self
     }
 
+    /// Pins every thread of the design to a core (default off): the
+    /// threads are numbered in the order of the design's text (a pool's
+    /// workers one after another, a mapReduce's helpers after the thread
+    /// of its phase) and thread `i` runs on core `i mod cores` of the
+    /// process ([`Cores::core_of_thread`]). A pinned run puts its work on
+    /// known cores, so that what was measured on a core (an atom, the
+    /// core's speed) applies to the thread that runs there; unpinned, the
+    /// scheduler may move threads between cores at any time.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::exec::{Cores, Executor, Kernels};
+    ///
+    /// // Each element records how many cores its thread may run on.
+    /// let kernels = Kernels::<usize>::new().add("where", |v| {
+    ///     *v = Cores::of_current_thread().len();
+    /// });
+    /// let design = Design::parse("where = 1; tpool[2](where)")?;
+    /// let run = Executor::new(&kernels)
+    ///     .pin_threads(true)
+    ///     .run(design.term(), vec![0; 8])?;
+    /// assert!(run.outputs.iter().all(|&(_, cores)| cores == 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pin_threads(mut self, on: bool) -> Self {
+        self.pin = on;
+        self
+    }
+
     /// Binds a symbolic count (`tpool[n]`) to a value.
     pub fn bind(mut self, name: &str, value: u64) -> Self {
         self.bindings.retain(|(n, _)| n != name);
@@ -166,7 +198,8 @@ impl<'k, E: Send> Executor<'k, E> {
         if threads > cores {
             warnings.push(Warning::Oversubscribed { threads, cores });
         }
-        let ctx = Ctx::new(self.spin, self.capacity, self.window);
+        let mut ctx = Ctx::new(self.spin, self.capacity, self.window);
+        ctx.cores = self.pin.then(Cores::of_current_thread);
         let (in_tx, in_rx) = unbounded();
         for (index, value) in inputs.into_iter().enumerate() {
             // The receiver is alive: this cannot fail.
@@ -186,7 +219,7 @@ impl<'k, E: Send> Executor<'k, E> {
                 tx: out_tx,
                 exit: true,
             };
-            if let Err(e) = spawn(s, &plan, input, output, &ctx, &mut handles) {
+            if let Err(e) = spawn(s, &plan, input, output, &ctx, &mut handles, 0) {
                 ctx.fail(e);
             }
             join_all(handles, &ctx);
@@ -460,11 +493,12 @@ impl<E> Step<E> {
         }
     }
 
-    /// Runs the step on one element; `false` if a kernel failed.
-    fn run(&self, value: &mut E, ctx: &Ctx) -> bool {
+    /// Runs the step on one element on the design's thread number
+    /// `thread`; `false` if a kernel failed.
+    fn run(&self, value: &mut E, ctx: &Ctx, thread: usize) -> bool {
         match self {
             Step::Atom { name, f } => ctx.call(name, || f(value)).is_some(),
-            Step::Seq(steps) => steps.iter().all(|s| s.run(value, ctx)),
+            Step::Seq(steps) => steps.iter().all(|s| s.run(value, ctx, thread)),
             Step::MapReduce {
                 n,
                 map_name,
@@ -472,7 +506,11 @@ impl<E> Step<E> {
                 reduce_name,
                 reduce,
             } => {
-                let workers = Workers { n: *n, ctx };
+                let workers = Workers {
+                    n: *n,
+                    ctx,
+                    first: thread,
+                };
                 let Some(grouped) = map(value, &workers) else {
                     return false;
                 };
@@ -548,6 +586,8 @@ pub(crate) struct Ctx {
     spin: Duration,
     capacity: usize,
     window: usize,
+    /// Where to pin the threads ([`Executor::pin_threads`]).
+    cores: Option<Cores>,
 }
 
 impl Ctx {
@@ -563,6 +603,15 @@ impl Ctx {
             spin,
             capacity,
             window,
+            cores: None,
+        }
+    }
+
+    /// Pins the calling thread, the design's thread number `thread`, if
+    /// the run is pinned.
+    fn pin(&self, thread: usize) {
+        if let Some(cores) = &self.cores {
+            cores.pin_current(cores.core_of_thread(thread));
         }
     }
 
@@ -747,6 +796,8 @@ fn sched_now() -> Option<(u64, u64)> {
 pub(crate) struct Workers<'a> {
     n: usize,
     ctx: &'a Ctx,
+    /// The design's number of the calling thread; the helpers follow it.
+    first: usize,
 }
 
 impl Workers<'_> {
@@ -778,16 +829,17 @@ impl Workers<'_> {
         let helpers = self.n.min(len).saturating_sub(1);
         let parts = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
-            let helper = || {
+            let helper = |h: usize| {
+                ctx.pin(self.first + 1 + h);
                 let start = sched_now();
                 let done = work();
                 ctx.account(start);
                 done
             };
-            for _ in 0..helpers {
+            for h in 0..helpers {
                 match thread::Builder::new()
                     .name(format!("mapreduce-{atom}"))
-                    .spawn_scoped(s, helper)
+                    .spawn_scoped(s, move || helper(h))
                 {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -819,7 +871,7 @@ impl Workers<'_> {
 type Handles<'scope> = Vec<ScopedJoinHandle<'scope, ()>>;
 
 /// Starts the threads of `plan`, reading from `input` and writing to
-/// `output`.
+/// `output`; its first thread is the design's thread number `first`.
 fn spawn<'scope, E: Send>(
     s: &'scope Scope<'scope, '_>,
     plan: &'scope Plan<E>,
@@ -827,15 +879,17 @@ fn spawn<'scope, E: Send>(
     output: Out<E>,
     ctx: &'scope Ctx,
     handles: &mut Handles<'scope>,
+    first: usize,
 ) -> Result<(), ExecError> {
     match plan {
         Plan::Step(step) => {
             let h = thread::Builder::new()
                 .name("pattern-stage".into())
                 .spawn_scoped(s, move || {
+                    ctx.pin(first);
                     let start = sched_now();
                     while let Some(mut item) = ctx.recv(&input) {
-                        if !step.run(&mut item.value, ctx) || !ctx.send(&output, item) {
+                        if !step.run(&mut item.value, ctx, first) || !ctx.send(&output, item) {
                             break;
                         }
                     }
@@ -847,20 +901,24 @@ fn spawn<'scope, E: Send>(
         }
         Plan::Pipe(a, b) => {
             let (tx, rx) = bounded(ctx.capacity);
-            spawn(s, a, input, Out { tx, exit: false }, ctx, handles)?;
-            spawn(s, b, In { rx, entry: false }, output, ctx, handles)?;
+            let second = first + a.threads();
+            spawn(s, a, input, Out { tx, exit: false }, ctx, handles, first)?;
+            spawn(s, b, In { rx, entry: false }, output, ctx, handles, second)?;
         }
         Plan::Pool(n, part) => {
-            for _ in 0..*n {
-                spawn(s, part, input.clone(), output.clone(), ctx, handles)?;
+            let each = part.threads();
+            for w in 0..*n {
+                let at = first + w * each;
+                spawn(s, part, input.clone(), output.clone(), ctx, handles, at)?;
             }
         }
         Plan::Phases(parts) => {
             let h = thread::Builder::new()
                 .name("pattern-phases".into())
                 .spawn_scoped(s, move || {
+                    ctx.pin(first);
                     let start = sched_now();
-                    run_phases(parts, input, output, ctx);
+                    run_phases(parts, input, output, ctx, first);
                     ctx.account(start);
                 })
                 .map_err(|e| ExecError::Spawn(e.to_string()))?;
@@ -880,8 +938,9 @@ fn join_all(handles: Handles<'_>, ctx: &Ctx) {
 }
 
 /// A `seq` over parallel parts: takes a window of elements, runs it through
-/// each part in turn (a part's threads live for one window), hands it on.
-fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ctx) {
+/// each part in turn (a part's threads live for one window and are numbered
+/// from `first`, the phases' own thread, which waits for them), hands it on.
+fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ctx, first: usize) {
     loop {
         let mut window = Vec::with_capacity(ctx.window);
         while window.len() < ctx.window {
@@ -897,7 +956,7 @@ fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ct
             window = match part {
                 Plan::Step(step) => {
                     for item in &mut window {
-                        if !step.run(&mut item.value, ctx) {
+                        if !step.run(&mut item.value, ctx, first) {
                             return;
                         }
                     }
@@ -920,7 +979,7 @@ fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ct
                             tx: out_tx,
                             exit: false,
                         };
-                        if let Err(e) = spawn(s, stream, input, output, ctx, &mut handles) {
+                        if let Err(e) = spawn(s, stream, input, output, ctx, &mut handles, first) {
                             ctx.fail(e);
                         }
                         join_all(handles, ctx);

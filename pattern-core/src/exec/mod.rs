@@ -14,11 +14,14 @@
 //!   whole run, compare.
 //! - [`SpeedProbe`]: a reference kernel read around every timing, so that
 //!   timings taken while a shared machine ran slower can be compared.
+//! - [`Cores`], [`time_at_core_speeds`]: threads pinned to known cores, and
+//!   the operators evaluated for cores that run at different speeds.
 
 mod error;
 mod executor;
 mod kernels;
 mod metrics;
+mod placement;
 mod speed;
 pub mod validate;
 
@@ -26,4 +29,5 @@ pub use error::ExecError;
 pub use executor::{Executor, MAX_THREADS, Run};
 pub use kernels::{ElementKernel, Job, Kernels, group_by_key};
 pub use metrics::{Departure, Metrics, Warning, steady_window};
+pub use placement::{Cores, threads_of, time_at_core_speeds};
 pub use speed::SpeedProbe;

@@ -48,6 +48,7 @@ use super::error::ExecError;
 use super::executor::Executor;
 use super::kernels::Kernels;
 use super::metrics::{Metrics, Warning};
+use super::placement::{Cores, time_at_core_speeds};
 use super::speed::SpeedProbe;
 use crate::accuracy::{leading_coefficient_error, relative_error};
 use crate::fit::measure::{Harness, Measurement, Samples};
@@ -118,6 +119,17 @@ pub struct Settings {
     /// ran) counts as disturbed and is repeated (default 0.10; only with
     /// [`Settings::normalize_speed`]).
     pub max_speed_change: f64,
+    /// Pin every thread to a core (default on): the runs' threads by the
+    /// executor's rule ([`Executor::pin_threads`]), the atom timings to the
+    /// first core, and a speed probe to each core, read on it. On the CI
+    /// machine each core switches speed on its own (one core 1.5x slower
+    /// than the other in a third of the readings), so a probe read on one
+    /// core does not tell the speed of a thread on the other; pinned, each
+    /// run's time is stated at the reference speed with the speed of every
+    /// core it used, combined by the design's structure
+    /// ([`time_at_core_speeds`]). Off: threads go where the scheduler puts
+    /// them and one probe is read on the calling thread.
+    pub pin_threads: bool,
     /// For an element atom, the inputs the harness times were followed by
     /// this many bytes of other writes, so that they come from memory as
     /// cold as the elements of a run do (default 64 MiB, the most a run's
@@ -148,6 +160,7 @@ impl Default for Settings {
             retries: 3,
             normalize_speed: true,
             max_speed_change: 0.10,
+            pin_threads: true,
             cold_bytes: 64 << 20,
             fitter: Fitter::default(),
         }
@@ -172,6 +185,7 @@ impl Settings {
 
     fn executor<'k, E: Send>(&self, kernels: &'k Kernels<E>) -> Executor<'k, E> {
         Executor::new(kernels)
+            .pin_threads(self.pin_threads)
             .capacity(self.capacity)
             .spin(self.spin)
             .steady_state_trim(self.trim)
@@ -361,7 +375,7 @@ impl<E: Send + 'static> Suite<E> {
         let rounds = settings.rounds.max(1);
         let mut speed = Speed::new(settings);
         // The hand-over is a cost of threads, not of memory: timed as is.
-        let mut unprobed = Speed { probe: None };
+        let mut unprobed = Speed::unprobed(settings);
         let mut atom_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         // The same timings as measured, before the speed factor.
@@ -396,8 +410,8 @@ impl<E: Send + 'static> Suite<E> {
             let mut round_custom: Vec<Option<Measurement>> = vec![None; self.probes.len()];
             for (i, probe) in self.probes.iter().enumerate() {
                 if matches!(probe, Probe::Custom(..)) {
-                    let (raw, factor, _) =
-                        speed.around(|| self.measure_probe(probe, settings, &self.sizes));
+                    let (raw, factor) =
+                        speed.atom(|| self.measure_probe(probe, settings, &self.sizes));
                     let raw = raw?;
                     let m = scaled(&raw, factor);
                     merge(&mut atom_samples[i], &m);
@@ -408,8 +422,8 @@ impl<E: Send + 'static> Suite<E> {
             for &x in &self.sizes {
                 // Element atoms no configuration uses are still measured.
                 for &i in &unused {
-                    let (raw, factor, _) =
-                        speed.around(|| self.measure_probe(&self.probes[i], settings, &[x]));
+                    let (raw, factor) =
+                        speed.atom(|| self.measure_probe(&self.probes[i], settings, &[x]));
                     let raw = raw?;
                     merge(&mut atom_samples[i], &scaled(&raw, factor));
                     merge(&mut raw_samples[i], &raw);
@@ -559,7 +573,7 @@ impl<E: Send + 'static> Suite<E> {
         let mut once = || {
             let inputs = self.inputs(x, n, round);
             let (run, factor, change) =
-                speed.around(|| settings.executor(kernels).run(term, inputs));
+                speed.run(term, x, || settings.executor(kernels).run(term, inputs));
             let run = run.map_err(|source| ValidationError::Exec {
                 design: term.to_string(),
                 x,
@@ -709,12 +723,11 @@ impl<E: Send + 'static> Suite<E> {
     ) -> Result<(), ValidationError> {
         for &i in uses {
             let probe = &self.probes[i];
-            let (cold_raw, factor, _) = speed.around(|| self.measure_probe(probe, settings, &[x]));
+            let (cold_raw, factor) = speed.atom(|| self.measure_probe(probe, settings, &[x]));
             let cold_raw = cold_raw?;
             let cold = scaled(&cold_raw, factor);
             let warm = if self.warm {
-                let (warm, factor, _) =
-                    speed.around(|| self.measure_warm(probe.name(), settings, x));
+                let (warm, factor) = speed.atom(|| self.measure_warm(probe.name(), settings, x));
                 Some(scaled(&warm?, factor))
             } else {
                 None
@@ -1121,39 +1134,130 @@ fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
     text
 }
 
-/// The timings of two measurements together.
-/// The speed probe of a suite run, with its reference reading (none when
-/// [`Settings::normalize_speed`] is off).
+/// Where a suite's work runs and how fast each core is: the cores runs and
+/// atom timings are pinned to ([`Settings::pin_threads`]) and the speed
+/// probes with their reference reading ([`Settings::normalize_speed`]):
+/// one per core, each read on its core, when pinned; one on the calling
+/// thread otherwise.
 struct Speed {
-    probe: Option<(SpeedProbe, f64)>,
+    cores: Option<Cores>,
+    probes: Option<(Vec<SpeedProbe>, f64)>,
 }
+
+/// Readings of the probe, interleaved over the cores, for the reference.
+const REFERENCE_READINGS: usize = 21;
 
 impl Speed {
     fn new(settings: &Settings) -> Speed {
-        let probe = settings.normalize_speed.then(|| {
-            let mut probe = SpeedProbe::new();
-            let reference = probe.reference(21);
-            (probe, reference)
-        });
-        Speed { probe }
+        let mut speed = Speed::unprobed(settings);
+        if settings.normalize_speed {
+            let probes = match &speed.cores {
+                Some(cores) => (0..cores.len())
+                    .map(|k| cores.run_on(k, SpeedProbe::new))
+                    .collect(),
+                None => vec![SpeedProbe::new()],
+            };
+            speed.probes = Some((probes, 0.0));
+            // One reference for all cores, as they are the same hardware:
+            // the median of readings taken on each in turn.
+            let mut readings = Vec::new();
+            let rounds = REFERENCE_READINGS.div_ceil(speed.count());
+            for _ in 0..rounds {
+                readings.extend(speed.read().unwrap_or_default());
+            }
+            if let Some((_, reference)) = &mut speed.probes {
+                *reference = stats::median(&readings);
+            }
+        }
+        speed
     }
 
-    /// Runs `f` between two readings: its result, the factor that states
-    /// its timings at the reference speed, and the change between the
-    /// readings (1 and 0 without a reference).
-    fn around<T>(&mut self, f: impl FnOnce() -> T) -> (T, f64, f64) {
-        let Some((probe, reference)) = &mut self.probe else {
+    /// Pinned like `settings` say, without probes (for costs of threads,
+    /// not of memory, such as the hand-over).
+    fn unprobed(settings: &Settings) -> Speed {
+        Speed {
+            cores: settings.pin_threads.then(Cores::of_current_thread),
+            probes: None,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.probes.as_ref().map_or(0, |(p, _)| p.len())
+    }
+
+    /// A reading of every probe, each on its core.
+    fn read(&mut self) -> Option<Vec<f64>> {
+        let (probes, _) = self.probes.as_mut()?;
+        Some(match &self.cores {
+            Some(cores) => probes
+                .iter_mut()
+                .enumerate()
+                .map(|(k, p)| cores.run_on(k, || p.read_ns()))
+                .collect(),
+            None => vec![probes[0].read_ns()],
+        })
+    }
+
+    /// Runs the atom timing `f` (on the first core when pinned) between two
+    /// readings of that core's probe, on the same thread: its result and
+    /// the factor that states its timings at the reference speed.
+    fn atom<T: Send>(&mut self, f: impl FnOnce() -> T + Send) -> (T, f64) {
+        let bracket = |probe: Option<(&mut SpeedProbe, f64)>| match probe {
+            Some((probe, reference)) => {
+                let before = probe.read_ns();
+                let out = f();
+                let after = probe.read_ns();
+                (out, SpeedProbe::factor(reference, before, after))
+            }
+            None => (f(), 1.0),
+        };
+        let probe = self
+            .probes
+            .as_mut()
+            .map(|(probes, reference)| (&mut probes[0], *reference));
+        match &self.cores {
+            Some(cores) => cores.run_on(0, || bracket(probe)),
+            None => bracket(probe),
+        }
+    }
+
+    /// Runs `f`, a run of `term` at `x`, between two readings of every
+    /// core: its result, the factor that states its time at the reference
+    /// speed, and the largest change of a core's reading (1 and 0 without
+    /// probes). Pinned, the factor is the design's time at the reference
+    /// over its time at the cores' speeds ([`time_at_core_speeds`] with
+    /// each core's mean reading over the reference); unpinned, the
+    /// reference over the one probe's mean reading.
+    fn run<T>(&mut self, term: &Term, x: usize, f: impl FnOnce() -> T) -> (T, f64, f64) {
+        let Some(before) = self.read() else {
             return (f(), 1.0, 0.0);
         };
-        let reference = *reference;
-        let before = probe.read_ns();
         let out = f();
-        let after = probe.read_ns();
-        (
-            out,
-            SpeedProbe::factor(reference, before, after),
-            SpeedProbe::change(before, after),
-        )
+        let after = self.read().unwrap_or_else(|| before.clone());
+        let reference = self.probes.as_ref().map_or(1.0, |(_, r)| *r);
+        let change = before
+            .iter()
+            .zip(&after)
+            .map(|(&b, &a)| SpeedProbe::change(b, a))
+            .fold(0.0, f64::max);
+        let slowdown: Vec<f64> = before
+            .iter()
+            .zip(&after)
+            .map(|(&b, &a)| 1.0 / SpeedProbe::factor(reference, b, a))
+            .collect();
+        let factor = if self.cores.is_some() {
+            let at = [("x", x as f64)];
+            match (
+                time_at_core_speeds(term, &at, &[1.0]),
+                time_at_core_speeds(term, &at, &slowdown),
+            ) {
+                (Ok(t), Ok(slow)) if t > 0.0 && slow > 0.0 && (t / slow).is_finite() => t / slow,
+                _ => 1.0,
+            }
+        } else {
+            1.0 / slowdown[0]
+        };
+        (out, factor, change)
     }
 }
 
@@ -1184,6 +1288,7 @@ fn scaled(m: &Measurement, factor: f64) -> Measurement {
     )
 }
 
+/// The timings of two measurements together.
 fn join_measurements(a: &Measurement, b: &Measurement) -> Measurement {
     let mut samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
     merge(&mut samples, a);
@@ -1691,6 +1796,9 @@ pub struct SettingsRecord {
     /// [`Settings::max_speed_change`].
     #[serde(default)]
     pub max_speed_change: f64,
+    /// [`Settings::pin_threads`].
+    #[serde(default)]
+    pub pin_threads: bool,
 }
 
 impl Settings {
@@ -1711,6 +1819,7 @@ impl Settings {
             cold_bytes: self.cold_bytes,
             normalize_speed: self.normalize_speed,
             max_speed_change: self.max_speed_change,
+            pin_threads: self.pin_threads,
         }
     }
 }
