@@ -248,6 +248,43 @@ fn metrics_are_consistent() {
 }
 
 #[test]
+fn every_thread_accounts_for_its_time() {
+    // Stage a sleeps 3 ms per element: the guest sees it asleep, not
+    // running, not waiting, and not blocked on a channel, so the accounting
+    // counts it as stolen (a kernel should compute, not sleep). Stage b
+    // waits on its channel (blocking at once: no spin) for about as long.
+    let kernels = Kernels::new()
+        .add("a", |_: &mut i64| {
+            std::thread::sleep(Duration::from_millis(3))
+        })
+        .add("b", |v: &mut i64| *v += 1);
+    let run = Executor::new(&kernels)
+        .spin(Duration::ZERO)
+        .pin_threads(true)
+        .run(design("pipe(a, b)").term(), numbers(10))
+        .unwrap();
+    let m = &run.metrics;
+    if m.thread_times.is_empty() {
+        return; // no /proc/thread-self/schedstat on this system
+    }
+    assert_eq!(m.thread_times.len(), 2);
+    let stage = |k: usize| m.thread_times.iter().find(|t| t.thread == k).unwrap();
+    let (a, b) = (stage(0), stage(1));
+    assert!(a.wall_ns >= 30e6 && b.wall_ns >= 27e6, "{a:?} {b:?}");
+    assert!(a.stolen_ns() > 0.8 * a.wall_ns, "{a:?}");
+    assert!(b.blocked_ns > 0.8 * b.wall_ns, "{b:?}");
+    assert!(b.stolen_ns() < 0.2 * b.wall_ns, "{b:?}");
+    let cores = Cores::of_current_thread();
+    assert_eq!(a.core, Some(0));
+    assert_eq!(b.core, Some(cores.core_of_thread(1)));
+    let cpu: f64 = m.thread_times.iter().map(|t| t.cpu_ns).sum();
+    assert_eq!(m.cpu_ns, Some(cpu));
+    let share = m.steal_share.unwrap();
+    assert!(share > 0.5 && share <= 1.0, "{share}");
+    assert!(m.steal_share_on(0).unwrap() > 0.8);
+}
+
+#[test]
 fn more_threads_than_cores_are_warned_about() {
     let cores = std::thread::available_parallelism().unwrap().get();
     let kernels = arithmetic();

@@ -16,13 +16,14 @@
 
 use super::error::ExecError;
 use super::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
-use super::metrics::{Departure, Metrics, Warning};
+use super::metrics::{Departure, Metrics, ThreadTimes, Warning};
 use super::placement::Cores;
 use crate::term::{Count, Term};
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError, bounded, unbounded};
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
@@ -207,7 +208,6 @@ impl<'k, E: Send> Executor<'k, E> {
         }
         drop(in_tx);
         let (out_tx, out_rx) = unbounded();
-        let stat_before = machine_times();
         let start = Instant::now();
         thread::scope(|s| {
             let mut handles = Vec::new();
@@ -224,7 +224,6 @@ impl<'k, E: Send> Executor<'k, E> {
             }
             join_all(handles, &ctx);
         });
-        let stat_after = machine_times();
         if let Some(e) = ctx.take_failure() {
             return Err(e);
         }
@@ -247,13 +246,7 @@ impl<'k, E: Send> Executor<'k, E> {
             ctx.max_in_flight.load(Ordering::SeqCst),
             threads,
         );
-        (metrics.cpu_ns, metrics.wait_ns) = ctx.sched();
-        metrics.steal_share = match (stat_before, stat_after) {
-            (Some((total0, steal0)), Some((total1, steal1))) if total1 > total0 => {
-                Some(steal1.saturating_sub(steal0) as f64 / (total1 - total0) as f64)
-            }
-            _ => None,
-        };
+        metrics.set_thread_times(ctx.take_thread_times());
         Ok(Run {
             outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
             departures,
@@ -578,9 +571,9 @@ impl<E> Plan<E> {
 pub(crate) struct Ctx {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
-    cpu_ns: AtomicU64,
-    wait_ns: AtomicU64,
-    sched_known: AtomicBool,
+    /// How each thread spent its time; `None` once a thread could not
+    /// tell (no `/proc/thread-self/schedstat`).
+    thread_times: Mutex<Option<Vec<ThreadTimes>>>,
     stop: AtomicBool,
     failure: Mutex<Option<ExecError>>,
     spin: Duration,
@@ -595,9 +588,7 @@ impl Ctx {
         Ctx {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
-            cpu_ns: AtomicU64::new(0),
-            wait_ns: AtomicU64::new(0),
-            sched_known: AtomicBool::new(true),
+            thread_times: Mutex::new(Some(Vec::new())),
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
             spin,
@@ -615,31 +606,41 @@ impl Ctx {
         }
     }
 
-    /// Adds a thread's CPU time and run-queue wait between `start` (from
-    /// [`sched_now`] when the thread began) and now.
-    fn account(&self, start: Option<(u64, u64)>) {
-        match (start, sched_now()) {
-            (Some((cpu0, wait0)), Some((cpu1, wait1))) => {
-                self.cpu_ns
-                    .fetch_add(cpu1.saturating_sub(cpu0), Ordering::Relaxed);
-                self.wait_ns
-                    .fetch_add(wait1.saturating_sub(wait0), Ordering::Relaxed);
-            }
-            _ => self.sched_known.store(false, Ordering::Relaxed),
+    /// Starts the accounting of the calling thread, the design's thread
+    /// number `thread` (pinning it first, if the run is pinned).
+    fn begin(&self, thread: usize) -> ThreadStart {
+        self.pin(thread);
+        BLOCKED_NS.with(|b| b.set(0));
+        ThreadStart {
+            thread,
+            at: Instant::now(),
+            sched: sched_now(),
         }
     }
 
-    /// The summed CPU time and run-queue wait of the run's threads, if the
-    /// system told them for every thread.
-    fn sched(&self) -> (Option<f64>, Option<f64>) {
-        if self.sched_known.load(Ordering::SeqCst) {
-            (
-                Some(self.cpu_ns.load(Ordering::SeqCst) as f64),
-                Some(self.wait_ns.load(Ordering::SeqCst) as f64),
-            )
-        } else {
-            (None, None)
+    /// Records how the calling thread spent its time since `start`.
+    fn account(&self, start: ThreadStart) {
+        let wall_ns = start.at.elapsed().as_nanos() as f64;
+        let blocked_ns = BLOCKED_NS.with(|b| b.get()) as f64;
+        let mut slot = self.thread_times.lock().unwrap_or_else(|p| p.into_inner());
+        match (start.sched, sched_now(), slot.as_mut()) {
+            (Some((cpu0, wait0)), Some((cpu1, wait1)), Some(times)) => times.push(ThreadTimes {
+                thread: start.thread,
+                core: self.cores.as_ref().map(|c| c.core_of_thread(start.thread)),
+                wall_ns,
+                cpu_ns: cpu1.saturating_sub(cpu0) as f64,
+                wait_ns: wait1.saturating_sub(wait0) as f64,
+                blocked_ns,
+            }),
+            _ => *slot = None,
         }
+    }
+
+    fn take_thread_times(&self) -> Option<Vec<ThreadTimes>> {
+        self.thread_times
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     fn stopped(&self) -> bool {
@@ -718,7 +719,7 @@ impl Ctx {
                 }
             }
         }
-        rx.recv().ok()
+        blocking(|| rx.recv().ok())
     }
 
     /// Hands an element on: spins for `spin` on a full channel, then
@@ -752,8 +753,32 @@ impl Ctx {
                 }
             }
         }
-        tx.send(value).is_ok()
+        blocking(|| tx.send(value).is_ok())
     }
+}
+
+thread_local! {
+    /// Time the calling thread spent blocked (asleep on a channel or a
+    /// join) since its accounting began, ns.
+    static BLOCKED_NS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `f`, which may put the thread to sleep, and counts its time as
+/// blocked: a thread's time is CPU, run-queue wait, blocked, or stolen by
+/// the hypervisor (the rest).
+fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    let start = Instant::now();
+    let r = f();
+    let ns = start.elapsed().as_nanos() as u64;
+    BLOCKED_NS.with(|b| b.set(b.get().saturating_add(ns)));
+    r
+}
+
+/// Where a thread's accounting began.
+struct ThreadStart {
+    thread: usize,
+    at: Instant,
+    sched: Option<(u64, u64)>,
 }
 
 /// One pause of a waiting stage: a short busy wait. (Yielding instead
@@ -765,22 +790,6 @@ fn pause() {
     for _ in 0..64 {
         std::hint::spin_loop();
     }
-}
-
-/// The machine's CPU time in all states and the part of it stolen by the
-/// hypervisor for other guests, in clock ticks, from the first line of
-/// `/proc/stat` (Linux); `None` elsewhere.
-fn machine_times() -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = text.lines().next()?.strip_prefix("cpu ")?;
-    let fields: Vec<u64> = line
-        .split_whitespace()
-        .map(|t| t.parse().ok())
-        .collect::<Option<_>>()?;
-    // user nice system idle iowait irq softirq steal [guest guest_nice]:
-    // guest time is already counted in user and nice.
-    let total = fields.iter().take(8).sum();
-    Some((total, *fields.get(7)?))
 }
 
 /// The current thread's CPU time and time spent waiting on a run queue, in
@@ -830,8 +839,7 @@ impl Workers<'_> {
         let parts = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
             let helper = |h: usize| {
-                ctx.pin(self.first + 1 + h);
-                let start = sched_now();
+                let start = ctx.begin(self.first + 1 + h);
                 let done = work();
                 ctx.account(start);
                 done
@@ -850,7 +858,7 @@ impl Workers<'_> {
             }
             let mut parts = vec![work()];
             for h in handles {
-                match h.join() {
+                match blocking(|| h.join()) {
                     Ok(p) => parts.push(p),
                     Err(_) => ctx.fail(ExecError::Spawn("a mapReduce worker died".into())),
                 }
@@ -886,8 +894,7 @@ fn spawn<'scope, E: Send>(
             let h = thread::Builder::new()
                 .name("pattern-stage".into())
                 .spawn_scoped(s, move || {
-                    ctx.pin(first);
-                    let start = sched_now();
+                    let start = ctx.begin(first);
                     while let Some(mut item) = ctx.recv(&input) {
                         if !step.run(&mut item.value, ctx, first) || !ctx.send(&output, item) {
                             break;
@@ -916,8 +923,7 @@ fn spawn<'scope, E: Send>(
             let h = thread::Builder::new()
                 .name("pattern-phases".into())
                 .spawn_scoped(s, move || {
-                    ctx.pin(first);
-                    let start = sched_now();
+                    let start = ctx.begin(first);
                     run_phases(parts, input, output, ctx, first);
                     ctx.account(start);
                 })
@@ -969,20 +975,25 @@ fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ct
                     }
                     drop(in_tx);
                     let (out_tx, out_rx) = unbounded();
-                    thread::scope(|s| {
-                        let mut handles = Vec::new();
-                        let input = In {
-                            rx: in_rx,
-                            entry: false,
-                        };
-                        let output = Out {
-                            tx: out_tx,
-                            exit: false,
-                        };
-                        if let Err(e) = spawn(s, stream, input, output, ctx, &mut handles, first) {
-                            ctx.fail(e);
-                        }
-                        join_all(handles, ctx);
+                    // The phases' thread sleeps while the part runs.
+                    blocking(|| {
+                        thread::scope(|s| {
+                            let mut handles = Vec::new();
+                            let input = In {
+                                rx: in_rx,
+                                entry: false,
+                            };
+                            let output = Out {
+                                tx: out_tx,
+                                exit: false,
+                            };
+                            if let Err(e) =
+                                spawn(s, stream, input, output, ctx, &mut handles, first)
+                            {
+                                ctx.fail(e);
+                            }
+                            join_all(handles, ctx);
+                        })
                     });
                     out_rx.try_iter().collect()
                 }

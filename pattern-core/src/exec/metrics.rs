@@ -49,10 +49,67 @@ pub struct Metrics {
     /// (run-queue delay), summed, in ns: the mark of other load on the
     /// machine, or of more threads than cores. `None` where not known.
     pub wait_ns: Option<f64>,
-    /// The share of the machine's CPU time that the hypervisor gave to
-    /// other guests during the run (`steal` in `/proc/stat`): time a running
-    /// thread lost without its own system noticing. `None` where not known.
+    /// The share of the threads' runnable time (neither blocked nor
+    /// waiting for a core) during which the hypervisor ran something else
+    /// on their cores: `Σ stolen / Σ runnable` over
+    /// [`Metrics::thread_times`]. On a shared virtual machine a core is
+    /// taken away for milliseconds at a time (2–3 ms gaps every 5 ms for
+    /// tens of milliseconds on the CI machine) without the guest's
+    /// scheduler seeing a wait. `None` where not known.
     pub steal_share: Option<f64>,
+    /// How each of the run's threads spent its time (Linux; empty
+    /// elsewhere).
+    #[serde(default)]
+    pub thread_times: Vec<ThreadTimes>,
+}
+
+/// How one thread of a run spent its life: on a core, waiting for one (the
+/// guest's run queue), blocked (asleep on a channel or a join), or stolen:
+/// the rest, when the hypervisor ran something else on the core (the
+/// guest's CPU clock leaves stolen time out).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadTimes {
+    /// The design's number of the thread (text order; see
+    /// [`Executor::pin_threads`](super::Executor::pin_threads)).
+    pub thread: usize,
+    /// The position of the core it was pinned to (`None` unpinned).
+    pub core: Option<usize>,
+    /// From its start to its end, ns.
+    pub wall_ns: f64,
+    /// On a core, ns.
+    pub cpu_ns: f64,
+    /// Ready but waiting for a core, ns.
+    pub wait_ns: f64,
+    /// Asleep on a channel or a join, ns.
+    pub blocked_ns: f64,
+}
+
+impl ThreadTimes {
+    /// Time it could have run: `wall − blocked`, ns.
+    pub fn runnable_ns(&self) -> f64 {
+        (self.wall_ns - self.blocked_ns).max(0.0)
+    }
+
+    /// Time lost to the hypervisor: `wall − cpu − wait − blocked` (at
+    /// least 0), ns.
+    ///
+    /// ```
+    /// use pattern_core::exec::ThreadTimes;
+    ///
+    /// let t = ThreadTimes {
+    ///     thread: 0,
+    ///     core: Some(0),
+    ///     wall_ns: 100.0,
+    ///     cpu_ns: 70.0,
+    ///     wait_ns: 5.0,
+    ///     blocked_ns: 10.0,
+    /// };
+    /// assert_eq!(t.stolen_ns(), 15.0);
+    /// assert_eq!(t.runnable_ns(), 90.0);
+    /// ```
+    pub fn stolen_ns(&self) -> f64 {
+        (self.wall_ns - self.cpu_ns - self.wait_ns - self.blocked_ns).max(0.0)
+    }
 }
 
 impl Metrics {
@@ -102,7 +159,34 @@ impl Metrics {
             cpu_ns: None,
             wait_ns: None,
             steal_share: None,
+            thread_times: Vec::new(),
         }
+    }
+
+    /// Sets the threads' times and what follows from them: the summed CPU
+    /// time and wait, and the stolen share. `None` (not known) clears them.
+    pub fn set_thread_times(&mut self, times: Option<Vec<ThreadTimes>>) {
+        let times = times.unwrap_or_default();
+        let known = !times.is_empty();
+        let sum = |f: fn(&ThreadTimes) -> f64| times.iter().map(f).sum::<f64>();
+        self.cpu_ns = known.then(|| sum(|t| t.cpu_ns));
+        self.wait_ns = known.then(|| sum(|t| t.wait_ns));
+        let runnable = sum(ThreadTimes::runnable_ns);
+        self.steal_share =
+            (known && runnable > 0.0).then(|| sum(ThreadTimes::stolen_ns) / runnable);
+        self.thread_times = times;
+    }
+
+    /// The stolen share of the threads pinned to the core at `position`
+    /// (as [`Metrics::steal_share`]); `None` if none ran there.
+    pub fn steal_share_on(&self, position: usize) -> Option<f64> {
+        let on: Vec<&ThreadTimes> = self
+            .thread_times
+            .iter()
+            .filter(|t| t.core == Some(position))
+            .collect();
+        let runnable: f64 = on.iter().map(|t| t.runnable_ns()).sum();
+        (runnable > 0.0).then(|| on.iter().map(|t| t.stolen_ns()).sum::<f64>() / runnable)
     }
 
     /// The share of the threads' runnable time spent waiting for a core:
@@ -233,6 +317,35 @@ mod tests {
         assert_eq!(m.latency_ns, Some(5.0));
         let m = Metrics::from_departures(&[], 0.1, 0.0, 0, 1);
         assert_eq!((m.inter_departure_ns, m.latency_ns), (None, None));
+    }
+
+    #[test]
+    fn stolen_time_is_what_no_other_state_explains() {
+        let t = |thread, core, wall, cpu, wait, blocked| ThreadTimes {
+            thread,
+            core: Some(core),
+            wall_ns: wall,
+            cpu_ns: cpu,
+            wait_ns: wait,
+            blocked_ns: blocked,
+        };
+        let mut m = Metrics::from_departures(&deps(&[10.0, 20.0]), 0.0, 20.0, 1, 3);
+        m.set_thread_times(Some(vec![
+            t(0, 0, 100.0, 80.0, 0.0, 0.0),
+            t(1, 1, 100.0, 40.0, 10.0, 50.0),
+            t(2, 0, 50.0, 50.0, 0.0, 0.0),
+        ]));
+        assert_eq!(m.cpu_ns, Some(170.0));
+        assert_eq!(m.wait_ns, Some(10.0));
+        // Stolen 20 + 0 + 0 of runnable 100 + 50 + 50.
+        assert_eq!(m.steal_share, Some(0.1));
+        assert_eq!(m.steal_share_on(0), Some(20.0 / 150.0));
+        assert_eq!(m.steal_share_on(1), Some(0.0));
+        assert_eq!(m.steal_share_on(2), None);
+        // A clock that runs backwards does not give negative theft.
+        assert_eq!(t(0, 0, 10.0, 12.0, 0.0, 0.0).stolen_ns(), 0.0);
+        m.set_thread_times(None);
+        assert_eq!((m.cpu_ns, m.steal_share), (None, None));
     }
 
     #[test]

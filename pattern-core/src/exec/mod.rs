@@ -28,6 +28,6 @@ pub mod validate;
 pub use error::ExecError;
 pub use executor::{Executor, MAX_THREADS, Run};
 pub use kernels::{ElementKernel, Job, Kernels, group_by_key};
-pub use metrics::{Departure, Metrics, Warning, steady_window};
+pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
 pub use placement::{Cores, threads_of, time_at_core_speeds};
 pub use speed::SpeedProbe;

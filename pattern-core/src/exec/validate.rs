@@ -16,18 +16,28 @@
 //!    a stream's elements; and warm, with [`Suite::with_cache_reuse`]);
 //!    the configuration run by the [`Executor`] on enough elements for
 //!    about [`Settings::run_target`]; the atoms timed again. A run
-//!    disturbed by other load ([`Metrics::disturbance`]) is repeated.
+//!    disturbed by other load (threads waiting for a core, or cores taken
+//!    by the hypervisor, [`Settings::max_wait_share`],
+//!    [`Settings::max_steal_share`]) or by a change of the machine's speed
+//!    ([`Settings::max_speed_change`]) is repeated.
 //!
 //! On this shared 2-core virtual machine the speed of memory-bound code
-//! switches between two levels about 1.45x apart, staying on one for 50 ms
-//! to a few seconds (a sort of 131,072 integers takes 1.8–2.2 or 2.5–3.0
-//! ms), which is why atoms and runs are interleaved this finely, compared
-//! by medians over many rounds, and stated at one reference speed: every
-//! atom timing and every run is bracketed by readings of a [`SpeedProbe`]
-//! and multiplied by [`SpeedProbe::factor`] ([`Settings::normalize_speed`];
-//! the figures as measured are kept beside, [`SizeResult::error_raw`]).
-//! The probe brings the atoms' spread from ±10–17 % down to ±3–6 %; runs,
-//! whose threads may sit on the other core, it tracks less well.
+//! changes all the time, and each core on its own: a reference kernel runs
+//! at two levels about 1.45x apart (sometimes far slower), staying on one
+//! for milliseconds to seconds, and one core is slow while the other is
+//! fast in about a third of the readings. So atoms and runs are interleaved
+//! finely, compared by medians over many rounds, and stated at one
+//! reference speed: the runs' threads are pinned to known cores
+//! ([`Settings::pin_threads`]), the atoms are timed on the first core, a
+//! [`SpeedProbe`] is read on every core before and after every atom timing
+//! and every run, and each timing is multiplied by the factor that states
+//! it at the reference ([`SpeedProbe::factor`] for an atom; for a run the
+//! design's time at the reference over its time at the cores' speeds,
+//! [`time_at_core_speeds`]). The figures as measured are kept beside
+//! ([`SizeResult::error_raw`]). The hypervisor also takes cores away for
+//! milliseconds at a time; the executor measures how much of each thread's
+//! time it took ([`Metrics::steal_share`]) and runs that lost more than
+//! [`Settings::max_steal_share`] are repeated.
 //!
 //! Then, per configuration and size:
 //!
@@ -100,11 +110,22 @@ pub struct Settings {
     /// Fraction of departures trimmed at each end (default 0.1).
     pub trim: f64,
     /// A run whose threads spent more than this share of their runnable
-    /// time waiting for a core ([`Metrics::wait_share`]), or during which
-    /// the hypervisor took more than this share of the machine
-    /// ([`Metrics::steal_share`]), is disturbed by other load and is
-    /// repeated (default 0.05).
+    /// time waiting for a core ([`Metrics::wait_share`]) is disturbed by
+    /// other load and is repeated (default 0.05).
     pub max_wait_share: f64,
+    /// A run whose threads lost more than this share of their runnable
+    /// time to the hypervisor ([`Metrics::steal_share`]) is repeated, and
+    /// does not count where undisturbed runs exist (default 0.25: most runs
+    /// of 15 ms on the CI machine lose a few percent, some up to half).
+    pub max_steal_share: f64,
+    /// State each run as if the hypervisor had not taken its cores
+    /// (default off): each core's slowdown is divided by `1 − stolen share`
+    /// of the run's threads on it ([`Metrics::steal_share_on`]) before the
+    /// cores are combined. Off by default because the atoms are timed on
+    /// the same machine and lose time to it as well: on the CI machine,
+    /// discounting the runs alone doubled the median error (3.0 % → 6.0 %)
+    /// and pushed every error up.
+    pub discount_steal: bool,
     /// How often a disturbed run is repeated at most; the least disturbed
     /// attempt counts (default 3).
     pub retries: usize,
@@ -157,6 +178,8 @@ impl Default for Settings {
             spin: Duration::from_micros(100),
             trim: 0.1,
             max_wait_share: 0.05,
+            max_steal_share: 0.25,
+            discount_steal: false,
             retries: 3,
             normalize_speed: true,
             max_speed_change: 0.10,
@@ -181,6 +204,14 @@ impl Settings {
             cold_bytes: 0,
             ..Settings::default()
         }
+    }
+
+    /// How far over its limit the worse of a run's disturbances is: the
+    /// larger of `wait share / max_wait_share` and `steal share /
+    /// max_steal_share` (above 1: disturbed).
+    fn disturbance(&self, m: &Metrics) -> f64 {
+        (m.wait_share().unwrap_or(0.0) / self.max_wait_share)
+            .max(m.steal_share.unwrap_or(0.0) / self.max_steal_share)
     }
 
     fn executor<'k, E: Send>(&self, kernels: &'k Kernels<E>) -> Executor<'k, E> {
@@ -572,15 +603,16 @@ impl<E: Send + 'static> Suite<E> {
     ) -> Result<(Metrics, Vec<Warning>, usize, f64), ValidationError> {
         let mut once = || {
             let inputs = self.inputs(x, n, round);
-            let (run, factor, change) =
-                speed.run(term, x, || settings.executor(kernels).run(term, inputs));
+            let (run, probed, change) = speed.run(|| settings.executor(kernels).run(term, inputs));
             let run = run.map_err(|source| ValidationError::Exec {
                 design: term.to_string(),
                 x,
                 source,
             })?;
-            // How far over its limit the worse of the two disturbances is.
-            let badness = (run.metrics.disturbance() / settings.max_wait_share)
+            let m = &run.metrics;
+            let factor = speed.factor(term, x, probed.as_deref(), m, settings.discount_steal);
+            let badness = settings
+                .disturbance(m)
                 .max(change / settings.max_speed_change);
             Ok::<_, ValidationError>((run, factor, badness))
         };
@@ -896,7 +928,7 @@ impl<E: Send + 'static> Suite<E> {
             // ones exist (a design with more threads than cores disturbs
             // itself: then all count).
             let calm: Vec<usize> = (0..all.len())
-                .filter(|&i| all[i].disturbance() <= settings.max_wait_share)
+                .filter(|&i| settings.disturbance(&all[i]) <= 1.0)
                 .collect();
             let counted: Vec<usize> = if calm.is_empty() {
                 (0..all.len()).collect()
@@ -1221,16 +1253,13 @@ impl Speed {
         }
     }
 
-    /// Runs `f`, a run of `term` at `x`, between two readings of every
-    /// core: its result, the factor that states its time at the reference
-    /// speed, and the largest change of a core's reading (1 and 0 without
-    /// probes). Pinned, the factor is the design's time at the reference
-    /// over its time at the cores' speeds ([`time_at_core_speeds`] with
-    /// each core's mean reading over the reference); unpinned, the
-    /// reference over the one probe's mean reading.
-    fn run<T>(&mut self, term: &Term, x: usize, f: impl FnOnce() -> T) -> (T, f64, f64) {
+    /// Runs `f` (a run) between two readings of every core: its result,
+    /// each core's slowdown against the reference over the run (`None`
+    /// without probes), and the largest change of a core's reading (0
+    /// without probes).
+    fn run<T>(&mut self, f: impl FnOnce() -> T) -> (T, Option<Vec<f64>>, f64) {
         let Some(before) = self.read() else {
-            return (f(), 1.0, 0.0);
+            return (f(), None, 0.0);
         };
         let out = f();
         let after = self.read().unwrap_or_else(|| before.clone());
@@ -1240,26 +1269,66 @@ impl Speed {
             .zip(&after)
             .map(|(&b, &a)| SpeedProbe::change(b, a))
             .fold(0.0, f64::max);
-        let slowdown: Vec<f64> = before
+        let slowdown = before
             .iter()
             .zip(&after)
             .map(|(&b, &a)| 1.0 / SpeedProbe::factor(reference, b, a))
             .collect();
+        (out, Some(slowdown), change)
+    }
+
+    /// The factor that states the time per element of a run of `term` at
+    /// `x` at the reference speed: each core's slowdown is the probe's
+    /// (`probed`, 1 without) divided by `1 − stolen share` of the run's
+    /// threads on it when `discount_steal` (a core taken away 20 % of the
+    /// time runs its work 1.25x slower). Pinned, the design's time at the
+    /// reference over its time at the cores' slowdowns
+    /// ([`time_at_core_speeds`]); unpinned, one slowdown for all.
+    fn factor(
+        &self,
+        term: &Term,
+        x: usize,
+        probed: Option<&[f64]>,
+        metrics: &Metrics,
+        discount_steal: bool,
+    ) -> f64 {
+        let cores = self.cores.as_ref().map_or(1, Cores::len);
+        let mut slowdown: Vec<f64> = match probed {
+            Some(s) => s.to_vec(),
+            None => vec![1.0; cores],
+        };
+        if discount_steal {
+            for (k, s) in slowdown.iter_mut().enumerate() {
+                let stolen = if self.cores.is_some() {
+                    metrics.steal_share_on(k)
+                } else {
+                    metrics.steal_share
+                };
+                *s /= 1.0 - stolen.unwrap_or(0.0).clamp(0.0, MAX_STOLEN);
+            }
+        }
         let factor = if self.cores.is_some() {
             let at = [("x", x as f64)];
             match (
                 time_at_core_speeds(term, &at, &[1.0]),
                 time_at_core_speeds(term, &at, &slowdown),
             ) {
-                (Ok(t), Ok(slow)) if t > 0.0 && slow > 0.0 && (t / slow).is_finite() => t / slow,
+                (Ok(t), Ok(slow)) if slow > 0.0 => t / slow,
                 _ => 1.0,
             }
         } else {
             1.0 / slowdown[0]
         };
-        (out, factor, change)
+        if factor.is_finite() && factor > 0.0 {
+            factor
+        } else {
+            1.0
+        }
     }
 }
+
+/// The largest stolen share a run is corrected for.
+const MAX_STOLEN: f64 = 0.9;
 
 /// An atom's timings around one run: at the reference speed and as
 /// measured.
@@ -1799,6 +1868,12 @@ pub struct SettingsRecord {
     /// [`Settings::pin_threads`].
     #[serde(default)]
     pub pin_threads: bool,
+    /// [`Settings::max_steal_share`].
+    #[serde(default)]
+    pub max_steal_share: f64,
+    /// [`Settings::discount_steal`].
+    #[serde(default)]
+    pub discount_steal: bool,
 }
 
 impl Settings {
@@ -1820,6 +1895,8 @@ impl Settings {
             normalize_speed: self.normalize_speed,
             max_speed_change: self.max_speed_change,
             pin_threads: self.pin_threads,
+            max_steal_share: self.max_steal_share,
+            discount_steal: self.discount_steal,
         }
     }
 }
