@@ -264,6 +264,10 @@ struct Args {
     /// 0 blocks at once).
     #[arg(long)]
     spin_us: Option<u64>,
+    /// MiB of other writes between an atom's inputs and its timing, to make
+    /// them as cold as a run's elements (default 192).
+    #[arg(long)]
+    cold_mib: Option<usize>,
     /// Run one suite only.
     #[arg(long, value_enum)]
     suite: Option<SuiteName>,
@@ -308,6 +312,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(us) = args.spin_us {
         settings.spin = Duration::from_micros(us);
+    }
+    if let Some(mib) = args.cold_mib {
+        settings.cold_bytes = mib << 20;
     }
     settings.pin_threads = !args.no_pin;
     settings.normalize_speed = !args.no_probe;
