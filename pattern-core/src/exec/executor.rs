@@ -598,18 +598,12 @@ impl Ctx {
         }
     }
 
-    /// Pins the calling thread, the design's thread number `thread`, if
-    /// the run is pinned.
-    fn pin(&self, thread: usize) {
-        if let Some(cores) = &self.cores {
-            cores.pin_current(cores.core_of_thread(thread));
-        }
-    }
-
     /// Starts the accounting of the calling thread, the design's thread
     /// number `thread` (pinning it first, if the run is pinned).
     fn begin(&self, thread: usize) -> ThreadStart {
-        self.pin(thread);
+        if let Some(cores) = &self.cores {
+            cores.pin_current(cores.core_of_thread(thread));
+        }
         BLOCKED_NS.with(|b| b.set(0));
         ThreadStart {
             thread,

@@ -1294,6 +1294,9 @@ impl Speed {
         metrics: &Metrics,
         discount_steal: bool,
     ) -> f64 {
+        if probed.is_none() && !discount_steal {
+            return 1.0;
+        }
         let cores = self.cores.as_ref().map_or(1, Cores::len);
         let mut slowdown: Vec<f64> = match probed {
             Some(s) => s.to_vec(),
