@@ -548,6 +548,7 @@ fn validation_runs_end_to_end_on_small_sizes() {
         .probe("const", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x + 1))
         .with_handoff(true)
         .with_cache_reuse(true)
+        .with_contention(true)
         .case("seq", "seq(sort, bump)", true)
         .case("tpool", "tpool[2](sort)", true)
         .case("pipe", "pipe(sort, bump)", true)
@@ -593,7 +594,29 @@ fn validation_runs_end_to_end_on_small_sizes() {
         report.rows[0].refined_design.as_deref(),
         Some("seq(sort, bump_warm)")
     );
-    assert_eq!(report.warm.len(), 2);
+    // Warm variants of both element atoms; a co-run variant of the pooled
+    // one where there is another core to run it on.
+    let cores = pattern_core::exec::Cores::of_current_thread().len();
+    let variants: Vec<&str> = report.variants.iter().map(|a| a.name.as_str()).collect();
+    let pooled = match cores {
+        1 => "tpool[2](sort)".to_string(),
+        2 => "tpool[2](sort_corun)".to_string(),
+        _ => "tpool[2](sort_corun2)".to_string(),
+    };
+    assert_eq!(
+        report.rows[1].refined_design.as_deref(),
+        Some(pooled.as_str())
+    );
+    if cores > 1 {
+        assert_eq!(variants, ["sort_warm", "bump_warm", "sort_corun"]);
+        // Timed before and after each run of the two cases that pool sort.
+        let timings = 2 * 2 * settings.atom_repetitions * settings.rounds;
+        for s in &report.variants[2].samples {
+            assert_eq!(s.times_ns.len(), timings);
+        }
+    } else {
+        assert_eq!(variants, ["sort_warm", "bump_warm"]);
+    }
     assert!(report.table().lines().count() == 6);
     assert!(report.errors_table().contains("| tpool[2](sort) |"));
 

@@ -11,10 +11,14 @@
 //! 1. the hand-over between two threads as an atom of its own, `handoff`:
 //!    the steady-state time per element of `pipe(pass, pass)` with
 //!    do-nothing stages, run by the [`Executor`];
-//! 2. for every configuration: the element atoms it uses, timed with the
-//!    [`Harness`] (inputs built [`Settings::cold_bytes`] earlier, as cold as
-//!    a stream's elements; and warm, with [`Suite::with_cache_reuse`]);
-//!    the configuration run by the [`Executor`] on enough elements for
+//! 2. for every configuration: the element atoms it uses, each timed the
+//!    way a run calls it — on a stream of elements built one after the
+//!    other and followed by [`Settings::cold_bytes`] of other writes, as
+//!    cold as a run's, the timing being the stream's mean
+//!    ([`Settings::atom_stream`]); warm, with [`Suite::with_cache_reuse`];
+//!    co-run with every other core running it too, for atoms in task pools,
+//!    with [`Suite::with_contention`]); the configuration run by the
+//!    [`Executor`] on enough elements for
 //!    about [`Settings::run_target`]; the atoms timed again. A run
 //!    disturbed by other load (threads waiting for a core, or cores taken
 //!    by the hypervisor, [`Settings::max_wait_share`],
@@ -51,24 +55,27 @@
 //!   chose another, as the paper forced Extra-P to), and pointwise
 //!   ([`SizeResult::model_error`]);
 //! - the same with a *refined* model: the hand-over added at every pipeline
-//!   boundary ([`with_handoff`]) and, where an atom follows another on the
-//!   same thread, its warm variant ([`with_cache_reuse`]).
+//!   boundary ([`with_handoff`]), where an atom follows another on the
+//!   same thread its warm variant ([`with_cache_reuse`]), and in a task
+//!   pool the memory contention between its workers ([`with_contention`]).
 
 use super::error::ExecError;
 use super::executor::Executor;
-use super::kernels::Kernels;
+use super::kernels::{ElementKernel, Kernels};
 use super::metrics::{Metrics, Warning};
 use super::placement::{Cores, time_at_core_speeds};
 use super::speed::SpeedProbe;
 use crate::accuracy::{leading_coefficient_error, relative_error};
 use crate::fit::measure::{Harness, Measurement, Samples};
 use crate::fit::{FitError, Fitter, HypothesisSpace, Rational64, TermClass, stats};
-use crate::term::{Atom, Term};
+use crate::term::{Atom, Count, Term};
 use crate::{Design, Expr};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
 use std::time::{Duration, Instant};
 
 /// The name of the hand-over atom in the models.
@@ -82,8 +89,9 @@ pub struct Settings {
     /// of one configuration at one size still scatter by ±10–20 % at the
     /// reference speed, and 5 rounds left medians up to 20 % apart).
     pub rounds: usize,
-    /// Harness repetitions of each atom a configuration uses, right before
-    /// and right after each of its runs (default 2).
+    /// Timings of each atom a configuration uses, right before and right
+    /// after each of its runs (default 2; each a stream of
+    /// [`Settings::atom_stream`]).
     pub atom_repetitions: usize,
     /// The time one run of a configuration should take; the number of
     /// elements is chosen from the predicted time per element (default
@@ -151,7 +159,7 @@ pub struct Settings {
     /// ([`time_at_core_speeds`]). Off: threads go where the scheduler puts
     /// them and one probe is read on the calling thread.
     pub pin_threads: bool,
-    /// For an element atom, the inputs the harness times were followed by
+    /// For an element atom, the inputs it is timed on were followed by
     /// this many bytes of other writes, so that they come from memory as
     /// cold as the elements of a run do (default 192 MiB; 0 for inputs fresh
     /// from the generator). A run's element was written up to its whole
@@ -161,6 +169,19 @@ pub struct Settings {
     /// ran faster as an atom than in the runs: 8–12 % with 32 MiB, 3–10 %
     /// with 64 MiB, 2–10 % with 192 MiB (one sort-suite run each).
     pub cold_bytes: usize,
+    /// How long one timing of an element atom runs (default 4 ms): the
+    /// atom is called on a stream of cold elements built one after the
+    /// other, like a run's, and the timing is the stream's time divided by
+    /// its length — a mean, like a run's time per element. Timed one call
+    /// at a time, the median of short calls leaves out what a stream pays
+    /// at its rate (interrupts, the hypervisor taking the core), which the
+    /// runs do pay: on the CI machine a run's mean time per element of
+    /// `inc` was 4–5.5 % above its median at 4,096–16,384 elements and 1 %
+    /// at 262,144, and every `inc` configuration ran 2–10 % slower than its
+    /// single-call atoms predicted. The stream's length is fixed per atom
+    /// and size by a pilot call, at most a quarter of
+    /// [`Settings::max_bytes`]; zero times single calls.
+    pub atom_stream: Duration,
     /// The fitter of atoms and whole runs (default [`Fitter::default`]).
     pub fitter: Fitter,
 }
@@ -187,6 +208,7 @@ impl Default for Settings {
             max_speed_change: 0.10,
             pin_threads: true,
             cold_bytes: 192 << 20,
+            atom_stream: Duration::from_millis(4),
             fitter: Fitter::default(),
         }
     }
@@ -204,6 +226,7 @@ impl Settings {
             max_elements: 20,
             retries: 0,
             cold_bytes: 0,
+            atom_stream: Duration::ZERO,
             ..Settings::default()
         }
     }
@@ -303,10 +326,14 @@ pub struct Suite<E> {
     cases: Vec<Case>,
     handoff: bool,
     warm: bool,
+    contention: bool,
     /// Written after an atom's inputs are built, so that they are as cold
     /// as [`Settings::cold_bytes`] asks (cheaper than building that many
     /// bytes of further inputs).
     scratch: std::sync::Mutex<Vec<u8>>,
+    /// Elements per timing of an element atom, by atom and size, fixed at
+    /// the first timing ([`Settings::atom_stream`]).
+    stream_lengths: std::sync::Mutex<BTreeMap<(String, usize), usize>>,
 }
 
 impl<E: Send + 'static> Suite<E> {
@@ -328,7 +355,9 @@ impl<E: Send + 'static> Suite<E> {
             cases: Vec::new(),
             handoff: false,
             warm: false,
+            contention: false,
             scratch: std::sync::Mutex::new(Vec::new()),
+            stream_lengths: std::sync::Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -385,6 +414,19 @@ impl<E: Send + 'static> Suite<E> {
         self
     }
 
+    /// Also measure every element atom that runs in a task pool of two or
+    /// more workers *co-run* — timed on the first core while every other
+    /// core runs the same atom on elements of its own — as the atom
+    /// `NAME_corun`, and refine the models with it ([`with_contention`]).
+    /// Workers of a pool share the memory system: on the CI machine, `inc`
+    /// on cold arrays of 4,096 elements ran 15–30 % slower on each core
+    /// while the other core ran it too, though a loop in registers or on
+    /// data in its own cache did not slow down at all (1–2 %).
+    pub fn with_contention(mut self, on: bool) -> Self {
+        self.contention = on;
+        self
+    }
+
     /// The configurations.
     pub fn cases(&self) -> &[Case] {
         &self.cases
@@ -417,6 +459,9 @@ impl<E: Send + 'static> Suite<E> {
         let mut handoff_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
         let mut warm_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
+        let mut corun_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
+        let cores = machine_cores();
         let mut collected: Vec<CaseRuns> = self.cases.iter().map(|_| CaseRuns::default()).collect();
         let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
         let pass_term = Term::pipe(
@@ -488,8 +533,13 @@ impl<E: Send + 'static> Suite<E> {
                     // from one second to the next (memory traffic of other
                     // guests), more than the operators' errors.
                     let uses = self.atoms_of(case)?;
+                    let contended = if self.contention && cores > 1 {
+                        self.pooled_atoms_of(case)?
+                    } else {
+                        Vec::new()
+                    };
                     let mut timed: Vec<Option<AtomTimings>> = vec![None; self.probes.len()];
-                    self.time_atoms(&uses, settings, x, &mut timed, &mut speed)?;
+                    self.time_atoms(&uses, &contended, settings, x, &mut timed, &mut speed)?;
                     let before =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
                     let design = self.design(case, &before.0)?;
@@ -507,7 +557,7 @@ impl<E: Send + 'static> Suite<E> {
                         settings,
                         &mut speed,
                     )?;
-                    self.time_atoms(&uses, settings, x, &mut timed, &mut speed)?;
+                    self.time_atoms(&uses, &contended, settings, x, &mut timed, &mut speed)?;
                     for (i, t) in timed.iter().enumerate() {
                         if let Some(t) = t {
                             merge(&mut atom_samples[i], &t.cold);
@@ -515,18 +565,26 @@ impl<E: Send + 'static> Suite<E> {
                             if let Some(w) = &t.warm {
                                 merge(&mut warm_samples[i], w);
                             }
+                            if let Some(c) = &t.corun {
+                                merge(&mut corun_samples[i], c);
+                            }
                         }
                     }
-                    let (local, local_warm) =
+                    let (local, local_variants) =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
                     let design = self.design(case, &local)?;
                     let at = [("x", x as f64)];
                     let predicted = design.model().eval(&at).ok();
-                    let refined = (self.handoff || self.warm).then(|| {
-                        refine(design.term(), local_handoff.as_ref(), &local_warm)
-                            .model()
-                            .eval(&at)
-                            .ok()
+                    let refined = (self.handoff || self.warm || self.contention).then(|| {
+                        refine(
+                            design.term(),
+                            local_handoff.as_ref(),
+                            &local_variants,
+                            cores,
+                        )
+                        .model()
+                        .eval(&at)
+                        .ok()
                     });
                     for w in run_warnings {
                         let w = w.to_string();
@@ -555,10 +613,15 @@ impl<E: Send + 'static> Suite<E> {
         } else {
             None
         };
-        let mut warm = Vec::new();
+        let mut variants = Vec::new();
         for (probe, samples) in self.probes.iter().zip(&warm_samples) {
             if !samples.is_empty() {
-                warm.push(fit_atom(&warm_name(probe.name()), samples, settings)?);
+                variants.push(fit_atom(&warm_name(probe.name()), samples, settings)?);
+            }
+        }
+        for (probe, samples) in self.probes.iter().zip(&corun_samples) {
+            if !samples.is_empty() {
+                variants.push(fit_atom(&corun_name(probe.name()), samples, settings)?);
             }
         }
         let mut rows = Vec::with_capacity(self.cases.len());
@@ -568,7 +631,7 @@ impl<E: Send + 'static> Suite<E> {
                 &atoms,
                 &raw_samples,
                 handoff.as_ref(),
-                &warm,
+                &variants,
                 std::mem::take(&mut collected[c]),
                 settings,
             )?);
@@ -579,7 +642,7 @@ impl<E: Send + 'static> Suite<E> {
             acceptance_from: settings.acceptance_from,
             atoms,
             handoff,
-            warm,
+            variants,
             rows,
             seconds: started.elapsed().as_secs_f64(),
         })
@@ -666,59 +729,114 @@ impl<E: Send + 'static> Suite<E> {
         settings: &Settings,
         sizes: &[usize],
     ) -> Result<Measurement, ValidationError> {
-        let harness = Harness::new()
-            .warmup(1)
-            .repetitions(settings.atom_repetitions)
-            .progress(false)
-            .label(probe.name());
         match probe {
-            Probe::Custom(_, f) => Ok(f(&harness)),
+            Probe::Custom(_, f) => Ok(f(&Harness::new()
+                .warmup(1)
+                .repetitions(settings.atom_repetitions)
+                .progress(false)
+                .label(probe.name()))),
             Probe::Element(name) => {
                 let kernel = self
                     .kernels
                     .element(name)
                     .ok_or_else(|| ValidationError::NoKernel(name.clone()))?;
-                // Inputs built before the harness starts and followed by
-                // `cold_bytes` of other writes, so that each is as cold as
-                // a pre-built stream element when its turn comes.
-                let used = 1 + settings.atom_repetitions.max(1);
-                let mut pools: BTreeMap<usize, Vec<E>> = sizes
+                let reps = settings.atom_repetitions.max(1);
+                let lengths: Vec<usize> = sizes
                     .iter()
-                    .map(|&x| {
-                        let mut pool: Vec<E> = (0..used)
-                            .map(|i| (self.make)(x, u64::MAX - i as u64))
-                            .collect();
-                        // Taken from the back: the oldest first.
-                        pool.reverse();
-                        (x, pool)
+                    .map(|&x| self.stream_length(name, &kernel, x, settings))
+                    .collect();
+                // Every stream is built before the timings start, one
+                // element after the other like a run's, and followed by
+                // `cold_bytes` of other writes, so that each element is as
+                // cold as a run's when its turn comes. The first element
+                // of each size warms the code up, untimed.
+                let mut seed = u64::MAX;
+                let mut streams: Vec<Vec<E>> = sizes
+                    .iter()
+                    .zip(&lengths)
+                    .map(|(&x, &k)| {
+                        (0..1 + reps * k)
+                            .map(|_| {
+                                seed -= 1;
+                                (self.make)(x, seed)
+                            })
+                            .collect()
                     })
                     .collect();
-                if settings.cold_bytes > 0 && sizes.iter().any(|&x| (self.bytes)(x) > 0) {
-                    let mut scratch = self
-                        .scratch
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    scratch.resize(settings.cold_bytes, 0);
-                    let stamp = scratch.first().map_or(1, |b| b.wrapping_add(1));
-                    scratch.fill(stamp);
-                    std::hint::black_box(&mut *scratch);
+                self.evict(sizes, settings);
+                let mut samples = Vec::with_capacity(sizes.len());
+                for ((&x, &k), stream) in sizes.iter().zip(&lengths).zip(&mut streams) {
+                    let (first, rest) = stream.split_at_mut(1);
+                    kernel(&mut first[0]);
+                    let times_ns = rest
+                        .chunks_mut(k)
+                        .map(|chunk| {
+                            let start = Instant::now();
+                            for e in chunk.iter_mut() {
+                                kernel(e);
+                            }
+                            start.elapsed().as_nanos() as f64 / chunk.len() as f64
+                        })
+                        .collect();
+                    samples.push(Samples {
+                        x,
+                        times_ns,
+                        stopped_early: false,
+                    });
                 }
-                let make = &self.make;
-                Ok(harness.run(
-                    sizes,
-                    |x| {
-                        pools
-                            .get_mut(&x)
-                            .and_then(Vec::pop)
-                            .unwrap_or_else(|| make(x, 0))
-                    },
-                    |mut e| {
-                        kernel(&mut e);
-                        e
-                    },
-                ))
+                std::hint::black_box(&mut streams);
+                Ok(Measurement::from_samples(name, samples))
             }
         }
+    }
+
+    /// Writes [`Settings::cold_bytes`] of scratch memory (when elements at
+    /// `sizes` take memory at all), so that what was built before comes
+    /// from memory.
+    fn evict(&self, sizes: &[usize], settings: &Settings) {
+        if settings.cold_bytes > 0 && sizes.iter().any(|&x| (self.bytes)(x) > 0) {
+            let mut scratch = self
+                .scratch
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            scratch.resize(settings.cold_bytes, 0);
+            let stamp = scratch.first().map_or(1, |b| b.wrapping_add(1));
+            scratch.fill(stamp);
+            std::hint::black_box(&mut *scratch);
+        }
+    }
+
+    /// Elements per timing of the element atom `name` at `x`
+    /// ([`Settings::atom_stream`]): enough for the target time by a pilot
+    /// call at the first request, then fixed, so that every timing of the
+    /// atom at `x` is taken the same way.
+    fn stream_length(
+        &self,
+        name: &str,
+        kernel: &ElementKernel<E>,
+        x: usize,
+        settings: &Settings,
+    ) -> usize {
+        if settings.atom_stream.is_zero() {
+            return 1;
+        }
+        let mut lengths = self
+            .stream_lengths
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *lengths.entry((name.to_string(), x)).or_insert_with(|| {
+            let mut pilot = [(self.make)(x, 1), (self.make)(x, 2)];
+            kernel(&mut pilot[0]);
+            let start = Instant::now();
+            kernel(&mut pilot[1]);
+            let once = start.elapsed().as_nanos().max(1) as f64;
+            let by_time = (settings.atom_stream.as_nanos() as f64 / once).ceil() as usize;
+            let by_memory = match (self.bytes)(x) {
+                0 => usize::MAX,
+                b => settings.max_bytes / 4 / b,
+            };
+            by_time.min(by_memory).min(settings.max_elements).max(1)
+        })
     }
 
     /// The probes (by index) of the element atoms a case uses.
@@ -744,12 +862,34 @@ impl<E: Send + 'static> Suite<E> {
             .collect())
     }
 
-    /// Times the element atoms `uses` at `x` (cold, and warm with
-    /// [`Suite::with_cache_reuse`]), each between two readings of the
-    /// speed probe, and adds the timings to `timed`.
+    /// The probes (by index) of the element atoms a case runs in a task
+    /// pool of two or more workers.
+    fn pooled_atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+        let names: Vec<(String, Expr)> = self
+            .probes
+            .iter()
+            .map(|p| (p.name().to_string(), Expr::num(1.0)))
+            .collect();
+        let design = self.design(case, &names)?;
+        let mut pooled = Vec::new();
+        pooled_atoms(design.term(), false, &mut pooled);
+        Ok(self
+            .probes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Probe::Element(_)) && pooled.iter().any(|u| u == p.name()))
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    /// Times the element atoms `uses` at `x` (cold; warm with
+    /// [`Suite::with_cache_reuse`]; co-run for those in `contended`), each
+    /// between two readings of the speed probe, and adds the timings to
+    /// `timed`.
     fn time_atoms(
         &self,
         uses: &[usize],
+        contended: &[usize],
         settings: &Settings,
         x: usize,
         timed: &mut [Option<AtomTimings>],
@@ -766,18 +906,29 @@ impl<E: Send + 'static> Suite<E> {
             } else {
                 None
             };
+            let corun = if contended.contains(&i) {
+                let cores = speed.cores.clone();
+                let (corun, factor) =
+                    speed.atom(|| self.measure_corun(probe.name(), settings, x, cores.as_ref()));
+                Some(scaled(&corun?, factor))
+            } else {
+                None
+            };
+            let join = |a: Option<Measurement>, b: Option<Measurement>| match (a, b) {
+                (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
+                (a, b) => a.or(b),
+            };
             timed[i] = Some(match timed[i].take() {
                 None => AtomTimings {
                     cold,
                     warm,
+                    corun,
                     cold_raw,
                 },
                 Some(before) => AtomTimings {
                     cold: join_measurements(&before.cold, &cold),
-                    warm: match (before.warm, warm) {
-                        (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
-                        (a, b) => a.or(b),
-                    },
+                    warm: join(before.warm, warm),
+                    corun: join(before.corun, corun),
                     cold_raw: join_measurements(&before.cold_raw, &cold_raw),
                 },
             });
@@ -786,8 +937,8 @@ impl<E: Send + 'static> Suite<E> {
     }
 
     /// The atoms as timed around a run (element atoms: the median at `x`),
-    /// the others from this round's measurement or their fit, and the warm
-    /// variants.
+    /// the others from this round's measurement or their fit, and the
+    /// variants (warm, co-run).
     fn local_atoms(
         &self,
         timed: &[Option<AtomTimings>],
@@ -811,6 +962,12 @@ impl<E: Send + 'static> Suite<E> {
                             model: Expr::num(median_at(w, x)),
                         });
                     }
+                    if let Some(c) = &t.corun {
+                        warm.push(Atom {
+                            name: corun_name(name),
+                            model: Expr::num(median_at(c, x)),
+                        });
+                    }
                     Expr::num(median_at(&t.cold, x))
                 }
                 (Probe::Custom(..), _, Some(m)) if m.sizes().iter().any(|s| s.x == x) => {
@@ -827,7 +984,9 @@ impl<E: Send + 'static> Suite<E> {
     }
 
     /// Times the element kernel `name` at `x` on inputs fresh from the
-    /// generator (in the cache, as after another atom on the same thread).
+    /// generator (in the cache, as after another atom on the same thread):
+    /// as many calls per timing as a cold timing makes, each on an element
+    /// built right before it, their mean.
     fn measure_warm(
         &self,
         name: &str,
@@ -838,23 +997,117 @@ impl<E: Send + 'static> Suite<E> {
             .kernels
             .element(name)
             .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let k = self.stream_length(name, &kernel, x, settings);
         let mut seed = 0u64;
-        Ok(Harness::new()
-            .warmup(1)
-            .repetitions(settings.atom_repetitions)
-            .progress(false)
-            .label(&warm_name(name))
-            .run(
-                &[x],
-                |x| {
-                    seed += 1;
-                    (self.make)(x, seed)
-                },
-                |mut e| {
+        let mut fresh = || {
+            seed += 1;
+            (self.make)(x, seed)
+        };
+        kernel(&mut fresh());
+        let times_ns = (0..settings.atom_repetitions.max(1))
+            .map(|_| {
+                let mut total = 0.0;
+                for _ in 0..k {
+                    let mut e = fresh();
+                    let start = Instant::now();
                     kernel(&mut e);
-                    e
-                },
-            ))
+                    total += start.elapsed().as_nanos() as f64;
+                    std::hint::black_box(&mut e);
+                }
+                total / k as f64
+            })
+            .collect();
+        Ok(Measurement::from_samples(
+            &warm_name(name),
+            vec![Samples {
+                x,
+                times_ns,
+                stopped_early: false,
+            }],
+        ))
+    }
+
+    /// Times the element kernel `name` at `x` like a cold timing
+    /// ([`Settings::atom_stream`]) while every other core (one other thread
+    /// when unpinned) runs it too, each on a cold stream of its own, from
+    /// the first timed call to the last.
+    fn measure_corun(
+        &self,
+        name: &str,
+        settings: &Settings,
+        x: usize,
+        cores: Option<&Cores>,
+    ) -> Result<Measurement, ValidationError> {
+        let kernel = self
+            .kernels
+            .element(name)
+            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let k = self.stream_length(name, &kernel, x, settings);
+        let reps = settings.atom_repetitions.max(1);
+        let partners = cores.map_or(1, |c| c.len() - 1).max(1);
+        let mut seed = u64::MAX / 2;
+        let mut build = || -> Vec<E> {
+            (0..1 + reps * k)
+                .map(|_| {
+                    seed -= 1;
+                    (self.make)(x, seed)
+                })
+                .collect()
+        };
+        let mut timed = build();
+        let mut others: Vec<Vec<E>> = (0..partners).map(|_| build()).collect();
+        self.evict(&[x], settings);
+        let ready = AtomicUsize::new(0);
+        let done = AtomicBool::new(false);
+        let times_ns = thread::scope(|s| {
+            for (p, stream) in others.iter_mut().enumerate() {
+                let (kernel, ready, done) = (&kernel, &ready, &done);
+                s.spawn(move || {
+                    if let Some(cores) = cores {
+                        cores.pin_current(p + 1);
+                    }
+                    let (first, rest) = stream.split_at_mut(1);
+                    kernel(&mut first[0]);
+                    ready.fetch_add(1, Ordering::AcqRel);
+                    // Round and round its stream until the timing ends: the
+                    // stream is larger than a core's cache, so elements
+                    // worked on before come from memory again.
+                    'work: loop {
+                        for e in rest.iter_mut() {
+                            if done.load(Ordering::Acquire) {
+                                break 'work;
+                            }
+                            kernel(e);
+                        }
+                    }
+                });
+            }
+            let (first, rest) = timed.split_at_mut(1);
+            kernel(&mut first[0]);
+            while ready.load(Ordering::Acquire) < partners {
+                std::hint::spin_loop();
+            }
+            let times: Vec<f64> = rest
+                .chunks_mut(k)
+                .map(|chunk| {
+                    let start = Instant::now();
+                    for e in chunk.iter_mut() {
+                        kernel(e);
+                    }
+                    start.elapsed().as_nanos() as f64 / chunk.len() as f64
+                })
+                .collect();
+            done.store(true, Ordering::Release);
+            times
+        });
+        Ok(Measurement::from_samples(
+            &corun_name(name),
+            vec![Samples {
+                x,
+                times_ns,
+                stopped_early: false,
+            }],
+        ))
     }
 
     fn fit_atoms(
@@ -916,7 +1169,7 @@ impl<E: Send + 'static> Suite<E> {
                 name: HANDOFF.to_string(),
                 model: h.model.clone(),
             });
-            refine(term, handoff.as_ref(), &warm)
+            refine(term, handoff.as_ref(), &warm, machine_cores())
         });
         let refined_model = refined_term.as_ref().map(|t| t.model().simplify());
         let refined_asymptotic = refined_term
@@ -980,10 +1233,15 @@ impl<E: Send + 'static> Suite<E> {
                     name: HANDOFF.to_string(),
                     model: at_x(h),
                 });
-                refine(local_design.term(), handoff.as_ref(), &warm)
-                    .model()
-                    .eval(&at)
-                    .ok()
+                refine(
+                    local_design.term(),
+                    handoff.as_ref(),
+                    &warm,
+                    machine_cores(),
+                )
+                .model()
+                .eval(&at)
+                .ok()
             });
             let predicted_refined = predicted_refined.flatten();
             // The same from the timings as measured.
@@ -1341,6 +1599,7 @@ const MAX_STOLEN: f64 = 0.9;
 struct AtomTimings {
     cold: Measurement,
     warm: Option<Measurement>,
+    corun: Option<Measurement>,
     cold_raw: Measurement,
 }
 
@@ -1388,9 +1647,9 @@ fn median_at(m: &Measurement, x: usize) -> f64 {
         .map_or(f64::NAN, |s| s.median())
 }
 
-/// The refined term: cache reuse, then the hand-over.
-fn refine(term: &Term, handoff: Option<&Atom>, warm: &[Atom]) -> Term {
-    let reused = with_cache_reuse(term, warm);
+/// The refined term: cache reuse, then contention, then the hand-over.
+fn refine(term: &Term, handoff: Option<&Atom>, variants: &[Atom], cores: usize) -> Term {
+    let reused = with_contention(&with_cache_reuse(term, variants), variants, cores);
     match handoff {
         Some(h) => with_handoff(&reused, h),
         None => reused,
@@ -1533,6 +1792,94 @@ fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
         Term::Seq(a, b) => Term::seq(reuse(a, warm, first), reuse(b, warm, false)),
         Term::Pipe(a, b) => Term::pipe(reuse(a, warm, first), reuse(b, warm, true)),
         Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(reuse(t, warm, first))),
+    }
+}
+
+/// The name of the co-run variant of an atom ([`Suite::with_contention`]).
+pub fn corun_name(atom: &str) -> String {
+    format!("{atom}_corun")
+}
+
+/// The cores of this machine the validation may use.
+fn machine_cores() -> usize {
+    Cores::of_current_thread().len()
+}
+
+/// Collects the names of the atoms `term` runs in a task pool of two or
+/// more workers (`pooled`: inside one already).
+fn pooled_atoms(term: &Term, pooled: bool, out: &mut Vec<String>) {
+    match term {
+        Term::Atom(a) if pooled => out.push(a.name.clone()),
+        Term::Tpool(n, t) => pooled_atoms(t, pooled || !matches!(n, Count::Fixed(1)), out),
+        _ => {
+            for child in term.children() {
+                pooled_atoms(child, pooled, out);
+            }
+        }
+    }
+}
+
+/// `term` with memory contention between the workers of a task pool: an
+/// atom in a pool of `n ≥ 2` workers on a machine of `cores` cores runs
+/// while `b − 1` other cores run it too, `b = min(n, cores)`, so it takes
+/// `M[a] + (b − 1)/(cores − 1) · (M[a_corun] − M[a])`, where `a_corun`
+/// (named by [`corun_name`], from `variants`) is the atom timed while all
+/// other cores ran it: the slowdown grows in proportion to the busy cores,
+/// to first order (each takes its share of the memory bandwidth). With
+/// every core busy the atom is replaced by `a_corun`; otherwise by an atom
+/// `a_corunB` with that model. Atoms without a co-run variant, a symbolic
+/// `n` (counted as every core) and a machine of one core (no change) are
+/// covered too.
+///
+/// ```
+/// use pattern_core::exec::validate::with_contention;
+/// use pattern_core::{Atom, Design, Expr};
+///
+/// let d = Design::parse("inc = 4*x; nop = 1; pipe(tpool[2](inc), tpool[1](nop))")?;
+/// let corun = [Atom { name: "inc_corun".into(), model: Expr::parse("5*x")? }];
+/// // On 2 cores both workers' cores are busy: 5x / 2.
+/// let on_two = with_contention(d.term(), &corun, 2);
+/// assert_eq!(on_two.to_string(), "pipe(tpool[2](inc_corun), tpool[1](nop))");
+/// assert_eq!(on_two.model().eval(&[("x", 100.0)])?, 250.0);
+/// // On 5 cores, 2 workers keep 1 of the 4 other cores busy:
+/// // (4x + (5x - 4x) / 4) / 2.
+/// let on_five = with_contention(d.term(), &corun, 5);
+/// assert_eq!(on_five.to_string(), "pipe(tpool[2](inc_corun2), tpool[1](nop))");
+/// assert_eq!(on_five.model().eval(&[("x", 100.0)])?, 212.5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_contention(term: &Term, variants: &[Atom], cores: usize) -> Term {
+    contend(term, variants, cores, 1)
+}
+
+fn contend(term: &Term, variants: &[Atom], cores: usize, busy: usize) -> Term {
+    match term {
+        Term::Atom(a) if busy > 1 && cores > 1 => {
+            let Some(corun) = variants.iter().find(|v| v.name == corun_name(&a.name)) else {
+                return term.clone();
+            };
+            if busy >= cores {
+                return Term::Atom(corun.clone());
+            }
+            let share = (busy - 1) as f64 / (cores - 1) as f64;
+            Term::Atom(Atom {
+                name: format!("{}{busy}", corun.name),
+                model: Expr::Add(vec![
+                    Expr::Mul(vec![Expr::num(1.0 - share), a.model.clone()]),
+                    Expr::Mul(vec![Expr::num(share), corun.model.clone()]),
+                ])
+                .simplify(),
+            })
+        }
+        Term::Tpool(n, t) => {
+            let workers = match n {
+                Count::Fixed(k) => usize::try_from(*k).unwrap_or(usize::MAX),
+                Count::Symbol(_) => cores,
+            };
+            let busy = busy.saturating_mul(workers).min(cores.max(1));
+            Term::Tpool(n.clone(), Box::new(contend(t, variants, cores, busy)))
+        }
+        _ => term.map_children(|child| contend(child, variants, cores, busy)),
     }
 }
 
@@ -1722,8 +2069,9 @@ pub struct SuiteReport {
     pub atoms: Vec<AtomReport>,
     /// The hand-over atom, if measured.
     pub handoff: Option<AtomReport>,
-    /// The element atoms measured warm ([`Suite::with_cache_reuse`]).
-    pub warm: Vec<AtomReport>,
+    /// The variants of the element atoms: measured warm
+    /// ([`Suite::with_cache_reuse`]) and co-run ([`Suite::with_contention`]).
+    pub variants: Vec<AtomReport>,
     /// Its configurations.
     pub rows: Vec<Row>,
     /// How long it took, s.
@@ -1879,6 +2227,9 @@ pub struct SettingsRecord {
     /// [`Settings::discount_steal`].
     #[serde(default)]
     pub discount_steal: bool,
+    /// [`Settings::atom_stream`], ms.
+    #[serde(default)]
+    pub atom_stream_ms: f64,
 }
 
 impl Settings {
@@ -1902,6 +2253,7 @@ impl Settings {
             pin_threads: self.pin_threads,
             max_steal_share: self.max_steal_share,
             discount_steal: self.discount_steal,
+            atom_stream_ms: self.atom_stream.as_secs_f64() * 1e3,
         }
     }
 }
@@ -1942,7 +2294,7 @@ impl SuiteReport {
     pub fn atoms_table(&self) -> String {
         let mut out =
             String::from("| atom | fitted model [ns] | LOO SMAPE % |\n| --- | --- | --- |\n");
-        for a in self.atoms.iter().chain(&self.warm).chain(&self.handoff) {
+        for a in self.atoms.iter().chain(&self.variants).chain(&self.handoff) {
             let _ = writeln!(out, "| {} | {:.4} | {:.2} |", a.name, a.model, a.cv_smape);
         }
         out
@@ -2025,6 +2377,78 @@ mod tests {
             .unwrap()
             .term()
             .clone()
+    }
+
+    fn corun() -> Vec<Atom> {
+        vec![Atom {
+            name: "a_corun".into(),
+            model: Expr::parse("3*x").unwrap(),
+        }]
+    }
+
+    #[test]
+    fn contention_only_inside_pools_of_two_or_more() {
+        let v = corun();
+        let on = |text: &str, cores: usize| with_contention(&term(text), &v, cores).to_string();
+        assert_eq!(on("seq(a, b)", 2), "seq(a, b)");
+        assert_eq!(on("tpool[1](a)", 2), "tpool[1](a)");
+        assert_eq!(
+            on("pipe(tpool[2](seq(a, b)), a)", 2),
+            "pipe(tpool[2](seq(a_corun, b)), a)"
+        );
+        // A symbolic count counts as every core; one core has no contention.
+        assert_eq!(on("tpool[n](a)", 4), "tpool[n](a_corun)");
+        assert_eq!(on("tpool[2](a)", 1), "tpool[2](a)");
+        // Nested pools multiply their workers: 2 x 2 keep 4 of 8 cores
+        // busy, so a takes x + 3/7 (3x - x).
+        let t = with_contention(&term("tpool[2](tpool[2](a))"), &v, 8);
+        assert_eq!(t.to_string(), "tpool[2](tpool[2](a_corun4))");
+        let x = 700.0;
+        let want = x * (1.0 + 6.0 / 7.0) / 4.0;
+        assert!((t.model().eval(&[("x", x)]).unwrap() - want).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pooled_atoms_are_those_in_pools_of_two_or_more() {
+        let mut out = Vec::new();
+        pooled_atoms(
+            &term("seq(a, pipe(tpool[1](b), tpool[3](seq(b, c))))"),
+            false,
+            &mut out,
+        );
+        assert_eq!(out, ["b", "c"]);
+    }
+
+    #[test]
+    fn stream_length_is_fixed_and_bounded() {
+        let kernels = Kernels::<Vec<u8>>::new().add("touch", |v| v[0] = v[0].wrapping_add(1));
+        let suite = Suite::new("s", kernels, &[16], |x, _| vec![0u8; x]).element_bytes(|x| x);
+        let kernel = suite.kernels.element("touch").unwrap();
+        let long = Settings {
+            atom_stream: Duration::from_secs(10),
+            max_elements: 50,
+            ..Settings::default()
+        };
+        // Ten seconds of a call that takes nanoseconds: the element bound.
+        assert_eq!(suite.stream_length("touch", &kernel, 16, &long), 50);
+        // Fixed at the first request, whatever the settings say later.
+        let fewer = Settings {
+            max_elements: 7,
+            ..long.clone()
+        };
+        assert_eq!(suite.stream_length("touch", &kernel, 16, &fewer), 50);
+        // A quarter of the run's memory bound: 1,000 bytes of 100-byte
+        // elements.
+        let small = Settings {
+            max_bytes: 4_000,
+            ..long.clone()
+        };
+        assert_eq!(suite.stream_length("touch", &kernel, 100, &small), 10);
+        let single = Settings {
+            atom_stream: Duration::ZERO,
+            ..long
+        };
+        assert_eq!(suite.stream_length("touch", &kernel, 200, &single), 1);
     }
 
     #[test]
@@ -2119,7 +2543,7 @@ mod tests {
             acceptance_from: 100,
             atoms: vec![],
             handoff: None,
-            warm: vec![],
+            variants: vec![],
             rows: vec![
                 row("a", true, vec![size(10, 0.9), size(100, 0.05)]),
                 row("b", true, vec![size(100, 0.08)]),
