@@ -8,7 +8,7 @@
 //! the hand-over between threads as an atom. Writes every measurement to a
 //! JSON file.
 //!
-//! Run with `cargo run --release --example validate` (a few minutes on 2
+//! Run with `cargo run --release --example validate` (12–17 min on 2
 //! cores); `-- --help` lists the options (rounds, run length, one suite,
 //! unpinned threads, no speed probe, `--quick` for a smoke test).
 use pattern_core::exec::validate::{
@@ -346,7 +346,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..settings.clone()
     };
     eprintln!(
-        "validate: {} cores, load average {}; {} rounds (a few minutes)",
+        "validate: {} cores, load average {}; {} rounds (12–17 min)",
         before.cores,
         before.load_average.map_or("unknown".into(), |l| format!(
             "{:.2} {:.2} {:.2}",

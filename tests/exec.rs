@@ -598,24 +598,26 @@ fn validation_runs_end_to_end_on_small_sizes() {
     // one where there is another core to run it on.
     let cores = pattern_core::exec::Cores::of_current_thread().len();
     let variants: Vec<&str> = report.variants.iter().map(|a| a.name.as_str()).collect();
+    // Refined: co-run where another core runs it, and the pool's hand-over
+    // for the workers that are busy at once.
     let pooled = match cores {
-        1 => "tpool[2](sort)".to_string(),
-        2 => "tpool[2](sort_corun)".to_string(),
-        _ => "tpool[2](sort_corun2)".to_string(),
+        1 => "tpool[2](seq(sort, handoff_pool1))",
+        2 => "tpool[2](seq(sort_corun, handoff_pool2))",
+        _ => "tpool[2](seq(sort_corun2, handoff_pool2))",
     };
-    assert_eq!(
-        report.rows[1].refined_design.as_deref(),
-        Some(pooled.as_str())
-    );
+    assert_eq!(report.rows[1].refined_design.as_deref(), Some(pooled));
     if cores > 1 {
-        assert_eq!(variants, ["sort_warm", "bump_warm", "sort_corun"]);
+        assert_eq!(
+            variants,
+            ["sort_warm", "bump_warm", "sort_corun", "handoff_pool2"]
+        );
         // Timed before and after each run of the two cases that pool sort.
         let timings = 2 * 2 * settings.atom_repetitions * settings.rounds;
         for s in &report.variants[2].samples {
             assert_eq!(s.times_ns.len(), timings);
         }
     } else {
-        assert_eq!(variants, ["sort_warm", "bump_warm"]);
+        assert_eq!(variants, ["sort_warm", "bump_warm", "handoff_pool1"]);
     }
     assert!(report.table().lines().count() == 6);
     assert!(report.errors_table().contains("| tpool[2](sort) |"));

@@ -81,6 +81,11 @@ use std::time::{Duration, Instant};
 /// The name of the hand-over atom in the models.
 pub const HANDOFF: &str = "handoff";
 
+/// The kernel time of the workers that measure a pool's hand-over
+/// ([`pool_handoff_name`]): long enough that the queue's memory has moved
+/// to the other cores between two takes, as with real kernels.
+const POOL_SPIN: Duration = Duration::from_micros(10);
+
 /// How much to measure.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -399,7 +404,9 @@ impl<E: Send + 'static> Suite<E> {
     }
 
     /// Also measure the hand-over between threads and report the models
-    /// with it (default off).
+    /// with it (default off): between pipeline stages ([`with_handoff`]) and
+    /// from a task pool's shared queue to its workers
+    /// ([`with_pool_handoff`]).
     pub fn with_handoff(mut self, on: bool) -> Self {
         self.handoff = on;
         self
@@ -457,11 +464,31 @@ impl<E: Send + 'static> Suite<E> {
         let mut raw_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let mut handoff_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        let mut pool_samples: BTreeMap<usize, BTreeMap<usize, Vec<f64>>> = BTreeMap::new();
         let mut warm_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let mut corun_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let cores = machine_cores();
+        let mut pools = Vec::new();
+        if self.handoff {
+            for case in &self.cases {
+                let names: Vec<(String, Expr)> = self
+                    .probes
+                    .iter()
+                    .map(|p| (p.name().to_string(), Expr::num(1.0)))
+                    .collect();
+                pool_sizes(self.design(case, &names)?.term(), cores, &mut pools);
+            }
+            pools.sort_unstable();
+            pools.dedup();
+        }
+        let spin_kernels = Kernels::<E>::new().add("spin", |_| {
+            let start = Instant::now();
+            while start.elapsed() < POOL_SPIN {
+                std::hint::spin_loop();
+            }
+        });
         let mut collected: Vec<CaseRuns> = self.cases.iter().map(|_| CaseRuns::default()).collect();
         let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
         let pass_term = Term::pipe(
@@ -526,6 +553,44 @@ impl<E: Send + 'static> Suite<E> {
                         });
                     }
                 }
+                // A pool's hand-over: what each of `w` workers spends per
+                // element beside a kernel of known time.
+                let mut local_pools = Vec::new();
+                for &w in &pools {
+                    let spin = POOL_SPIN.as_nanos() as f64;
+                    let term = Term::Tpool(
+                        Count::Fixed(w as u64),
+                        Box::new(Term::atom("spin", Expr::num(spin))),
+                    );
+                    // A cost of threads, not of the elements: on elements
+                    // of the smallest size, as many as a full run takes.
+                    let smallest = self.sizes[0];
+                    let n = ((settings.run_target.as_nanos() as f64 * w as f64 / spin) as usize)
+                        .clamp(settings.min_elements, settings.max_elements.max(1))
+                        .min(self.memory_bound(smallest, settings));
+                    let (metrics, _, _, _) = self.least_disturbed(
+                        &spin_kernels,
+                        &term,
+                        smallest,
+                        n,
+                        round,
+                        settings,
+                        &mut unprobed,
+                    )?;
+                    if let Some(t) = metrics.inter_departure_ns {
+                        let each = (t * w as f64 - spin).max(0.0);
+                        pool_samples
+                            .entry(w)
+                            .or_default()
+                            .entry(x)
+                            .or_default()
+                            .push(each);
+                        local_pools.push(Atom {
+                            name: pool_handoff_name(w),
+                            model: Expr::num(each),
+                        });
+                    }
+                }
                 for (c, case) in self.cases.iter().enumerate() {
                     // The case's element atoms are timed right before and
                     // right after its run, and the run is compared with
@@ -570,8 +635,9 @@ impl<E: Send + 'static> Suite<E> {
                             }
                         }
                     }
-                    let (local, local_variants) =
+                    let (local, mut local_variants) =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                    local_variants.extend(local_pools.iter().cloned());
                     let design = self.design(case, &local)?;
                     let at = [("x", x as f64)];
                     let predicted = design.model().eval(&at).ok();
@@ -623,6 +689,9 @@ impl<E: Send + 'static> Suite<E> {
             if !samples.is_empty() {
                 variants.push(fit_atom(&corun_name(probe.name()), samples, settings)?);
             }
+        }
+        for (w, samples) in &pool_samples {
+            variants.push(fit_atom(&pool_handoff_name(*w), samples, settings)?);
         }
         let mut rows = Vec::with_capacity(self.cases.len());
         for (c, case) in self.cases.iter().enumerate() {
@@ -1647,9 +1716,11 @@ fn median_at(m: &Measurement, x: usize) -> f64 {
         .map_or(f64::NAN, |s| s.median())
 }
 
-/// The refined term: cache reuse, then contention, then the hand-over.
+/// The refined term: cache reuse, contention, the pools' hand-over, then
+/// the pipelines' hand-over.
 fn refine(term: &Term, handoff: Option<&Atom>, variants: &[Atom], cores: usize) -> Term {
     let reused = with_contention(&with_cache_reuse(term, variants), variants, cores);
+    let reused = with_pool_handoff(&reused, variants, cores);
     match handoff {
         Some(h) => with_handoff(&reused, h),
         None => reused,
@@ -1872,14 +1943,77 @@ fn contend(term: &Term, variants: &[Atom], cores: usize, busy: usize) -> Term {
             })
         }
         Term::Tpool(n, t) => {
-            let workers = match n {
-                Count::Fixed(k) => usize::try_from(*k).unwrap_or(usize::MAX),
-                Count::Symbol(_) => cores,
-            };
-            let busy = busy.saturating_mul(workers).min(cores.max(1));
+            let busy = busy
+                .saturating_mul(busy_workers(n, cores))
+                .min(cores.max(1));
             Term::Tpool(n.clone(), Box::new(contend(t, variants, cores, busy)))
         }
         _ => term.map_children(|child| contend(child, variants, cores, busy)),
+    }
+}
+
+/// The name of the hand-over of a task pool of `workers` busy workers
+/// ([`with_pool_handoff`]).
+pub fn pool_handoff_name(workers: usize) -> String {
+    format!("handoff_pool{workers}")
+}
+
+/// The workers a pool keeps busy at once: its count, at most `cores` (a
+/// symbolic count: `cores`).
+fn busy_workers(n: &Count, cores: usize) -> usize {
+    let workers = match n {
+        Count::Fixed(k) => usize::try_from(*k).unwrap_or(usize::MAX),
+        Count::Symbol(_) => cores,
+    };
+    workers.min(cores.max(1))
+}
+
+/// Collects the busy workers ([`busy_workers`]) of every pool in `term`.
+fn pool_sizes(term: &Term, cores: usize, out: &mut Vec<usize>) {
+    if let Term::Tpool(n, _) = term {
+        out.push(busy_workers(n, cores));
+    }
+    for child in term.children() {
+        pool_sizes(child, cores, out);
+    }
+}
+
+/// `term` with the hand-over of its task pools: every worker of a pool
+/// takes each of its elements from the shared queue and hands it on, and
+/// when `w` workers do so at once (`w` = the count, at most `cores`) the
+/// queue's memory moves between their cores at every take. `tpool[n](t)`
+/// becomes `tpool[n](seq(t, h))` with `h` the atom named
+/// [`pool_handoff_name`]`(w)` from `variants`, where there is one. The
+/// validation measures it as `w` times the time per element of
+/// `tpool[w](spin)` minus the kernel's time, for a kernel that spins for
+/// 10 µs, a pool at the top of the program.
+///
+/// ```
+/// use pattern_core::exec::validate::{pool_handoff_name, with_pool_handoff};
+/// use pattern_core::{Atom, Design, Expr};
+///
+/// let d = Design::parse("inc = 4*x; pipe(tpool[2](inc), tpool[8](inc))")?;
+/// let h = [Atom { name: pool_handoff_name(2), model: Expr::num(500.0) }];
+/// let t = with_pool_handoff(d.term(), &h, 2);
+/// assert_eq!(
+///     t.to_string(),
+///     "pipe(tpool[2](seq(inc, handoff_pool2)), tpool[8](seq(inc, handoff_pool2)))"
+/// );
+/// assert_eq!(t.model().eval(&[("x", 1000.0)])?, 2250.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_pool_handoff(term: &Term, variants: &[Atom], cores: usize) -> Term {
+    match term {
+        Term::Tpool(n, t) => {
+            let inner = with_pool_handoff(t, variants, cores);
+            let name = pool_handoff_name(busy_workers(n, cores));
+            let inner = match variants.iter().find(|v| v.name == name) {
+                Some(h) => Term::seq(inner, Term::Atom(h.clone())),
+                None => inner,
+            };
+            Term::Tpool(n.clone(), Box::new(inner))
+        }
+        _ => term.map_children(|child| with_pool_handoff(child, variants, cores)),
     }
 }
 
@@ -2406,6 +2540,32 @@ mod tests {
         let x = 700.0;
         let want = x * (1.0 + 6.0 / 7.0) / 4.0;
         assert!((t.model().eval(&[("x", x)]).unwrap() - want).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pool_handoff_for_the_busy_workers_of_every_pool() {
+        let h = |w: usize| Atom {
+            name: pool_handoff_name(w),
+            model: Expr::num(100.0 * w as f64),
+        };
+        let v = [h(1), h(2)];
+        let on = |text: &str, cores: usize| with_pool_handoff(&term(text), &v, cores).to_string();
+        assert_eq!(on("seq(a, b)", 2), "seq(a, b)");
+        assert_eq!(on("tpool[1](a)", 2), "tpool[1](seq(a, handoff_pool1))");
+        // More workers than cores: as many busy at once as there are cores.
+        assert_eq!(
+            on("pipe(tpool[8](a), tpool[n](b))", 2),
+            "pipe(tpool[8](seq(a, handoff_pool2)), tpool[n](seq(b, handoff_pool2)))"
+        );
+        // No measured hand-over for 4 busy workers: left alone.
+        assert_eq!(on("tpool[4](a)", 4), "tpool[4](a)");
+        let mut sizes = Vec::new();
+        pool_sizes(
+            &term("seq(tpool[3](a), pipe(tpool[1](b), c))"),
+            2,
+            &mut sizes,
+        );
+        assert_eq!(sizes, [2, 1]);
     }
 
     #[test]
