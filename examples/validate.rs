@@ -417,8 +417,9 @@ fn print(report: &Report) {
         println!(
             "Configurations (cf. seed 001 Table 2): monolithic = fitted from the whole \
              runs, modular = composed from the atoms by the plain operators, refined = \
-             with the hand-over at pipeline boundaries and warm atoms after another atom \
-             on a thread; errors are relative, pointwise against the measured median per \
+             with the hand-over at pipeline boundaries and in task pools, warm atoms \
+             after another atom on a thread and co-run atoms in task pools; atoms are \
+             timed as the mean over a stream of cold elements; errors are relative, pointwise against the measured median per \
              size. Threads are pinned to cores and every timing is stated at the \
              machine's speed at the start: a speed probe (a memory-bound reference \
              kernel) is read on every core before and after each atom timing and each \
@@ -454,7 +455,7 @@ fn print(report: &Report) {
     );
     println!("  plain operators: {}", summary(a.plain, &a.plain_worst));
     println!(
-        "  refined (hand-over, cache reuse): {}",
+        "  refined (hand-over, cache reuse, contention): {}",
         summary(a.refined, &a.refined_worst)
     );
     println!(
