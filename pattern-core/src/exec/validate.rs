@@ -837,16 +837,7 @@ impl<E: Send + 'static> Suite<E> {
                 for ((&x, &k), stream) in sizes.iter().zip(&lengths).zip(&mut streams) {
                     let (first, rest) = stream.split_at_mut(1);
                     kernel(&mut first[0]);
-                    let times_ns = rest
-                        .chunks_mut(k)
-                        .map(|chunk| {
-                            let start = Instant::now();
-                            for e in chunk.iter_mut() {
-                                kernel(e);
-                            }
-                            start.elapsed().as_nanos() as f64 / chunk.len() as f64
-                        })
-                        .collect();
+                    let times_ns = stream_means(&kernel, rest, k);
                     samples.push(Samples {
                         x,
                         times_ns,
@@ -1156,16 +1147,7 @@ impl<E: Send + 'static> Suite<E> {
             while ready.load(Ordering::Acquire) < partners {
                 std::hint::spin_loop();
             }
-            let times: Vec<f64> = rest
-                .chunks_mut(k)
-                .map(|chunk| {
-                    let start = Instant::now();
-                    for e in chunk.iter_mut() {
-                        kernel(e);
-                    }
-                    start.elapsed().as_nanos() as f64 / chunk.len() as f64
-                })
-                .collect();
+            let times = stream_means(&kernel, rest, k);
             done.store(true, Ordering::Release);
             times
         });
@@ -1864,6 +1846,21 @@ fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
         Term::Pipe(a, b) => Term::pipe(reuse(a, warm, first), reuse(b, warm, true)),
         Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(reuse(t, warm, first))),
     }
+}
+
+/// Calls `kernel` on every element of `stream`, timing each run of `k`
+/// consecutive calls: their mean times, ns.
+fn stream_means<E>(kernel: &ElementKernel<E>, stream: &mut [E], k: usize) -> Vec<f64> {
+    stream
+        .chunks_mut(k.max(1))
+        .map(|chunk| {
+            let start = Instant::now();
+            for e in chunk.iter_mut() {
+                kernel(e);
+            }
+            start.elapsed().as_nanos() as f64 / chunk.len() as f64
+        })
+        .collect()
 }
 
 /// The name of the co-run variant of an atom ([`Suite::with_contention`]).
