@@ -270,9 +270,12 @@ fn every_thread_accounts_for_its_time() {
     assert_eq!(m.thread_times.len(), 2);
     let stage = |k: usize| m.thread_times.iter().find(|t| t.thread == k).unwrap();
     let (a, b) = (stage(0), stage(1));
-    assert!(a.wall_ns >= 30e6 && b.wall_ns >= 27e6, "{a:?} {b:?}");
-    assert!(a.stolen_ns() > 0.8 * a.wall_ns, "{a:?}");
-    assert!(b.blocked_ns > 0.8 * b.wall_ns, "{b:?}");
+    // Other tests run at the same time on the same cores, so either stage
+    // may also wait for its core now and then.
+    assert!(a.wall_ns >= 30e6, "{a:?}");
+    assert!(a.stolen_ns() > 0.5 * a.wall_ns, "{a:?}");
+    assert!(a.cpu_ns + a.blocked_ns < 0.3 * a.wall_ns, "{a:?}");
+    assert!(b.blocked_ns + b.wait_ns > 0.8 * b.wall_ns, "{b:?}");
     assert!(b.stolen_ns() < 0.2 * b.wall_ns, "{b:?}");
     let cores = Cores::of_current_thread();
     assert_eq!(a.core, Some(0));
@@ -280,8 +283,8 @@ fn every_thread_accounts_for_its_time() {
     let cpu: f64 = m.thread_times.iter().map(|t| t.cpu_ns).sum();
     assert_eq!(m.cpu_ns, Some(cpu));
     let share = m.steal_share.unwrap();
-    assert!(share > 0.5 && share <= 1.0, "{share}");
-    assert!(m.steal_share_on(0).unwrap() > 0.8);
+    assert!(share > 0.3 && share <= 1.0, "{share}");
+    assert!(m.steal_share_on(0).unwrap() > 0.5);
 }
 
 #[test]

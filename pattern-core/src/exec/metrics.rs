@@ -80,7 +80,10 @@ pub struct ThreadTimes {
     pub cpu_ns: f64,
     /// Ready but waiting for a core, ns.
     pub wait_ns: f64,
-    /// Asleep on a channel or a join, ns.
+    /// Asleep on a channel or a join, ns. A wait for a core right after
+    /// waking up counts here and in `wait_ns` (telling them apart would cost
+    /// two reads of the scheduler's counters at every hand-over), so on a
+    /// loaded machine [`ThreadTimes::stolen_ns`] can come out low.
     pub blocked_ns: f64,
 }
 
