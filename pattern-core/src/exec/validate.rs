@@ -473,12 +473,7 @@ impl<E: Send + 'static> Suite<E> {
         let mut pools = Vec::new();
         if self.handoff {
             for case in &self.cases {
-                let names: Vec<(String, Expr)> = self
-                    .probes
-                    .iter()
-                    .map(|p| (p.name().to_string(), Expr::num(1.0)))
-                    .collect();
-                pool_sizes(self.design(case, &names)?.term(), cores, &mut pools);
+                pool_sizes(self.shape(case)?.term(), cores, &mut pools);
             }
             pools.sort_unstable();
             pools.dedup();
@@ -899,47 +894,45 @@ impl<E: Send + 'static> Suite<E> {
         })
     }
 
-    /// The probes (by index) of the element atoms a case uses.
-    fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+    /// The case's structure with every atom's model set to 1: its shape,
+    /// for finding where the atoms run.
+    fn shape(&self, case: &Case) -> Result<Design, ValidationError> {
         let names: Vec<(String, Expr)> = self
             .probes
             .iter()
             .map(|p| (p.name().to_string(), Expr::num(1.0)))
             .collect();
-        let design = self.design(case, &names)?;
+        self.design(case, &names)
+    }
+
+    /// The indices of the element probes named in `names`.
+    fn element_probes(&self, names: &[String]) -> Vec<usize> {
+        self.probes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Probe::Element(_)) && names.iter().any(|u| u == p.name()))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The probes (by index) of the element atoms a case uses.
+    fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+        let design = self.shape(case)?;
         let used: Vec<String> = design
             .term()
             .atoms()
             .iter()
             .map(|a| a.name.clone())
             .collect();
-        Ok(self
-            .probes
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| matches!(p, Probe::Element(_)) && used.iter().any(|u| u == p.name()))
-            .map(|(i, _)| i)
-            .collect())
+        Ok(self.element_probes(&used))
     }
 
     /// The probes (by index) of the element atoms a case runs in a task
     /// pool of two or more workers.
     fn pooled_atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
-        let names: Vec<(String, Expr)> = self
-            .probes
-            .iter()
-            .map(|p| (p.name().to_string(), Expr::num(1.0)))
-            .collect();
-        let design = self.design(case, &names)?;
         let mut pooled = Vec::new();
-        pooled_atoms(design.term(), false, &mut pooled);
-        Ok(self
-            .probes
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| matches!(p, Probe::Element(_)) && pooled.iter().any(|u| u == p.name()))
-            .map(|(i, _)| i)
-            .collect())
+        pooled_atoms(self.shape(case)?.term(), false, &mut pooled);
+        Ok(self.element_probes(&pooled))
     }
 
     /// Times the element atoms `uses` at `x` (cold; warm with
@@ -1192,6 +1185,7 @@ impl<E: Send + 'static> Suite<E> {
         collected: CaseRuns,
         settings: &Settings,
     ) -> Result<Row, ValidationError> {
+        let cores = machine_cores();
         let CaseRuns {
             metrics: runs,
             factors,
@@ -1220,7 +1214,7 @@ impl<E: Send + 'static> Suite<E> {
                 name: HANDOFF.to_string(),
                 model: h.model.clone(),
             });
-            refine(term, handoff.as_ref(), &warm, machine_cores())
+            refine(term, handoff.as_ref(), &warm, cores)
         });
         let refined_model = refined_term.as_ref().map(|t| t.model().simplify());
         let refined_asymptotic = refined_term
@@ -1284,15 +1278,10 @@ impl<E: Send + 'static> Suite<E> {
                     name: HANDOFF.to_string(),
                     model: at_x(h),
                 });
-                refine(
-                    local_design.term(),
-                    handoff.as_ref(),
-                    &warm,
-                    machine_cores(),
-                )
-                .model()
-                .eval(&at)
-                .ok()
+                refine(local_design.term(), handoff.as_ref(), &warm, cores)
+                    .model()
+                    .eval(&at)
+                    .ok()
             });
             let predicted_refined = predicted_refined.flatten();
             // The same from the timings as measured.
