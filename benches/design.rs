@@ -3,6 +3,7 @@
 //! show how the cost grows with the size of the design. Run with
 //! `cargo bench --bench design`.
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use pattern_core::semantics::Throughput;
 use pattern_core::{Expr, Term};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -40,10 +41,10 @@ fn lowering(c: &mut Criterion) {
         let term = design(nodes, &mut rng);
         assert_eq!(term.size(), nodes);
         group.bench_with_input(BenchmarkId::new("lower", nodes), &term, |b, t| {
-            b.iter(|| black_box(t).model())
+            b.iter(|| Throughput::new().model(black_box(t)))
         });
         group.bench_with_input(BenchmarkId::new("lower+simplify", nodes), &term, |b, t| {
-            b.iter(|| black_box(t).model().simplify())
+            b.iter(|| Throughput::new().model(black_box(t)).simplify())
         });
     }
     group.finish();

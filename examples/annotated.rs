@@ -96,5 +96,5 @@ fn main() {
 
     // A design as a value, with a symbolic thread count.
     let symbolic = design!(tpool[n](seq(qsort, inc)));
-    println!("A pool of n threads: {}", symbolic.model().simplify());
+    println!("A pool of n threads: {}", symbolic.model());
 }

@@ -7,6 +7,7 @@
 //! `cargo run --release --example runge_kutta`.
 use pattern_core::comm::MachineProfile;
 use pattern_core::paper::{rk_consecutive, rk_group};
+use pattern_core::semantics::Throughput;
 use pattern_core::{Design, Expr};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,8 +34,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (machine, t_op, multibroadcast) in &machines {
         let consecutive = Design::parse(&rk_consecutive(multibroadcast))?;
         let group = Design::parse(&rk_group(multibroadcast))?;
-        let dp = consecutive.term().model_on(machine)?;
-        let gp = group.term().model_on(machine)?;
+        let dp = consecutive.model_by(&Throughput::new().on(machine))?;
+        let gp = group.model_by(&Throughput::new().on(machine))?;
         for (class, t_f) in [
             ("sparse", Expr::num(20.0 * t_op)),
             ("dense", Expr::var("n") * *t_op),

@@ -8,6 +8,7 @@
 use pattern_core::comm::MachineProfile;
 use pattern_core::laws::{Domain, compare};
 use pattern_core::paper::TABLE_1;
+use pattern_core::semantics::Throughput;
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
 /// Sorts a block of elements.
@@ -157,12 +158,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          on[64](par[16, 48](solve, solve))",
     )?;
     let t3e = MachineProfile::t3e();
-    let concurrent = grid.term().model_on(&t3e)?;
+    let concurrent = grid.model_by(&Throughput::new().on(&t3e))?;
     let alone = Design::parse("solve = 2e6 / p + allgather(p, 8 * 4096 / p); on[16](solve)")?;
     println!("  {} = {:.1} μs", grid.term(), concurrent.eval(&[])?);
     println!(
         "  the 16-processor group alone: {:.1} μs (no contention from the other group)",
-        alone.term().model_on(&t3e)?.eval(&[])?
+        alone.model_by(&Throughput::new().on(&t3e))?.eval(&[])?
     );
 
     println!("\nErrors name what went wrong and where:");

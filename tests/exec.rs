@@ -193,12 +193,7 @@ fn every_element_comes_out_exactly_once_and_correct() {
         );
         assert_eq!(
             run.metrics.threads as f64,
-            design(structure)
-                .term()
-                .resources()
-                .threads
-                .eval(&[])
-                .unwrap(),
+            design(structure).resources().threads.eval(&[]).unwrap(),
             "{structure}: threads as the model counts them"
         );
     }
@@ -529,7 +524,7 @@ fn designs_written_with_the_macros_run() {
     }
     let value = design!(tpool[2](seq(sort, bump)));
     let run = Executor::new(&kernels)
-        .run(&value.term(), vec![vec![3, 2, 1]; 4])
+        .run(value.term(), vec![vec![3, 2, 1]; 4])
         .unwrap();
     assert_eq!(run.into_input_order(), vec![vec![2, 3, 4]; 4]);
 }

@@ -1,6 +1,7 @@
 //! The pipeline laws (seed 001 §5.1 (i), (ii), (iv), and idempotence and
 //! `pipe ≤ seq`) over random designs and atom models: 1,000 cases each.
 use pattern_core::laws::{self, Dominance, dominance};
+use pattern_core::semantics::Throughput;
 use pattern_core::strategies::{atom, shuffle_free_term, term};
 use pattern_core::{Expr, Term};
 use proptest::prelude::*;
@@ -53,7 +54,7 @@ proptest! {
         s in shuffle_free_term(2),
         t in shuffle_free_term(2),
     ) {
-        let m = |t: Term| t.model();
+        let m = |t: Term| Throughput::new().model(&t);
         let (pipe, seq) = (m(Term::pipe(a.clone(), b.clone())), m(Term::seq(a.clone(), b.clone())));
         let pool = m(Term::tpool(2u64, Term::seq(a.clone(), b.clone())));
         prop_assert_eq!(dominance(&pool, &pipe), Dominance::Proved, "{} | {}", a, b);

@@ -8,6 +8,7 @@ use pattern_core::laws::{
     rewrite,
 };
 use pattern_core::paper::table1_definitions;
+use pattern_core::semantics::{Footprint, Throughput};
 use pattern_core::strategies::{POLY_EXPONENTS, atom_model, ill_formed_term, term};
 use pattern_core::{Design, Expr, Term};
 use proptest::prelude::*;
@@ -27,7 +28,7 @@ proptest! {
         prop_assert_eq!(t.check(), Ok(()));
         prop_assert!(Design::from_term(t.clone()).is_ok(), "{}", t);
         // Their models evaluate to a finite, non-negative time.
-        let model = t.model();
+        let model = Throughput::new().model(&t);
         let vars: Vec<String> = model.vars().into_iter().collect();
         let at: Vec<(&str, f64)> = vars.iter().map(|v| (v.as_str(), 3.0)).collect();
         let v = model.eval(&at).unwrap();
@@ -69,7 +70,7 @@ proptest! {
     #[test]
     fn rewriting_finds_only_equivalent_or_better_designs(t in term(2)) {
         let found = rewrite(&t, &Rewriter::new().max_steps(2).max_designs(40)).unwrap();
-        let threads = t.resources().threads;
+        let threads = Footprint::of(&t).threads;
         let work = |t: &Term| {
             let mut names: Vec<String> = t.atoms().iter().map(|a| a.name.clone()).collect();
             names.sort();

@@ -2,6 +2,7 @@
 //! distribution over a sequence and monotonicity in the threads, over
 //! random designs and atom models: 1,000 cases each.
 use pattern_core::laws::{self, Dominance, dominance};
+use pattern_core::semantics::Throughput;
 use pattern_core::strategies::{count, shuffle_free_term, thread_count};
 use pattern_core::{Count, Expr, Term};
 use proptest::prelude::*;
@@ -52,8 +53,8 @@ proptest! {
     #[test]
     fn dominance_proves_monotonicity(n in thread_count(), k in thread_count(), t in shuffle_free_term(3)) {
         let (few, many) = (n.min(k), n.max(k));
-        let slow = Term::tpool(few, t.clone()).model();
-        let fast = Term::tpool(many, t.clone()).model();
+        let slow = Throughput::new().model(&Term::tpool(few, t.clone()));
+        let fast = Throughput::new().model(&Term::tpool(many, t.clone()));
         prop_assert_eq!(dominance(&fast, &slow), Dominance::Proved, "{}", t);
     }
 }

@@ -27,9 +27,8 @@
 //! let _ = <Tpool<2, Hadoop> as Pattern>::term(); // error: a task pool cannot wrap ...
 //! ```
 
-use crate::lower::Resources;
-use crate::term::{Atom, Count, MapReduceParams, Term};
-use crate::{ConstExpr, Design, Expr, TermError};
+use crate::semantics::{Resources, Throughput};
+use crate::{Atom, ConstExpr, Count, Design, Expr, MapReduceParams, Term, TermError};
 use std::marker::PhantomData;
 
 /// A design as a type: an atom ([`CostModel`]) or a pattern over designs.
@@ -46,32 +45,58 @@ pub trait Pattern {
     /// The design as a runtime term.
     fn term() -> Term;
 
-    /// The symbolic throughput model.
+    /// The symbolic throughput model, in normal form.
     fn model() -> Expr {
-        Self::term().model()
+        Throughput::new()
+            .of(&Self::term())
+            .unwrap_or_else(|never| match never {})
+            .simplify()
     }
 
-    /// The throughput model with the paper's asymptotic choice for `pipe`.
+    /// The throughput model with the paper's asymptotic choice for `pipe`,
+    /// in normal form.
     fn model_asymptotic() -> Expr {
-        Self::term().model_asymptotic()
+        design_of::<Self>().model_asymptotic()
     }
 
-    /// The latency of one element.
+    /// The latency of one element, in normal form.
     fn latency() -> Expr {
-        Self::term().latency()
+        design_of::<Self>().latency()
     }
 
-    /// The threads and nodes the design occupies.
+    /// The threads and nodes the design occupies, in normal form.
     fn resources() -> Resources {
-        Self::term().resources()
+        design_of::<Self>().resources()
     }
 
-    /// The design with its atom definitions. Fails only if two different
-    /// atoms share a name.
+    /// The design as a value, checked. Fails if a count is 0 or two
+    /// different atoms share a name.
     fn design() -> Result<Design, TermError> {
         Design::from_term(Self::term())
     }
 }
+
+/// The design of a type whose well-formedness the compiler checked (what
+/// `design!` gives in expression position): the counts are positive (its
+/// const model was evaluated) and a task pool never wraps a shuffle (the
+/// `ShuffleFree` bound). Atoms that share a name keep the first model in the
+/// definitions.
+pub fn design_of<P: Pattern + ?Sized>() -> Design {
+    Design::from_checked_term(P::term())
+}
+
+/// Stands for a design that `design!` rejected, so that its uses add no
+/// errors of their own.
+pub enum InvalidDesign {}
+
+impl Pattern for InvalidDesign {
+    const MODEL: ConstExpr = ConstExpr::Num(0.0);
+    fn term() -> Term {
+        Term::atom("invalid_design", Expr::num(0.0))
+    }
+}
+
+impl ShuffleFree for InvalidDesign {}
 
 /// A sequential block with a cost model: what `#[cost(..)]` implements for
 /// an annotated function. Also the form of a shuffle phase (a model in `x`,
@@ -299,88 +324,6 @@ impl CostAnnotation {
     }
 }
 
-/// A design as a value: what `design!(..)` gives in expression position. The
-/// design's type is `P`; the value reads its models at run time.
-///
-/// ```
-/// use pattern_core::design;
-/// use pattern_core::paper::{Inc, Qsort};
-///
-/// let d = design!(pipe(tpool[4](Qsort), Inc));
-/// assert_eq!(d.term().to_string(), "pipe(tpool[4](qsort), inc)");
-/// assert_eq!(d.model().simplify().to_string(), "max(258.5425·x·log₂(x), 536.185·x)");
-/// ```
-pub struct DesignValue<P>(PhantomData<P>);
-
-impl<P: Pattern> DesignValue<P> {
-    /// The value of the design `P`.
-    pub const fn new() -> Self {
-        DesignValue(PhantomData)
-    }
-
-    /// The design as a runtime term.
-    pub fn term(&self) -> Term {
-        P::term()
-    }
-
-    /// The symbolic throughput model (`pipe` as a pointwise `max`).
-    pub fn model(&self) -> Expr {
-        P::model()
-    }
-
-    /// The throughput model with the paper's asymptotic choice for `pipe`.
-    pub fn model_asymptotic(&self) -> Expr {
-        P::model_asymptotic()
-    }
-
-    /// The latency of one element.
-    pub fn latency(&self) -> Expr {
-        P::latency()
-    }
-
-    /// The threads and nodes the design occupies.
-    pub fn resources(&self) -> Resources {
-        P::resources()
-    }
-
-    /// The design with its atom definitions.
-    pub fn design(&self) -> Result<Design, TermError> {
-        P::design()
-    }
-
-    /// The cost per element at input size `x`, in `const` context.
-    pub const fn cost_at(&self, x: f64) -> f64 {
-        cost_at::<P>(x)
-    }
-}
-
-impl<P: Pattern> Default for DesignValue<P> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<P> Clone for DesignValue<P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<P> Copy for DesignValue<P> {}
-
-impl<P: Pattern> std::fmt::Debug for DesignValue<P> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "design!({})", P::term())
-    }
-}
-
-impl<P: Pattern> Pattern for DesignValue<P> {
-    const MODEL: ConstExpr = P::MODEL;
-    fn term() -> Term {
-        P::term()
-    }
-}
-
 /// The cost of a design per element at input size `x`, in `const` context.
 pub const fn cost_at<P: Pattern>(x: f64) -> f64 {
     P::MODEL.eval(&[("x", x)])
@@ -401,7 +344,8 @@ mod tests {
     };
 
     fn agree<P: Pattern>(xs: &[f64]) {
-        let model = P::model();
+        // As built: the normal form rounds differently.
+        let model = Throughput::new().model(&P::term());
         for &x in xs {
             let c = cost_at::<P>(x);
             let r = model.eval(&[("x", x)]).unwrap();

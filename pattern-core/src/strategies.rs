@@ -26,7 +26,7 @@
 
 use crate::Expr;
 use crate::fit::{Rational64, TermClass};
-use crate::term::{Atom, Count, MapReduceParams, Term};
+use crate::{Atom, Count, MapReduceParams, Term};
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 

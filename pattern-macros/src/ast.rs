@@ -1,195 +1,11 @@
-//! The parsed inputs of `design!`, `cost_budget!` and `cost_summary!`,
-//! keeping the user's spans for the errors.
+//! The parsed inputs of `design!` (its head; the design itself is read by
+//! the grammar crate), `cost_budget!` and `cost_summary!`, keeping the
+//! user's spans for the errors.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Ident, LitInt, LitStr, Path, Token, Visibility, bracketed, parenthesized};
-
-/// A cost model written in a macro: a string literal, or bare tokens
-/// (`536.185 * x`), which are read back as text.
-#[derive(Clone)]
-pub enum ModelSource {
-    /// `"1034.17 * x * log2(x)"`.
-    Lit(LitStr),
-    /// `1034.17 * x * log2(x)`.
-    Tokens(TokenStream),
-}
-
-impl ModelSource {
-    /// The model's text.
-    pub fn text(&self) -> String {
-        match self {
-            ModelSource::Lit(lit) => lit.value(),
-            ModelSource::Tokens(tokens) => tokens.to_string(),
-        }
-    }
-
-    /// Where to point errors.
-    pub fn span(&self) -> Span {
-        match self {
-            ModelSource::Lit(lit) => lit.span(),
-            ModelSource::Tokens(tokens) => tokens
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span()),
-        }
-    }
-
-    /// Tokens up to a `,` or `;` at this level (or the end): a string
-    /// literal alone is taken as the model's text.
-    fn parse_until_separator(input: ParseStream) -> syn::Result<Self> {
-        if input.peek(LitStr)
-            && (input.peek2(Token![,]) || input.peek2(Token![;]) || peek_end_after_lit(input))
-        {
-            return Ok(ModelSource::Lit(input.parse()?));
-        }
-        let mut tokens = TokenStream::new();
-        while !input.is_empty() && !input.peek(Token![,]) && !input.peek(Token![;]) {
-            let tt: TokenTree = input.parse()?;
-            tokens.extend([tt]);
-        }
-        if tokens.is_empty() {
-            return Err(
-                input.error("expected a cost model, such as `536.185 * x` or \"536.185 * x\"")
-            );
-        }
-        Ok(ModelSource::Tokens(tokens))
-    }
-}
-
-fn peek_end_after_lit(input: ParseStream) -> bool {
-    let fork = input.fork();
-    fork.parse::<LitStr>().is_ok() && fork.is_empty()
-}
-
-/// A count in brackets: `4`, `N` (a const in scope) or `n` (a symbol).
-#[derive(Clone)]
-pub enum CountAst {
-    /// An integer literal.
-    Int(LitInt),
-    /// A lowercase name: a variable of the model.
-    Symbol(Ident),
-    /// A path to a `u64` const (uppercase, or with `::`).
-    Const(Path),
-}
-
-impl Parse for CountAst {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        if input.peek(LitInt) {
-            return Ok(CountAst::Int(input.parse()?));
-        }
-        let path: Path = input.call(Path::parse_mod_style).map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "expected a count: a positive integer, a const, or a name such as `n`",
-            )
-        })?;
-        match path.get_ident() {
-            Some(ident) if starts_lowercase(ident) => Ok(CountAst::Symbol(ident.clone())),
-            _ => Ok(CountAst::Const(path)),
-        }
-    }
-}
-
-/// A `name = value` parameter of `mapreduce[..]`.
-#[derive(Clone)]
-pub struct ParamAst {
-    /// `m`, `n`, `d` or `k` (others are reported by the checks).
-    pub name: Ident,
-    /// The value's tokens, interpreted by the checks.
-    pub value: ModelSource,
-}
-
-impl Parse for ParamAst {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let name: Ident = input.parse()?;
-        input.parse::<Token![=]>()?;
-        let value = ModelSource::parse_until_separator(input)?;
-        Ok(ParamAst { name, value })
-    }
-}
-
-/// A term of the design syntax.
-#[derive(Clone)]
-pub enum TermAst {
-    /// A reference to an atom: an annotated function (`qsort`,
-    /// `Type::method`), a `CostModel` or design type (`Qsort`), or a name
-    /// defined in the macro.
-    Atom(Path),
-    /// `name[params](components)` or `name(components)`.
-    Pattern {
-        /// `seq`, `pipe`, `tpool`, `mapreduce` (others are reported).
-        kw: Ident,
-        /// The bracketed parameters, unparsed (their meaning depends on the
-        /// pattern), with the bracket's span.
-        params: Option<(TokenStream, Span)>,
-        /// The components.
-        parts: Vec<TermAst>,
-    },
-}
-
-impl TermAst {
-    /// The span of the term's head, for errors.
-    pub fn span(&self) -> Span {
-        match self {
-            TermAst::Atom(path) => path
-                .segments
-                .last()
-                .map_or_else(Span::call_site, |s| s.ident.span()),
-            TermAst::Pattern { kw, .. } => kw.span(),
-        }
-    }
-}
-
-impl Parse for TermAst {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let path: Path = input.call(Path::parse_mod_style).map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "expected an atom or a pattern (seq, pipe, tpool, mapreduce)",
-            )
-        })?;
-        let is_call = input.peek(syn::token::Paren) || input.peek(syn::token::Bracket);
-        if !is_call {
-            return Ok(TermAst::Atom(path));
-        }
-        let Some(kw) = path.get_ident().cloned() else {
-            return Err(syn::Error::new_spanned(
-                &path,
-                "a pattern is one name: seq, pipe, tpool or mapreduce",
-            ));
-        };
-        let params = if input.peek(syn::token::Bracket) {
-            let content;
-            let bracket = bracketed!(content in input);
-            Some((content.parse::<TokenStream>()?, bracket.span.join()))
-        } else {
-            None
-        };
-        if !input.peek(syn::token::Paren) {
-            return Err(input.error(format!("expected `(` and the components of `{kw}`")));
-        }
-        let content;
-        parenthesized!(content in input);
-        let parts = Punctuated::<TermAst, Token![,]>::parse_terminated(&content)?;
-        Ok(TermAst::Pattern {
-            kw,
-            params,
-            parts: parts.into_iter().collect(),
-        })
-    }
-}
-
-/// `name = model;`, an atom defined inside `design!`.
-#[derive(Clone)]
-pub struct Def {
-    /// The atom's name.
-    pub name: Ident,
-    /// Its model.
-    pub model: ModelSource,
-}
+use syn::{Attribute, Ident, Path, Token, Visibility, bracketed};
 
 /// `#[attrs] vis type Name =`, the head of the item form of `design!`.
 pub struct ItemHead {
@@ -201,14 +17,13 @@ pub struct ItemHead {
     pub name: Ident,
 }
 
-/// The input of `design!`.
+/// The input of `design!`: the item head, if any, and the design's tokens
+/// (read by the grammar crate's parser).
 pub struct DesignInput {
     /// `Some` for the item form.
     pub head: Option<ItemHead>,
-    /// Atoms defined in the macro.
-    pub defs: Vec<Def>,
-    /// The term.
-    pub term: TermAst,
+    /// The design: definitions and one term.
+    pub body: TokenStream,
 }
 
 impl Parse for DesignInput {
@@ -229,24 +44,8 @@ impl Parse for DesignInput {
             }
             None
         };
-        let mut defs = Vec::new();
-        while input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
-            let name: Ident = input.parse()?;
-            input.parse::<Token![=]>()?;
-            let model = ModelSource::parse_until_separator(input)?;
-            input.parse::<Token![;]>()?;
-            defs.push(Def { name, model });
-        }
-        let term: TermAst = input.parse()?;
-        if input.peek(Token![;]) {
-            input.parse::<Token![;]>()?;
-        }
-        if !input.is_empty() {
-            return Err(
-                input.error("expected the end of the design: one term after the definitions")
-            );
-        }
-        Ok(DesignInput { head, defs, term })
+        let body: TokenStream = input.parse()?;
+        Ok(DesignInput { head, body })
     }
 }
 

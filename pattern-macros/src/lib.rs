@@ -17,9 +17,10 @@
 
 mod ast;
 mod attr;
-mod check;
+
 mod expand;
 mod model;
+mod tokens;
 
 use proc_macro::TokenStream;
 

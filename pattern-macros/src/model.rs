@@ -1,29 +1,25 @@
 //! Cost models at compile time: parsed and simplified with the same engine
 //! as at run time (`pattern-expr`), and written out as `ConstExpr` trees.
 
-use crate::ast::ModelSource;
 use pattern_expr::{Expr, Func};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
-
-/// Parses a model; a syntax error points at the literal and shows the caret.
-pub fn parse(source: &ModelSource) -> syn::Result<Expr> {
-    parse_text(&source.text(), source.span())
-}
 
 /// Parses model text; errors carry `span`.
 pub fn parse_text(text: &str, span: Span) -> syn::Result<Expr> {
     let e =
         Expr::parse(text).map_err(|e| syn::Error::new(span, format!("invalid cost model: {e}")))?;
     if let Some(name) = e.applied_functions().into_iter().next() {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "`{name}` is not a built-in function: the models of the macros are evaluated at compile time, so they cannot call machine functions (resolve those at run time with a MachineProfile)"
-            ),
-        ));
+        return Err(syn::Error::new(span, machine_function_message(&name)));
     }
     Ok(e)
+}
+
+/// Why a model of a macro cannot call `name`.
+pub fn machine_function_message(name: &str) -> String {
+    format!(
+        "`{name}` is not a built-in function: the models of the macros are evaluated at compile time, so they cannot call machine functions (resolve those at run time with a MachineProfile)"
+    )
 }
 
 fn num(v: f64) -> TokenStream {

@@ -18,7 +18,7 @@ use super::error::ExecError;
 use super::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
 use super::metrics::{Departure, Metrics, ThreadTimes, Warning};
 use super::placement::Cores;
-use crate::term::{Count, Term};
+use crate::{Count, Term};
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError, bounded, unbounded};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};

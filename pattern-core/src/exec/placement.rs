@@ -20,7 +20,7 @@
 //! [`Executor::pin_threads`]: super::Executor::pin_threads
 
 use crate::EvalError;
-use crate::term::{Count, Term};
+use crate::{Count, Term};
 use core_affinity::CoreId;
 use std::thread;
 
@@ -144,7 +144,7 @@ fn count(c: &Count, env: &[(&str, f64)]) -> Result<usize, EvalError> {
 /// slowdowns, `M[t]/n`); a mapReduce (whose workers share the phases) and
 /// the processor-group patterns take their model times the mean slowdown of
 /// the cores they use. Invariant: with every slowdown `s`, the result is `s`
-/// times the design's model ([`Term::model`]).
+/// times the design's model ([`Design::model`](crate::Design::model)).
 ///
 /// ```
 /// use pattern_core::Design;
@@ -203,7 +203,7 @@ fn at_speeds(
         other => {
             let threads = threads_of(other, env)?;
             let mean = (first..first + threads).map(speed_of).sum::<f64>() / threads as f64;
-            other.model().eval(env)? * mean
+            crate::semantics::Throughput::new().model(other).eval(env)? * mean
         }
     })
 }
@@ -236,7 +236,10 @@ mod tests {
         ] {
             let t = term(text);
             let env = [("x", 7.0)];
-            let model = t.model().eval(&env).unwrap();
+            let model = crate::semantics::Throughput::new()
+                .model(&t)
+                .eval(&env)
+                .unwrap();
             for s in [1.0, 1.45] {
                 let got = time_at_core_speeds(&t, &env, &[s, s]).unwrap();
                 assert!(

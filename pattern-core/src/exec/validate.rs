@@ -46,7 +46,7 @@
 //! Then, per configuration and size:
 //!
 //! - the *composed prediction* ([`SizeResult::error`], the headline): the
-//!   operators ([`Term::model`]) applied to the atoms' median times at that
+//!   operators ([`Design::model`](crate::Design::model)) applied to the atoms' median times at that
 //!   size, against the median of the runs;
 //! - the *modular model*: the operators applied to the atoms' fitted models
 //!   ([`Fitter`]), against the *monolithic model* fitted from the whole
@@ -68,7 +68,7 @@ use super::speed::SpeedProbe;
 use crate::accuracy::{leading_coefficient_error, relative_error};
 use crate::fit::measure::{Harness, Measurement, Samples};
 use crate::fit::{FitError, Fitter, HypothesisSpace, Rational64, TermClass, stats};
-use crate::term::{Atom, Count, Term};
+use crate::{Atom, Count, Term};
 use crate::{Design, Expr};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -637,15 +637,15 @@ impl<E: Send + 'static> Suite<E> {
                     let at = [("x", x as f64)];
                     let predicted = design.model().eval(&at).ok();
                     let refined = (self.handoff || self.warm || self.contention).then(|| {
-                        refine(
-                            design.term(),
-                            local_handoff.as_ref(),
-                            &local_variants,
-                            cores,
-                        )
-                        .model()
-                        .eval(&at)
-                        .ok()
+                        crate::semantics::Throughput::new()
+                            .model(&refine(
+                                design.term(),
+                                local_handoff.as_ref(),
+                                &local_variants,
+                                cores,
+                            ))
+                            .eval(&at)
+                            .ok()
                     });
                     for w in run_warnings {
                         let w = w.to_string();
@@ -1200,8 +1200,11 @@ impl<E: Send + 'static> Suite<E> {
             .collect();
         let design = self.design(case, &named)?;
         let term = design.term();
-        let modular = term.model().simplify();
-        let asymptotic = term.model_asymptotic().simplify();
+        let modular = crate::semantics::Throughput::new().model(term).simplify();
+        let asymptotic = crate::semantics::Throughput::new()
+            .asymptotic()
+            .model(term)
+            .simplify();
         let refined_term = (handoff.is_some() || !warm.is_empty()).then(|| {
             let warm: Vec<Atom> = warm
                 .iter()
@@ -1216,10 +1219,15 @@ impl<E: Send + 'static> Suite<E> {
             });
             refine(term, handoff.as_ref(), &warm, cores)
         });
-        let refined_model = refined_term.as_ref().map(|t| t.model().simplify());
-        let refined_asymptotic = refined_term
+        let refined_model = refined_term
             .as_ref()
-            .map(|t| t.model_asymptotic().simplify());
+            .map(|t| crate::semantics::Throughput::new().model(t).simplify());
+        let refined_asymptotic = refined_term.as_ref().map(|t| {
+            crate::semantics::Throughput::new()
+                .asymptotic()
+                .model(t)
+                .simplify()
+        });
 
         let mut points = Vec::new();
         let mut sizes = Vec::new();
@@ -1278,8 +1286,8 @@ impl<E: Send + 'static> Suite<E> {
                     name: HANDOFF.to_string(),
                     model: at_x(h),
                 });
-                refine(local_design.term(), handoff.as_ref(), &warm, cores)
-                    .model()
+                crate::semantics::Throughput::new()
+                    .model(&refine(local_design.term(), handoff.as_ref(), &warm, cores))
                     .eval(&at)
                     .ok()
             });
@@ -1762,7 +1770,7 @@ fn fit_atom(
 ///     t.to_string(),
 ///     "pipe(seq(a, handoff), seq(handoff, b, handoff), seq(handoff, c))"
 /// );
-/// assert_eq!(t.model().eval(&[("x", 1000.0)])?, 2100.0);
+/// assert_eq!(pattern_core::semantics::Throughput::new().model(&t).eval(&[("x", 1000.0)])?, 2100.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn with_handoff(term: &Term, handoff: &Atom) -> Term {
@@ -1897,12 +1905,12 @@ fn pooled_atoms(term: &Term, pooled: bool, out: &mut Vec<String>) {
 /// // On 2 cores both workers' cores are busy: 5x / 2.
 /// let on_two = with_contention(d.term(), &corun, 2);
 /// assert_eq!(on_two.to_string(), "pipe(tpool[2](inc_corun), tpool[1](nop))");
-/// assert_eq!(on_two.model().eval(&[("x", 100.0)])?, 250.0);
+/// assert_eq!(pattern_core::semantics::Throughput::new().model(&on_two).eval(&[("x", 100.0)])?, 250.0);
 /// // On 5 cores, 2 workers keep 1 of the 4 other cores busy:
 /// // (4x + (5x - 4x) / 4) / 2.
 /// let on_five = with_contention(d.term(), &corun, 5);
 /// assert_eq!(on_five.to_string(), "pipe(tpool[2](inc_corun2), tpool[1](nop))");
-/// assert_eq!(on_five.model().eval(&[("x", 100.0)])?, 212.5);
+/// assert_eq!(pattern_core::semantics::Throughput::new().model(&on_five).eval(&[("x", 100.0)])?, 212.5);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn with_contention(term: &Term, variants: &[Atom], cores: usize) -> Term {
@@ -1985,7 +1993,7 @@ fn pool_sizes(term: &Term, cores: usize, out: &mut Vec<usize>) {
 ///     t.to_string(),
 ///     "pipe(tpool[2](seq(inc, handoff_pool2)), tpool[8](seq(inc, handoff_pool2)))"
 /// );
-/// assert_eq!(t.model().eval(&[("x", 1000.0)])?, 2250.0);
+/// assert_eq!(pattern_core::semantics::Throughput::new().model(&t).eval(&[("x", 1000.0)])?, 2250.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn with_pool_handoff(term: &Term, variants: &[Atom], cores: usize) -> Term {
@@ -2525,7 +2533,15 @@ mod tests {
         assert_eq!(t.to_string(), "tpool[2](tpool[2](a_corun4))");
         let x = 700.0;
         let want = x * (1.0 + 6.0 / 7.0) / 4.0;
-        assert!((t.model().eval(&[("x", x)]).unwrap() - want).abs() < 1e-9);
+        assert!(
+            (crate::semantics::Throughput::new()
+                .model(&t)
+                .eval(&[("x", x)])
+                .unwrap()
+                - want)
+                .abs()
+                < 1e-9
+        );
     }
 
     #[test]
@@ -2613,7 +2629,13 @@ mod tests {
             "pipe(tpool[2](seq(a, handoff)), seq(handoff, b))"
         );
         // max((x + 10)/2, 2x + 10) at x = 100.
-        assert_eq!(t.model().eval(&[("x", 100.0)]).unwrap(), 210.0);
+        assert_eq!(
+            crate::semantics::Throughput::new()
+                .model(&t)
+                .eval(&[("x", 100.0)])
+                .unwrap(),
+            210.0
+        );
         let left = with_handoff(&term("pipe(pipe(a, b), c)"), &h());
         assert_eq!(
             left.to_string(),

@@ -4,8 +4,8 @@
 use super::check::{self, Dominance};
 use super::sample::{Domain, DomainError, Point};
 use crate::expr::CompiledExpr;
-use crate::term::{Term, TermError};
 use crate::{Design, EvalError, Expr};
+use crate::{Term, TermError};
 use proptest::prelude::RngCore;
 use proptest::strategy::{NewTree, Strategy};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
@@ -214,7 +214,8 @@ pub fn compare(a: &Term, b: &Term, domain: &Domain) -> Result<Comparison, Compar
     for (side, t) in [("A", a), ("B", b)] {
         Design::from_term(t.clone()).map_err(|error| CompareError::IllFormed { side, error })?;
     }
-    let (ma, mb) = (a.model().simplify(), b.model().simplify());
+    let model = |t: &Term| crate::semantics::Throughput::new().model(t).simplify();
+    let (ma, mb) = (model(a), model(b));
     let growth = mb.cmp_growth(&ma, "x");
     let done = |verdict| Comparison {
         a: ma.clone(),

@@ -51,7 +51,7 @@
 //! model.
 //!
 //! **Under other operators.** [`Laws`] holds a lowering; the module functions
-//! use [`Term::model`] (pointwise `max`). [`Laws::by`] checks the laws with
+//! use [`Throughput::new`] (pointwise `max`). [`Laws::by`] checks the laws with
 //! changed [`Operators`]: the doc of each law says which assumptions break
 //! it (a per-hop transfer cost between pipeline stages, a task pool's
 //! emitter/collector overhead, the paper's asymptotic `max`), and the tests
@@ -84,20 +84,20 @@ pub use sample::{Domain, DomainError, Point, VarRange};
 
 mod sample;
 
-use crate::lower::Operators;
-use crate::term::{Atom, Count, MapReduceParams, Term};
+use crate::semantics::{Operators, Throughput};
+use crate::{Atom, Count, MapReduceParams, Term};
 use crate::{Expr, Mode};
 
 /// The laws under one lowering of terms to models.
 ///
-/// [`Laws::POINTWISE`] is the lowering of [`Term::model`], the one the module
-/// functions use; [`Laws::ASYMPTOTIC`] that of [`Term::model_asymptotic`]
+/// [`Laws::POINTWISE`] is the lowering of [`Throughput::new`], the one the module
+/// functions use; [`Laws::ASYMPTOTIC`] that of [`Throughput::asymptotic`]
 /// (the paper's choice of the faster-growing stage); [`Laws::by`] any set of
 /// [`Operators`].
 ///
 /// ```
 /// use pattern_core::laws::Laws;
-/// use pattern_core::lower::Operators;
+/// use pattern_core::semantics::Operators;
 /// use pattern_core::{Expr, Term};
 ///
 /// // A task pool whose emitter and collector cost 50 ns per element.
@@ -118,19 +118,19 @@ enum Lowering {
 }
 
 impl Laws {
-    /// The laws of [`Term::model`]: the paper's operators, `pipe` as a
+    /// The laws of [`Throughput::new`]: the paper's operators, `pipe` as a
     /// pointwise `max`. Every law of this module holds.
     pub const POINTWISE: Laws = Laws {
         lowering: Lowering::Mode(Mode::Pointwise),
     };
 
-    /// The laws of [`Term::model_asymptotic`]: `pipe` is the stage that
+    /// The laws of [`Throughput::asymptotic`]: `pipe` is the stage that
     /// grows faster in `x`. Law (iv) fails for small `x`.
     pub const ASYMPTOTIC: Laws = Laws {
         lowering: Lowering::Mode(Mode::Asymptotic),
     };
 
-    /// The laws with the given operators ([`Term::model_by`]).
+    /// The laws with the given operators ([`Throughput::operators`]).
     pub const fn by(ops: Operators) -> Laws {
         Laws {
             lowering: Lowering::By(ops),
@@ -140,8 +140,8 @@ impl Laws {
     /// The model of `t` under this lowering.
     pub fn model(&self, t: &Term) -> Expr {
         match &self.lowering {
-            Lowering::Mode(mode) => t.model_with(*mode),
-            Lowering::By(ops) => t.model_by(ops),
+            Lowering::Mode(mode) => Throughput::new().mode(*mode).model(t),
+            Lowering::By(ops) => Throughput::new().operators(*ops).model(t),
         }
     }
 

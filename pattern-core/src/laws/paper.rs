@@ -8,8 +8,8 @@
 //! pointwise ratio at `x` = 262,144, the largest size measured (§4.1.1), is
 //! given too.
 
+use crate::Term;
 use crate::paper::{TABLE_4, TABLE_6, TABLE_7, table1_definitions};
-use crate::term::Term;
 use crate::{Design, Expr};
 
 /// The largest input size of the paper's measurements (§4.1.1).

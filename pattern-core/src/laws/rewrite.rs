@@ -3,7 +3,8 @@
 
 use super::check::{self, REL};
 use super::sample::{Domain, Point};
-use crate::term::{Count, Term, TermError};
+use crate::semantics::{Footprint, Throughput};
+use crate::{Count, Term, TermError};
 use crate::{Design, Expr};
 use std::collections::{HashSet, VecDeque};
 use std::fmt;
@@ -109,7 +110,7 @@ impl Rule {
                 _ => None,
             },
             (Rule::PipeToPool, Pipe(a, b)) if !a.has_shuffle() && !b.has_shuffle() => {
-                let (ta, tb) = (a.resources().threads, b.resources().threads);
+                let (ta, tb) = (Footprint::of(a).threads, Footprint::of(b).threads);
                 ta.approx_eq(&tb, REL)
                     .then(|| Term::tpool(2u64, Term::seq(c(a), c(b))))
             }
@@ -330,7 +331,7 @@ impl Rewriter {
 /// ```
 pub fn rewrite(design: &Term, rewriter: &Rewriter) -> Result<Vec<Found>, RewriteError> {
     Design::from_term(design.clone())?;
-    let original = design.model().simplify();
+    let original = Throughput::new().model(design).simplify();
     let mut seen: HashSet<String> = HashSet::from([design.to_string()]);
     let mut queue: VecDeque<(Term, Vec<Rule>)> = VecDeque::from([(design.clone(), Vec::new())]);
     let mut found = Vec::new();
@@ -348,10 +349,10 @@ pub fn rewrite(design: &Term, rewriter: &Rewriter) -> Result<Vec<Found>, Rewrite
                 }
                 let mut path = steps.clone();
                 path.push(rule);
-                let model = next.model().simplify();
+                let model = Throughput::new().model(&next).simplify();
                 let relation = relate(&original, &model, &next, &rewriter.domain)?;
                 found.push(Found {
-                    threads: next.resources().threads.simplify(),
+                    threads: Footprint::of(&next).threads.simplify(),
                     term: next.clone(),
                     steps: path.clone(),
                     model,

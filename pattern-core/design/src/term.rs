@@ -4,18 +4,18 @@
 //! T ::= f | seq(T, T) | pipe(T, T) | tpool_n(T) | mapReduce_{m,n}^{d,k}(T, shuffle_{m,n}^o, T)
 //! ```
 //!
-//! A [`Term`] is the runtime form of a design. Its models (throughput, latency,
-//! resources) come from the composition operators in [`crate::lower`]; its
-//! textual form is the design syntax of [`crate::Design`].
+//! A [`Term`] is the tree of a design: what the parser builds, what the
+//! checker ([`crate::check`]) checks and what every semantics folds over
+//! ([`crate::fold`]). Its `Display` is the design syntax, which parses back.
 
-use crate::Expr;
+use pattern_expr::Expr;
 use std::fmt;
 
 /// A count of a pattern: threads of a task pool, nodes or threads of a
 /// mapReduce. A positive integer, or a symbol left free in the model.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Count {
-    /// A fixed count (must be positive; see [`Term::check`]).
+    /// A fixed count (must be positive; see [`crate::check`]).
     Fixed(u64),
     /// A named count, a variable of the model (`n`, `m`, `threads`).
     Symbol(String),
@@ -37,18 +37,20 @@ impl From<u64> for Count {
     }
 }
 
-impl From<u32> for Count {
-    fn from(k: u32) -> Count {
-        Count::Fixed(k.into())
+impl TryFrom<i32> for Count {
+    type Error = NegativeCount;
+    /// A negative count is an error (0 is a count the checker rejects).
+    fn try_from(k: i32) -> Result<Count, NegativeCount> {
+        u64::try_from(k)
+            .map(Count::Fixed)
+            .map_err(|_| NegativeCount(k))
     }
 }
 
-impl From<i32> for Count {
-    /// Negative values become 0, which [`Term::check`] rejects.
-    fn from(k: i32) -> Count {
-        Count::Fixed(u64::try_from(k).unwrap_or(0))
-    }
-}
+/// A negative number given as a count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a count cannot be negative, found {0}")]
+pub struct NegativeCount(pub i32);
 
 impl From<&str> for Count {
     fn from(name: &str) -> Count {
@@ -75,6 +77,23 @@ pub struct Atom {
     pub model: Expr,
 }
 
+impl Atom {
+    /// An atom named `name` with the cost model `model`.
+    ///
+    /// ```
+    /// use pattern_core::{Atom, Expr};
+    ///
+    /// let qsort = Atom::new("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
+    /// assert_eq!(qsort.name, "qsort");
+    /// ```
+    pub fn new(name: impl Into<String>, model: Expr) -> Atom {
+        Atom {
+            name: name.into(),
+            model,
+        }
+    }
+}
+
 /// The parameters of a mapReduce: `m` nodes, `n` threads per node, `d(x)`
 /// elements per key and `k(x)` keys.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,16 +108,36 @@ pub struct MapReduceParams {
     pub k: Expr,
 }
 
+impl MapReduceParams {
+    /// `m` nodes of `n` threads, `d(x)` elements per key and `k(x)` keys.
+    ///
+    /// ```
+    /// use pattern_core::{Count, Expr, MapReduceParams};
+    ///
+    /// let p = MapReduceParams::new(4, "n", Expr::var("x"), Expr::num(768.0));
+    /// assert_eq!(p.m, Count::Fixed(4));
+    /// ```
+    pub fn new(m: impl Into<Count>, n: impl Into<Count>, d: Expr, k: Expr) -> MapReduceParams {
+        MapReduceParams {
+            m: m.into(),
+            n: n.into(),
+            d,
+            k,
+        }
+    }
+}
+
 /// A design: a term of parallel patterns over atoms.
 ///
 /// ```
-/// use pattern_core::{Expr, Term};
+/// use pattern_core::{Design, Expr, Term};
 ///
 /// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
 /// let inc = Term::atom("inc", Expr::parse("536.185*x").unwrap());
-/// let design = Term::pipe(Term::tpool(4, qsort), inc);
-/// assert_eq!(design.to_string(), "pipe(tpool[4](qsort), inc)");
-/// assert_eq!(design.model().simplify().to_string(), "max(258.5425·x·log₂(x), 536.185·x)");
+/// let term = Term::pipe(Term::tpool(4, qsort), inc);
+/// assert_eq!(term.to_string(), "pipe(tpool[4](qsort), inc)");
+/// let design = Design::from_term(term).unwrap();
+/// assert_eq!(design.model().to_string(), "max(258.5425·x·log₂(x), 536.185·x)");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Term {
@@ -136,45 +175,6 @@ pub enum Term {
     /// `seq[redist = e](a, b)`: `a` then `b` on the same group, with the
     /// cost `e` of redistributing the data between them.
     Redist(Expr, Box<Term>, Box<Term>),
-}
-
-/// Why a term is not a well-formed design.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum TermError {
-    /// A shuffle phase (so a mapReduce) inside a task pool (seed 001 §3.2).
-    #[error(
-        "`{pool}` wraps a mapReduce (`{inner}`): a shuffle phase must never be inside a task pool; put the task pool around the map or reduce phase instead"
-    )]
-    ShuffleInTpool {
-        /// The task pool, as text.
-        pool: String,
-        /// The mapReduce inside it, as text.
-        inner: String,
-    },
-    /// Groups that need more processors than there are.
-    #[error(
-        "`{pattern}` needs {needed} processors but runs on {available}: group sizes must add up to at most the processors of the enclosing group"
-    )]
-    OverSubscribed {
-        /// The pattern, as text.
-        pattern: String,
-        /// The processors its groups need.
-        needed: u64,
-        /// The processors there are.
-        available: u64,
-    },
-    /// A count of zero.
-    #[error("`{pattern}` has a count of 0: counts are positive integers or symbols")]
-    ZeroCount {
-        /// The pattern with the zero count, as text.
-        pattern: String,
-    },
-    /// Two different atoms with the same name.
-    #[error("two atoms are named `{name}` but have different models")]
-    ConflictingAtom {
-        /// The name.
-        name: String,
-    },
 }
 
 impl Term {
@@ -266,145 +266,86 @@ impl Term {
         }
     }
 
-    /// The number of pattern and atom nodes.
+    /// The sub-terms in pre-order (this term first, then each child's
+    /// sub-terms in the order of [`Term::children`]), without recursion.
+    pub fn preorder(&self) -> Preorder<'_> {
+        Preorder { stack: vec![self] }
+    }
+
+    /// The number of pattern and atom nodes (a shuffle counts as one).
     pub fn size(&self) -> usize {
-        1 + self.children().iter().map(|c| c.size()).sum::<usize>()
-            + usize::from(matches!(self, Term::MapReduce { .. }))
+        self.preorder()
+            .map(|t| 1 + usize::from(matches!(t, Term::MapReduce { .. })))
+            .sum()
     }
 
-    /// Every atom, in order of appearance (shuffles included).
+    /// Every atom, in order of appearance (shuffles included, between the
+    /// map and the reduce phase).
     pub fn atoms(&self) -> Vec<&Atom> {
-        let mut out = Vec::new();
-        self.collect_atoms(&mut out);
-        out
-    }
-
-    fn collect_atoms<'a>(&'a self, out: &mut Vec<&'a Atom>) {
-        match self {
-            Term::Atom(a) => out.push(a),
-            Term::MapReduce {
-                map,
-                shuffle,
-                reduce,
-                ..
-            } => {
-                map.collect_atoms(out);
-                out.push(shuffle);
-                reduce.collect_atoms(out);
-            }
-            _ => self.children().iter().for_each(|c| c.collect_atoms(out)),
+        enum Item<'t> {
+            Term(&'t Term),
+            Shuffle(&'t Atom),
         }
+        let mut out = Vec::new();
+        let mut stack = vec![Item::Term(self)];
+        while let Some(item) = stack.pop() {
+            match item {
+                Item::Shuffle(a) | Item::Term(Term::Atom(a)) => out.push(a),
+                Item::Term(Term::MapReduce {
+                    map,
+                    shuffle,
+                    reduce,
+                    ..
+                }) => {
+                    stack.push(Item::Term(reduce));
+                    stack.push(Item::Shuffle(shuffle));
+                    stack.push(Item::Term(map));
+                }
+                Item::Term(t) => stack.extend(t.children().into_iter().rev().map(Item::Term)),
+            }
+        }
+        out
     }
 
     /// Whether the term contains a shuffle phase (a mapReduce).
     pub fn has_shuffle(&self) -> bool {
-        matches!(self, Term::MapReduce { .. }) || self.children().iter().any(|c| c.has_shuffle())
+        self.preorder().any(|t| matches!(t, Term::MapReduce { .. }))
     }
 
-    /// Checks the well-formedness rules: no shuffle inside a task pool, no
-    /// zero count, groups that fit in the processors they split.
+    /// Checks the well-formedness rules ([`crate::check`]): no shuffle
+    /// inside a task pool, no zero count, groups that fit in the processors
+    /// they split, one model per atom name.
     ///
     /// ```
-    /// use pattern_core::{Design, TermError};
+    /// use pattern_core::{Design, DesignErrorKind, Term, Expr};
     ///
     /// let d = Design::parse("m = 1; s = 0; r = 2; pipe(m, r)").unwrap();
     /// assert!(d.term().check().is_ok());
+    /// let zero = Term::tpool(0u64, Term::atom("a", Expr::var("x")));
+    /// let err = zero.check().unwrap_err();
+    /// assert_eq!(err.kind(), &DesignErrorKind::ZeroCount);
+    /// assert_eq!(err.to_string(), "`tpool[0](a)`: a count of 0: counts are positive integers or names");
     /// ```
-    pub fn check(&self) -> Result<(), TermError> {
-        self.check_within(None)
+    pub fn check(&self) -> Result<(), crate::TermError> {
+        match crate::check::check(self).into_iter().next() {
+            None => Ok(()),
+            Some(problem) => Err(crate::TermError::new(self, problem)),
+        }
     }
+}
 
-    /// The checks, with the processors of the enclosing group where known.
-    fn check_within(&self, processors: Option<u64>) -> Result<(), TermError> {
-        let fixed = |c: &Count| match c {
-            Count::Fixed(k) => Some(*k),
-            Count::Symbol(_) => None,
-        };
-        let zero = || TermError::ZeroCount {
-            pattern: self.to_string(),
-        };
-        let over = |needed: u64, available: u64| TermError::OverSubscribed {
-            pattern: self.to_string(),
-            needed,
-            available,
-        };
-        match self {
-            Term::On(p, t) => {
-                if fixed(p) == Some(0) {
-                    return Err(zero());
-                }
-                if let (Some(needed), Some(available)) = (fixed(p), processors) {
-                    if needed > available {
-                        return Err(over(needed, available));
-                    }
-                }
-                return t.check_within(fixed(p).or(processors));
-            }
-            Term::Par(sizes, parts) => {
-                if sizes.iter().any(|c| fixed(c) == Some(0)) {
-                    return Err(zero());
-                }
-                let known: Option<u64> = sizes.iter().map(fixed).sum();
-                if let (Some(needed), Some(available)) = (known, processors) {
-                    if needed > available {
-                        return Err(over(needed, available));
-                    }
-                }
-                return sizes
-                    .iter()
-                    .zip(parts)
-                    .try_for_each(|(size, part)| part.check_within(fixed(size)));
-            }
-            Term::Groups(s, t) => {
-                if fixed(s) == Some(0) {
-                    return Err(zero());
-                }
-                if let (Some(groups), Some(available)) = (fixed(s), processors) {
-                    if groups > available {
-                        return Err(over(groups, available));
-                    }
-                }
-                let per_group = match (fixed(s), processors) {
-                    (Some(groups), Some(available)) => Some(available / groups),
-                    _ => None,
-                };
-                return t.check_within(per_group);
-            }
-            _ => {}
-        }
-        match self {
-            Term::Tpool(n, t) => {
-                if *n == Count::Fixed(0) {
-                    return Err(TermError::ZeroCount {
-                        pattern: self.to_string(),
-                    });
-                }
-                if let Some(inner) = t.first_map_reduce() {
-                    return Err(TermError::ShuffleInTpool {
-                        pool: self.to_string(),
-                        inner: inner.to_string(),
-                    });
-                }
-            }
-            Term::MapReduce { params, .. }
-                if params.m == Count::Fixed(0) || params.n == Count::Fixed(0) =>
-            {
-                return Err(TermError::ZeroCount {
-                    pattern: self.to_string(),
-                });
-            }
-            _ => {}
-        }
-        self.children()
-            .into_iter()
-            .try_for_each(|c| c.check_within(processors))
-    }
+/// The sub-terms of a term in pre-order: [`Term::preorder`].
+#[derive(Clone, Debug)]
+pub struct Preorder<'t> {
+    stack: Vec<&'t Term>,
+}
 
-    fn first_map_reduce(&self) -> Option<&Term> {
-        if matches!(self, Term::MapReduce { .. }) {
-            return Some(self);
-        }
-        self.children().into_iter().find_map(Term::first_map_reduce)
+impl<'t> Iterator for Preorder<'t> {
+    type Item = &'t Term;
+    fn next(&mut self) -> Option<&'t Term> {
+        let t = self.stack.pop()?;
+        self.stack.extend(t.children().into_iter().rev());
+        Some(t)
     }
 }
 
@@ -494,31 +435,37 @@ mod tests {
 
     #[test]
     fn size_atoms_and_children() {
-        let t = Term::pipe(Term::tpool(4, atom("q")), hist());
+        let t = Term::pipe(Term::tpool(4u64, atom("q")), hist());
         assert_eq!(t.size(), 7);
         let names: Vec<&str> = t.atoms().iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["q", "map", "shuffle", "reduce"]);
-        assert_eq!(t.children().len(), 2);
+        let kids: Vec<String> = t.children().iter().map(|c| c.to_string()).collect();
+        assert_eq!(kids[0], "tpool[4](q)");
+        assert!(kids[1].starts_with("mapreduce["), "{}", kids[1]);
         assert!(t.has_shuffle());
-        let renamed = t.map_children(|c| c.clone());
-        assert_eq!(renamed, t);
+        assert!(!t.children()[0].has_shuffle());
+        let order: Vec<String> = t.preorder().map(|c| c.to_string()).collect();
+        assert_eq!(order[1], "tpool[4](q)");
+        assert_eq!(order[2], "q");
+        assert_eq!(order.len(), 6);
+        // map_children really rebuilds with what `f` returns.
+        let renamed = t.map_children(|c| match c {
+            Term::Tpool(..) => atom("pool"),
+            other => other.clone(),
+        });
+        assert_eq!(renamed.children()[0], &atom("pool"));
+        assert_eq!(renamed.children()[1], t.children()[1]);
+        assert_eq!(renamed.size(), 6);
     }
 
     #[test]
-    fn well_formedness() {
+    fn counts_from_integers() {
+        assert_eq!(Count::try_from(3), Ok(Count::Fixed(3)));
+        assert_eq!(Count::try_from(-3), Err(NegativeCount(-3)));
         assert_eq!(
-            Term::pipe(Term::tpool(4, atom("q")), hist()).check(),
-            Ok(())
+            NegativeCount(-3).to_string(),
+            "a count cannot be negative, found -3"
         );
-        let bad = Term::tpool(2, Term::seq(atom("a"), hist()));
-        let err = bad.check().unwrap_err();
-        assert!(matches!(err, TermError::ShuffleInTpool { .. }));
-        assert!(err.to_string().starts_with("`tpool[2](seq(a, mapreduce[m = 1, n = n, d = 768, k = x](map, shuffle, reduce)))` wraps a mapReduce"), "{err}");
-        let zero = Term::seq(atom("a"), Term::tpool(0, atom("b")));
-        assert_eq!(
-            zero.check().unwrap_err().to_string(),
-            "`tpool[0](b)` has a count of 0: counts are positive integers or symbols"
-        );
-        assert_eq!(Count::from(-3), Count::Fixed(0));
+        assert_eq!(Count::from("n").to_expr(), Expr::var("n"));
     }
 }

@@ -1,0 +1,31 @@
+//! The meanings of a design, each one implementation of
+//! [`Semantics`] folded over the term by
+//! [`fold()`] — no meaning walks a term itself.
+//!
+//! | semantics | value | what it answers |
+//! | --- | --- | --- |
+//! | [`Throughput`] | `Expr` | time per element in steady state (seed 001 eqs. 2–5); pointwise or asymptotic `pipe`, a machine profile's communication functions, a per-hop cost between pipeline stages — combined freely |
+//! | [`Latency`] | `Expr` | time of one element through the design |
+//! | [`Footprint`] | [`Resources`] | threads and nodes the design occupies: the one definition of a design's threads |
+//!
+//! ```
+//! use pattern_core::Design;
+//! use pattern_core::comm::MachineProfile;
+//! use pattern_core::semantics::Throughput;
+//!
+//! let d = Design::parse("a = 3 * x; b = 5; pipe(a, b)").unwrap();
+//! // A per-hop cost on the T3E profile: one semantics, one expression.
+//! let t3e = MachineProfile::t3e();
+//! let hop = Throughput::new().on(&t3e).per_hop("send(8 * x)".parse().unwrap());
+//! let us = d.model_by(&hop).unwrap();
+//! assert_eq!(us.to_string(), "max(3·x, 5) + 0.02136·x + 13.965");
+//! ```
+
+mod footprint;
+mod latency;
+mod throughput;
+
+pub use crate::grammar::{Scope, Semantics, fold};
+pub use footprint::{Footprint, Resources};
+pub use latency::{Latency, Timed};
+pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};
