@@ -36,7 +36,7 @@ use std::marker::PhantomData;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a design",
     label = "not an atom or a pattern",
-    note = "atoms are types implementing `CostModel` (what `#[cost(..)]` writes); patterns are `Seq`, `Pipe`, `Tpool` and `MapReduce` over designs"
+    note = "atoms are types implementing `CostModel` (what `#[cost(..)]` writes); patterns are `Seq`, `Pipe`, `Tpool`, `MapReduce`, and the task groups `On`, `Par`, `Groups` and `Redist`, over designs"
 )]
 pub trait Pattern {
     /// The throughput model (`pipe` as a pointwise `max`), evaluable in
@@ -125,6 +125,9 @@ pub trait CountParam {
     const EXPR: ConstExpr;
     /// The count of the runtime term.
     fn count() -> Count;
+    /// The count if it is a number (`Some(K)` for [`Fixed<K>`]), `None` for
+    /// a named count.
+    const FIXED: Option<u64> = None;
 }
 
 /// A fixed count `K` (must be positive: checked when the model is evaluated).
@@ -141,6 +144,7 @@ impl<const K: u64> CountParam for Fixed<K> {
     fn count() -> Count {
         Count::Fixed(K)
     }
+    const FIXED: Option<u64> = Some(K);
 }
 
 /// A named count: implement it for a marker type (`design!` writes these for
@@ -259,6 +263,240 @@ where
         )
     }
 }
+
+/// `on[P](T)`: `T` as a multi-processor task on a group of `P` processors,
+/// the whole program when outermost (seed 004); `M = M[T]` with its `p`
+/// bound to `P`.
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Pattern};
+/// use pattern_core::ConstExpr;
+///
+/// /// 1000 / p + 50 · log2(p): a step that shares the work and pays a
+/// /// logarithmic collective.
+/// struct Stage;
+/// impl CostModel for Stage {
+///     const NAME: &'static str = "stage";
+///     const MODEL: ConstExpr = ConstExpr::Add(
+///         &ConstExpr::Div(&ConstExpr::Num(1000.0), &ConstExpr::Var("p")),
+///         &ConstExpr::Mul(&ConstExpr::Num(50.0), &ConstExpr::Log2(&ConstExpr::Var("p"))),
+///     );
+/// }
+///
+/// type Design = On<Fixed<16>, Stage>;
+/// const COST: f64 = cost_with::<Design>(&[]);
+/// const _: () = assert!(COST < 300.0);
+/// assert_eq!(COST, 1000.0 / 16.0 + 50.0 * 4.0);
+/// assert_eq!(Design::term().to_string(), "on[16](stage)");
+/// assert_eq!(Design::model().eval(&[]).unwrap(), COST);
+/// ```
+pub struct On<P, T>(PhantomData<(P, T)>);
+
+/// `groups[S](T)`: `S` equal groups of `floor(p/S)` processors, each running
+/// `T` at once; the smallest group decides. `M = M[T]` with its `p` bound to
+/// `floor(p/S)` (to `p` itself when `S` is 1).
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, CountName, Fixed, Groups, On, Pattern};
+/// use pattern_core::ConstExpr;
+///
+/// /// 1200 / p: a stage vector computed by a group.
+/// struct Stage;
+/// impl CostModel for Stage {
+///     const NAME: &'static str = "stage";
+///     const MODEL: ConstExpr = ConstExpr::Div(&ConstExpr::Num(1200.0), &ConstExpr::Var("p"));
+/// }
+/// /// The number of stages, a variable of the model.
+/// struct S;
+/// impl CountName for S {
+///     const NAME: &'static str = "s";
+/// }
+///
+/// type Design = On<Fixed<64>, Groups<S, Stage>>;
+/// // 64 processors in 3 groups: groups of 21 processors.
+/// const COST: f64 = cost_with::<Design>(&[("s", 3.0)]);
+/// assert_eq!(COST, 1200.0 / 21.0);
+/// assert_eq!(Design::term().to_string(), "on[64](groups[s](stage))");
+/// let runtime = Design::model().eval(&[("s", 3.0)]).unwrap();
+/// assert!((COST - runtime).abs() <= 1e-13 * runtime);
+/// ```
+pub struct Groups<S, T>(PhantomData<(S, T)>);
+
+/// `seq[redist = C](A, B)`: `A` then `B` on the same group, with the cost
+/// `C` of redistributing the data between them; `M = M[A] + M[B] + M[C]`.
+/// `C` is a cost model, written into the design as its expression.
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Pattern, Redist};
+/// use pattern_core::ConstExpr;
+///
+/// struct Solve;
+/// impl CostModel for Solve {
+///     const NAME: &'static str = "solve";
+///     const MODEL: ConstExpr = ConstExpr::Div(&ConstExpr::Var("x"), &ConstExpr::Var("p"));
+/// }
+/// /// 8·x bytes at 0.5 bytes per ns.
+/// struct Transpose;
+/// impl CostModel for Transpose {
+///     const NAME: &'static str = "transpose";
+///     const MODEL: ConstExpr = ConstExpr::Div(
+///         &ConstExpr::Mul(&ConstExpr::Num(8.0), &ConstExpr::Var("x")),
+///         &ConstExpr::Num(0.5),
+///     );
+/// }
+///
+/// type Design = On<Fixed<8>, Redist<Transpose, Solve, Solve>>;
+/// const COST: f64 = cost_with::<Design>(&[("x", 1024.0)]);
+/// assert_eq!(COST, 128.0 + 128.0 + 16384.0);
+/// assert_eq!(Design::term().to_string(), "on[8](seq[redist = 8*x/0.5](solve, solve))");
+/// assert_eq!(Design::model().eval(&[("x", 1024.0)]).unwrap(), COST);
+/// ```
+pub struct Redist<C, A, B>(PhantomData<(C, A, B)>);
+
+/// One part of a [`Par`]: the task `T` on a group of `S` processors.
+pub struct Part<S, T>(PhantomData<(S, T)>);
+
+/// `par[S1, S2, ..](T1, T2, ..)`: the tasks at once on disjoint groups of
+/// the given sizes; `M = max(M[T1](p := S1), M[T2](p := S2), ..)`. The parts
+/// are a list of [`Part`]s written as nested pairs ending in `()`, with two
+/// parts or more ([`TwoOrMoreParts`]).
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Par, Part, Pattern};
+/// use pattern_core::ConstExpr;
+///
+/// /// 1000 / p + 50 · log2(p) (seed 004's shape: shared work, a collective).
+/// struct Stage;
+/// impl CostModel for Stage {
+///     const NAME: &'static str = "stage";
+///     const MODEL: ConstExpr = ConstExpr::Add(
+///         &ConstExpr::Div(&ConstExpr::Num(1000.0), &ConstExpr::Var("p")),
+///         &ConstExpr::Mul(&ConstExpr::Num(50.0), &ConstExpr::Log2(&ConstExpr::Var("p"))),
+///     );
+/// }
+///
+/// // on[64](par[16, 48](stage, stage))
+/// type Design = On<Fixed<64>, Par<(Part<Fixed<16>, Stage>, (Part<Fixed<48>, Stage>, ()))>>;
+/// const COST: f64 = cost_with::<Design>(&[]);
+/// // The larger group decides: its collective costs more than the work it saves.
+/// const _: () = assert!(COST > 1000.0 / 16.0 + 50.0 * 4.0);
+/// assert_eq!(Design::term().to_string(), "on[64](par[16, 48](stage, stage))");
+/// let runtime = Design::model().eval(&[]).unwrap();
+/// assert!((COST - runtime).abs() <= 1e-13 * runtime);
+/// assert!((COST - (1000.0 / 48.0 + 50.0 * 48f64.log2())).abs() < 1e-12);
+/// ```
+///
+/// A `par` of one part is not a design (that is `on[p](t)`):
+///
+/// ```compile_fail
+/// use pattern_core::pattern::{Fixed, Par, Part, Pattern};
+/// use pattern_core::paper::Qsort;
+///
+/// let _ = Par::<(Part<Fixed<4>, Qsort>, ())>::term(); // error: `par` runs two tasks or more
+/// ```
+pub struct Par<L: TwoOrMoreParts>(PhantomData<L>);
+
+/// The parts of a [`Par`]: `()`, or a [`Part`] followed by more parts.
+pub trait PartList {
+    /// The number of parts.
+    const LEN: usize;
+    /// `max` of the parts' models, each with `p` bound to its group size
+    /// (unused for `()`).
+    const MODEL: ConstExpr;
+    /// Appends the group sizes and the runtime terms of the parts.
+    fn push_parts(sizes: &mut Vec<Count>, parts: &mut Vec<Term>);
+}
+
+impl PartList for () {
+    const LEN: usize = 0;
+    const MODEL: ConstExpr = ConstExpr::Num(f64::NEG_INFINITY);
+    fn push_parts(_: &mut Vec<Count>, _: &mut Vec<Term>) {}
+}
+
+impl<S: CountParam, T: Pattern, Rest: PartList> PartList for (Part<S, T>, Rest) {
+    const LEN: usize = 1 + Rest::LEN;
+    const MODEL: ConstExpr = if Rest::LEN == 0 {
+        ConstExpr::Let("p", &S::EXPR, &T::MODEL)
+    } else {
+        ConstExpr::Max(&ConstExpr::Let("p", &S::EXPR, &T::MODEL), &Rest::MODEL)
+    };
+    fn push_parts(sizes: &mut Vec<Count>, parts: &mut Vec<Term>) {
+        sizes.push(S::count());
+        parts.push(T::term());
+        Rest::push_parts(sizes, parts);
+    }
+}
+
+/// The parts of a `par`: two or more. A list of fewer is not a design.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a list of two or more parts: `par` runs two tasks or more at once",
+    label = "par needs two or more parts",
+    note = "write the parts as nested pairs ending in `()`: `Par<(Part<Fixed<16>, A>, (Part<Fixed<48>, B>, ()))>` is `par[16, 48](a, b)`; one task on a group of processors is `On<P, T>`"
+)]
+pub trait TwoOrMoreParts: PartList {}
+
+impl<S1, T1, S2, T2, Rest> TwoOrMoreParts for (Part<S1, T1>, (Part<S2, T2>, Rest)) where
+    (Part<S1, T1>, (Part<S2, T2>, Rest)): PartList
+{
+}
+
+/// Parts free of shuffle phases: a `par` of them may be wrapped in a task
+/// pool.
+pub trait ShuffleFreeParts: PartList {}
+
+impl ShuffleFreeParts for () {}
+
+impl<S: CountParam, T: ShuffleFree, Rest: ShuffleFreeParts> ShuffleFreeParts
+    for (Part<S, T>, Rest)
+{
+}
+
+impl<P: CountParam, T: Pattern> Pattern for On<P, T> {
+    const MODEL: ConstExpr = ConstExpr::Let("p", &P::EXPR, &T::MODEL);
+    fn term() -> Term {
+        Term::On(P::count(), Box::new(T::term()))
+    }
+}
+
+impl<P: CountParam, T: ShuffleFree> ShuffleFree for On<P, T> {}
+
+impl<S: CountParam, T: Pattern> Pattern for Groups<S, T> {
+    // One group (`S` = 1) is all of `p`: no floor, as the runtime model.
+    const MODEL: ConstExpr = if matches!(S::FIXED, Some(1)) {
+        T::MODEL
+    } else {
+        ConstExpr::Let(
+            "p",
+            &ConstExpr::Floor(&ConstExpr::Div(&ConstExpr::Var("p"), &S::EXPR)),
+            &T::MODEL,
+        )
+    };
+    fn term() -> Term {
+        Term::Groups(S::count(), Box::new(T::term()))
+    }
+}
+
+impl<S: CountParam, T: ShuffleFree> ShuffleFree for Groups<S, T> {}
+
+impl<C: CostModel, A: Pattern, B: Pattern> Pattern for Redist<C, A, B> {
+    const MODEL: ConstExpr = ConstExpr::Add(&ConstExpr::Add(&A::MODEL, &B::MODEL), &C::MODEL);
+    fn term() -> Term {
+        Term::Redist(C::MODEL.to_expr(), Box::new(A::term()), Box::new(B::term()))
+    }
+}
+
+impl<C: CostModel, A: ShuffleFree, B: ShuffleFree> ShuffleFree for Redist<C, A, B> {}
+
+impl<L: TwoOrMoreParts> Pattern for Par<L> {
+    const MODEL: ConstExpr = L::MODEL;
+    fn term() -> Term {
+        let (mut sizes, mut parts) = (Vec::with_capacity(L::LEN), Vec::with_capacity(L::LEN));
+        L::push_parts(&mut sizes, &mut parts);
+        Term::Par(sizes, parts)
+    }
+}
+
+impl<L: TwoOrMoreParts + ShuffleFreeParts> ShuffleFree for Par<L> {}
 
 /// What `#[cost(..)]` records about an annotated function: its name, its
 /// model (normal form, in nanoseconds per call) and the model's text. Read
@@ -445,6 +683,297 @@ mod tests {
             Pipe::<Qsort, Nop>::model_asymptotic().to_string(),
             "1034.17·x·log₂(x)"
         );
+    }
+
+    /// Test atoms over the seed 004 variables, with `ConstExpr` trees built
+    /// from these leaves.
+    const P: ConstExpr = ConstExpr::Var("p");
+    const X: ConstExpr = ConstExpr::Var("x");
+    /// `ceil(n/p)`: elements of a processor.
+    const LOCAL: ConstExpr = ConstExpr::Ceil(&ConstExpr::Div(&ConstExpr::Var("n"), &P));
+    /// A multi-broadcast of `8·ceil(n/p)` bytes: `log2(p)·(20 + 8·ceil(n/p)/0.5)`.
+    const BROADCAST: ConstExpr = ConstExpr::Mul(
+        &ConstExpr::Log2(&P),
+        &ConstExpr::Add(
+            &ConstExpr::Num(20.0),
+            &ConstExpr::Div(
+                &ConstExpr::Mul(&ConstExpr::Num(8.0), &LOCAL),
+                &ConstExpr::Num(0.5),
+            ),
+        ),
+    );
+    /// `ceil(n/p)·(2·s + 1)·t_op`.
+    const STEP: ConstExpr = ConstExpr::Mul(
+        &ConstExpr::Mul(
+            &LOCAL,
+            &ConstExpr::Add(
+                &ConstExpr::Mul(&ConstExpr::Num(2.0), &ConstExpr::Var("s")),
+                &ConstExpr::Num(1.0),
+            ),
+        ),
+        &ConstExpr::Var("t_op"),
+    );
+
+    macro_rules! atom {
+        ($ty:ident, $name:literal, $model:expr) => {
+            struct $ty;
+            impl CostModel for $ty {
+                const NAME: &'static str = $name;
+                const MODEL: ConstExpr = $model;
+            }
+            impl ShuffleFree for $ty {}
+        };
+    }
+
+    // 1000 / p + 50·log2(p)
+    atom!(
+        Stage,
+        "stage",
+        ConstExpr::Add(
+            &ConstExpr::Div(&ConstExpr::Num(1000.0), &P),
+            &ConstExpr::Mul(&ConstExpr::Num(50.0), &ConstExpr::Log2(&P)),
+        )
+    );
+    // x / p + 3·x
+    atom!(
+        Work,
+        "work",
+        ConstExpr::Add(
+            &ConstExpr::Div(&X, &P),
+            &ConstExpr::Mul(&ConstExpr::Num(3.0), &X)
+        )
+    );
+    // 12·x·log2(p) + 7
+    atom!(
+        Shift,
+        "shift",
+        ConstExpr::Add(
+            &ConstExpr::Mul(
+                &ConstExpr::Mul(&ConstExpr::Num(12.0), &X),
+                &ConstExpr::Log2(&P)
+            ),
+            &ConstExpr::Num(7.0),
+        )
+    );
+    // rk_group's stage: m·STEP + 2·m·BROADCAST
+    atom!(
+        RkStage,
+        "rk_stage",
+        ConstExpr::Add(
+            &ConstExpr::Mul(&ConstExpr::Var("m"), &STEP),
+            &ConstExpr::Mul(
+                &ConstExpr::Mul(&ConstExpr::Num(2.0), &ConstExpr::Var("m")),
+                &BROADCAST,
+            ),
+        )
+    );
+    // rk_group's combine: STEP + BROADCAST
+    atom!(RkCombine, "rk_combine", ConstExpr::Add(&STEP, &BROADCAST));
+    // rk_consecutive: (s·m + 1)·(STEP + BROADCAST)
+    atom!(
+        RkConsecutive,
+        "rk",
+        ConstExpr::Mul(
+            &ConstExpr::Add(
+                &ConstExpr::Mul(&ConstExpr::Var("s"), &ConstExpr::Var("m")),
+                &ConstExpr::Num(1.0),
+            ),
+            &ConstExpr::Add(&STEP, &BROADCAST),
+        )
+    );
+
+    /// The number of stages `s`, and of processors `q`, as named counts.
+    struct Stages;
+    impl CountName for Stages {
+        const NAME: &'static str = "s";
+    }
+    struct Procs;
+    impl CountName for Procs {
+        const NAME: &'static str = "q";
+    }
+
+    /// `cost_with` equals the runtime model of `term()` and of the design's
+    /// text read back (to 1e-13), and its normal form (whose coefficients
+    /// are rounded to 12 significant digits) to 1e-11, at every point;
+    /// returns the values.
+    fn agree_at<T: Pattern>(points: &[&[(&str, f64)]]) -> Vec<f64> {
+        let runtime = T::model();
+        let design = T::design().expect("a well-formed design");
+        let text = design.to_string();
+        let parsed = Design::parse(&text).unwrap();
+        let (read, normal) = (parsed.term().model(), parsed.model());
+        points
+            .iter()
+            .map(|&at| {
+                let c = cost_with::<T>(at);
+                for (what, model, rel) in [
+                    ("runtime", &runtime, 1e-13),
+                    ("text", &read, 1e-13),
+                    ("normal form", &normal, 1e-11),
+                ] {
+                    let r = model.eval(at).unwrap();
+                    assert!(
+                        (c - r).abs() <= rel * r.abs(),
+                        "{text}: const {c} vs {what} {r} at {at:?}"
+                    );
+                }
+                c
+            })
+            .collect()
+    }
+
+    type Two<S1, T1, S2, T2> = Par<(Part<S1, T1>, (Part<S2, T2>, ()))>;
+
+    #[test]
+    fn on_binds_p_to_its_count() {
+        type D = On<Fixed<64>, Two<Fixed<16>, Stage, Fixed<48>, Stage>>;
+        assert_eq!(D::term().to_string(), "on[64](par[16, 48](stage, stage))");
+        let v = agree_at::<D>(&[&[], &[("p", 3.0)]]);
+        // The outer p is bound: the value does not depend on it.
+        assert_eq!(v[0], v[1]);
+        let by_hand = (1000.0 / 16.0 + 200.0f64).max(1000.0 / 48.0 + 50.0 * 48f64.log2());
+        assert!((v[0] - by_hand).abs() <= 1e-13 * by_hand);
+        // A named count stays a variable of the model.
+        type Named = On<Procs, Seq<Work, Shift>>;
+        assert_eq!(Named::term().to_string(), "on[q](seq(work, shift))");
+        let v = agree_at::<Named>(&[
+            &[("q", 4.0), ("x", 1000.0)],
+            &[("q", 64.0), ("x", 1e6)],
+            &[("q", 1.0), ("x", 2.0), ("p", 99.0)],
+        ]);
+        assert_eq!(v[0], 1000.0 / 4.0 + 3000.0 + 12.0 * 1000.0 * 2.0 + 7.0);
+        assert_eq!(v[2], 2.0 + 6.0 + 7.0);
+    }
+
+    #[test]
+    fn par_is_the_slowest_part_on_its_group() {
+        type D = Two<Fixed<4>, Work, Fixed<12>, Tpool<2, Shift>>;
+        assert_eq!(D::term().to_string(), "par[4, 12](work, tpool[2](shift))");
+        let v = agree_at::<D>(&[&[("x", 10.0)], &[("x", 1e5)], &[("x", 1.0), ("p", 7.0)]]);
+        let at = |x: f64| (x / 4.0 + 3.0 * x).max((12.0 * x * 12f64.log2() + 7.0) / 2.0);
+        for (got, x) in v.iter().zip([10.0, 1e5, 1.0]) {
+            assert!((got - at(x)).abs() <= 1e-13 * got, "{got} at {x}");
+        }
+        // Three parts, one of them on a named count, inside on[p].
+        type Three = On<
+            Fixed<100>,
+            Par<(
+                Part<Fixed<10>, Stage>,
+                (Part<Procs, Work>, (Part<Fixed<30>, Seq<Stage, Shift>>, ())),
+            )>,
+        >;
+        assert_eq!(
+            Three::term().to_string(),
+            "on[100](par[10, q, 30](stage, work, seq(stage, shift)))"
+        );
+        agree_at::<Three>(&[
+            &[("x", 100.0), ("q", 60.0)],
+            &[("x", 1.0), ("q", 1.0)],
+            &[("x", 1e7), ("q", 2.0)],
+        ]);
+        assert_eq!(
+            <(Part<Fixed<1>, Stage>, (Part<Procs, Stage>, ())) as PartList>::LEN,
+            2
+        );
+    }
+
+    #[test]
+    fn groups_bind_p_to_the_smallest_group() {
+        type D = On<Fixed<64>, Groups<Fixed<3>, Stage>>;
+        assert_eq!(D::term().to_string(), "on[64](groups[3](stage))");
+        let v = agree_at::<D>(&[&[]]);
+        assert_eq!(v[0], 1000.0 / 21.0 + 50.0 * 21f64.log2());
+        // Without on[..] the model stays in p; one group is all of p, not
+        // floor(p) (the same at integers, told apart at p = 10.5).
+        type One = Groups<Fixed<1>, Work>;
+        let v = agree_at::<One>(&[&[("x", 3.0), ("p", 10.5)], &[("x", 3.0), ("p", 8.0)]]);
+        assert_eq!(v[0], 3.0 / 10.5 + 9.0);
+        type Named = Groups<Stages, Seq<Stage, Work>>;
+        assert_eq!(Named::term().to_string(), "groups[s](seq(stage, work))");
+        agree_at::<Named>(&[
+            &[("x", 3.0), ("p", 100.0), ("s", 7.0)],
+            &[("x", 1e4), ("p", 16.0), ("s", 4.0)],
+            &[("x", 1e4), ("p", 17.0), ("s", 1.0)],
+        ]);
+    }
+
+    #[test]
+    fn redist_adds_its_cost() {
+        type D = On<Fixed<8>, Redist<Shift, Work, Groups<Fixed<2>, Stage>>>;
+        assert_eq!(
+            D::term().to_string(),
+            "on[8](seq[redist = 12*x*log2(p) + 7](work, groups[2](stage)))"
+        );
+        let v = agree_at::<D>(&[&[("x", 5.0)], &[("x", 1e6)]]);
+        let at = |x: f64| x / 8.0 + 3.0 * x + (1000.0 / 4.0 + 100.0) + 12.0 * x * 3.0 + 7.0;
+        assert!((v[0] - at(5.0)).abs() <= 1e-13 * v[0]);
+        assert!((v[1] - at(1e6)).abs() <= 1e-13 * v[1]);
+    }
+
+    #[test]
+    fn the_runge_kutta_designs_of_seed_004() {
+        // rk_consecutive on all p processors, and rk_group: s groups
+        // compute the stage vectors at once, then all p combine them.
+        type Consecutive = RkConsecutive;
+        type Group = Seq<Groups<Stages, RkStage>, RkCombine>;
+        type Fixed64 = On<Fixed<64>, Group>;
+        assert_eq!(
+            Group::term().to_string(),
+            "seq(groups[s](rk_stage), rk_combine)"
+        );
+        let points: [&[(&str, f64)]; 4] = [
+            &[
+                ("n", 1e4),
+                ("p", 64.0),
+                ("s", 4.0),
+                ("m", 3.0),
+                ("t_op", 1.3),
+            ],
+            &[
+                ("n", 1e6),
+                ("p", 256.0),
+                ("s", 7.0),
+                ("m", 5.0),
+                ("t_op", 0.9),
+            ],
+            &[
+                ("n", 7e5),
+                ("p", 16.0),
+                ("s", 1.0),
+                ("m", 1.0),
+                ("t_op", 2.0),
+            ],
+            &[
+                ("n", 333.0),
+                ("p", 48.0),
+                ("s", 5.0),
+                ("m", 2.0),
+                ("t_op", 1.0),
+            ],
+        ];
+        let consecutive = agree_at::<Consecutive>(&points);
+        let group = agree_at::<Group>(&points);
+        let fixed = agree_at::<Fixed64>(&points);
+        assert_eq!(group[0], fixed[0]);
+        // By hand at the first point: groups of 16 processors hold 625
+        // elements each, all 64 hold 157 each in the combine step.
+        let stage = 3.0 * (625.0 * 9.0 * 1.3) + 6.0 * (4.0 * (20.0 + 8.0 * 625.0 / 0.5));
+        let combine = 157.0 * 9.0 * 1.3 + 6.0 * (20.0 + 8.0 * 157.0 / 0.5);
+        assert!((group[0] - (stage + combine)).abs() <= 1e-13 * group[0]);
+        assert!((consecutive[0] - 13.0 * combine).abs() <= 1e-13 * consecutive[0]);
+    }
+
+    #[test]
+    fn task_groups_in_task_pools_and_budgets() {
+        type D = Tpool<2, On<Fixed<4>, Two<Fixed<2>, Stage, Fixed<2>, Redist<Shift, Work, Stage>>>>;
+        assert_eq!(
+            D::term().to_string(),
+            "tpool[2](on[4](par[2, 2](stage, seq[redist = 12*x*log2(p) + 7](work, stage))))"
+        );
+        agree_at::<D>(&[&[("x", 1.0)], &[("x", 1e3)]]);
+        const COST: f64 = cost_with::<On<Fixed<64>, Two<Fixed<16>, Stage, Fixed<48>, Stage>>>(&[]);
+        const _: () = assert!(COST < 301.0);
+        assert!(D::model_asymptotic().eval(&[("x", 1.0)]).is_ok());
     }
 
     #[test]
