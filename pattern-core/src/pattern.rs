@@ -208,6 +208,13 @@ impl<N: CountParam, T: ShuffleFree> Pattern for TpoolOver<N, T> {
 
 impl<N: CountParam, T: ShuffleFree> ShuffleFree for TpoolOver<N, T> {}
 
+/// The temporaries of the shuffle's simultaneous binding: reserved names (a
+/// model that named one would read the temporary).
+const SHUFFLE_X: &str = "__shuffle_x";
+const SHUFFLE_O: &str = "__shuffle_o";
+const SHUFFLE_M: &str = "__shuffle_m";
+const SHUFFLE_N: &str = "__shuffle_n";
+
 impl<M, N, D, K, Map, Shuffle, Reduce> Pattern for MapReduceOver<M, N, D, K, Map, Shuffle, Reduce>
 where
     M: CountParam,
@@ -218,9 +225,12 @@ where
     Shuffle: CostModel,
     Reduce: Pattern,
 {
-    // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k) + k·M[reduce](d)/(m·n),
-    // one expression: only the tail's temporaries live for 'static. `o` is
-    // bound before `x` is rebound, so k(x) reads the input size.
+    // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k, m, n) + k·M[reduce](d)/(m·n),
+    // one expression: only the tail's temporaries live for 'static. The
+    // shuffle's four variables are bound at once, as the runtime
+    // substitution does: d(x), k(x) and the counts are first evaluated into
+    // temporaries that no model names, so that none of them reads a
+    // variable another one rebinds (`n = m`, `d = x/n`).
     const MODEL: ConstExpr = ConstExpr::Add(
         &ConstExpr::Add(
             &ConstExpr::Div(
@@ -231,15 +241,35 @@ where
                 &ConstExpr::Mul(&M::EXPR, &N::EXPR),
             ),
             &ConstExpr::Let(
-                "o",
-                &K::MODEL,
+                SHUFFLE_X,
+                &D::MODEL,
                 &ConstExpr::Let(
-                    "m",
-                    &M::EXPR,
+                    SHUFFLE_O,
+                    &K::MODEL,
                     &ConstExpr::Let(
-                        "n",
-                        &N::EXPR,
-                        &ConstExpr::Let("x", &D::MODEL, &Shuffle::MODEL),
+                        SHUFFLE_M,
+                        &M::EXPR,
+                        &ConstExpr::Let(
+                            SHUFFLE_N,
+                            &N::EXPR,
+                            &ConstExpr::Let(
+                                "x",
+                                &ConstExpr::Var(SHUFFLE_X),
+                                &ConstExpr::Let(
+                                    "o",
+                                    &ConstExpr::Var(SHUFFLE_O),
+                                    &ConstExpr::Let(
+                                        "m",
+                                        &ConstExpr::Var(SHUFFLE_M),
+                                        &ConstExpr::Let(
+                                            "n",
+                                            &ConstExpr::Var(SHUFFLE_N),
+                                            &Shuffle::MODEL,
+                                        ),
+                                    ),
+                                ),
+                            ),
+                        ),
                     ),
                 ),
             ),
@@ -974,6 +1004,55 @@ mod tests {
         const COST: f64 = cost_with::<On<Fixed<64>, Two<Fixed<16>, Stage, Fixed<48>, Stage>>>(&[]);
         const _: () = assert!(COST < 301.0);
         assert!(D::model_asymptotic().eval(&[("x", 1.0)]).is_ok());
+    }
+
+    /// A named count called `m`, for `n = m`.
+    struct CalledM;
+    impl CountName for CalledM {
+        const NAME: &'static str = "m";
+    }
+    // d(x) = x / n + 1: reads a variable the shuffle's binding rebinds.
+    atom!(
+        PerKeyOverN,
+        "d",
+        ConstExpr::Add(
+            &ConstExpr::Div(&X, &ConstExpr::Var("n")),
+            &ConstExpr::Num(1.0)
+        )
+    );
+    // x·o + m·100 + n: a shuffle that reads all its variables.
+    atom!(
+        ShuffleAll,
+        "shuffle_all",
+        ConstExpr::Add(
+            &ConstExpr::Add(
+                &ConstExpr::Mul(&X, &ConstExpr::Var("o")),
+                &ConstExpr::Mul(&ConstExpr::Var("m"), &ConstExpr::Num(100.0)),
+            ),
+            &ConstExpr::Var("n"),
+        )
+    );
+
+    #[test]
+    fn the_shuffle_binds_its_variables_at_once() {
+        // As the runtime substitution: `n := m` reads the outer `m`, and
+        // d(x), k(x) read the outer `n`, not the counts being bound.
+        type D = MapReduceOver<Fixed<3>, CalledM, PerKeyOverN, Work, Shift, ShuffleAll, Stage>;
+        let v = agree_at::<D>(&[
+            &[("x", 64.0), ("m", 5.0), ("n", 2.0), ("p", 4.0)],
+            &[("x", 1e4), ("m", 1.0), ("n", 7.0), ("p", 32.0)],
+        ]);
+        let (x, m, n, p) = (64.0, 5.0, 2.0, 4.0f64);
+        let (d, k, workers) = (x / n + 1.0, x / p + 3.0 * x, 3.0 * m);
+        let shuffle = d * k + 3.0 * 100.0 + m;
+        let map = 12.0 * 1.0 * p.log2() + 7.0;
+        let reduce = 1000.0 / p + 50.0 * p.log2();
+        let by_hand = x * map / workers + shuffle + k * reduce / workers;
+        assert!(
+            (v[0] - by_hand).abs() <= 1e-13 * by_hand,
+            "{} vs {by_hand}",
+            v[0]
+        );
     }
 
     #[test]
