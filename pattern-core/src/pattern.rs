@@ -26,6 +26,28 @@
 //! type Hadoop = MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>;
 //! let _ = <Tpool<2, Hadoop> as Pattern>::term(); // error: a task pool cannot wrap ...
 //! ```
+//!
+//! The task groups of multi-processor tasks (seed 004) are patterns too, so a
+//! budget can hold a distributed design: [`On`] (`on[p](t)`), [`Par`] over
+//! [`Part`]s (`par[p1, p2](t1, t2)`), [`Groups`] (`groups[s](t)`) and
+//! [`Redist`] (`seq[redist = e](a, b)`). Their const models bind the models'
+//! `p` as the runtime models do:
+//!
+//! ```
+//! use pattern_core::pattern::{cost_at, Fixed, On, Par, Part, Pattern, Tpool};
+//! use pattern_core::paper::{Inc, Qsort};
+//!
+//! // Two task pools at once on 8 processors: 6 sort, 2 increment.
+//! type Design = On<Fixed<8>, Par<(Part<Fixed<6>, Tpool<6, Qsort>>, (Part<Fixed<2>, Tpool<2, Inc>>, ()))>>;
+//! const COST: f64 = cost_at::<Design>(1e6);
+//! const _: () = assert!(COST < 4e9);
+//! assert_eq!(
+//!     Design::term().to_string(),
+//!     "on[8](par[6, 2](tpool[6](qsort), tpool[2](inc)))"
+//! );
+//! let runtime = Design::model().eval(&[("x", 1e6)]).unwrap();
+//! assert!((COST - runtime).abs() <= 1e-12 * runtime);
+//! ```
 
 use crate::lower::Resources;
 use crate::term::{Atom, Count, MapReduceParams, Term};
