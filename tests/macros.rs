@@ -209,3 +209,24 @@ fn the_summary_is_built_at_compile_time() {
          | `Nop` | 5422.97 | O(1) | 5423 | 5423 |\n"
     );
 }
+
+// Task groups are type-level patterns too: a distributed design held to a
+// budget at compile time (the 48-processor part, in two groups of 24,
+// decides: 1000/24 + 50·log2(24) ≈ 270.9).
+design!(pub type Solver = stage = 1000 / p + 50 * log2(p); on[64](par[16, 48](stage, groups[2](stage))));
+cost_budget!(Solver, max = 300);
+
+#[test]
+fn task_groups_as_types_agree_with_the_runtime_model() {
+    const BY_TYPE: f64 = pattern_core::pattern::cost_with::<Solver>(&[]);
+    let runtime = Solver::model().eval(&[]).unwrap();
+    let by_hand = 1000.0 / 24.0 + 50.0 * 24f64.log2();
+    assert!((BY_TYPE - by_hand).abs() < 1e-9, "{BY_TYPE}");
+    assert!((runtime - by_hand).abs() < 1e-9, "{runtime}");
+    assert_eq!(
+        Solver::term().to_string(),
+        "on[64](par[16, 48](stage, groups[2](stage)))"
+    );
+    let d = design!(a = 2 * p; b = 7; on[8](seq[redist = 3 * p](a, b)));
+    assert_eq!(d.model().eval(&[]).unwrap(), 16.0 + 7.0 + 24.0);
+}

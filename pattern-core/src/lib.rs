@@ -42,8 +42,9 @@ pub mod summary;
 pub use const_expr::ConstExpr;
 pub use design::Design;
 pub use pattern::{
-    CostAnnotation, CostModel, CountName, CountParam, Fixed, MapReduce, MapReduceOver, Pattern,
-    Pipe, Seq, ShuffleFree, Tpool, TpoolOver,
+    CostAnnotation, CostModel, CountName, CountParam, Fixed, Groups, MapReduce, MapReduceOver, On,
+    Par, Part, PartList, Pattern, Pipe, Redist, Seq, ShuffleFree, ShuffleFreeParts, Tpool,
+    TpoolOver, TwoOrMoreParts,
 };
 /// The design grammar (the `pattern-design` crate, which the macros also
 /// use at compile time): the term, its parser, its checker and its fold.
@@ -63,7 +64,9 @@ pub use pattern_macros::{cost, cost_budget, cost_of, cost_summary, design};
 /// What the macros' expansions use; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::pattern::{CostAnnotation, InvalidDesign, cost_with, design_of};
+    pub use crate::pattern::{
+        CostAnnotation, Groups, InvalidDesign, On, Par, Part, Redist, cost_with, design_of,
+    };
     pub use crate::summary::ConstText;
     pub use crate::{ConstExpr, CostModel, CountName, Pattern, ShuffleFree};
 }

@@ -26,6 +26,28 @@
 //! type Hadoop = MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>;
 //! let _ = <Tpool<2, Hadoop> as Pattern>::term(); // error: a task pool cannot wrap ...
 //! ```
+//!
+//! The task groups of multi-processor tasks (seed 004) are patterns too, so a
+//! budget can hold a distributed design: [`On`] (`on[p](t)`), [`Par`] over
+//! [`Part`]s (`par[p1, p2](t1, t2)`), [`Groups`] (`groups[s](t)`) and
+//! [`Redist`] (`seq[redist = e](a, b)`). Their const models bind the models'
+//! `p` as the runtime models do:
+//!
+//! ```
+//! use pattern_core::pattern::{cost_at, Fixed, On, Par, Part, Pattern, Tpool};
+//! use pattern_core::paper::{Inc, Qsort};
+//!
+//! // Two task pools at once on 8 processors: 6 sort, 2 increment.
+//! type Design = On<Fixed<8>, Par<(Part<Fixed<6>, Tpool<6, Qsort>>, (Part<Fixed<2>, Tpool<2, Inc>>, ()))>>;
+//! const COST: f64 = cost_at::<Design>(1e6);
+//! const _: () = assert!(COST < 4e9);
+//! assert_eq!(
+//!     Design::term().to_string(),
+//!     "on[8](par[6, 2](tpool[6](qsort), tpool[2](inc)))"
+//! );
+//! let runtime = Design::model().eval(&[("x", 1e6)]).unwrap();
+//! assert!((COST - runtime).abs() <= 1e-12 * runtime);
+//! ```
 
 use crate::semantics::{Resources, Throughput};
 use crate::{Atom, ConstExpr, Count, Design, Expr, MapReduceParams, Term, TermError};
@@ -35,7 +57,7 @@ use std::marker::PhantomData;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a design",
     label = "not an atom or a pattern",
-    note = "atoms are types implementing `CostModel` (what `#[cost(..)]` writes); patterns are `Seq`, `Pipe`, `Tpool` and `MapReduce` over designs"
+    note = "atoms are types implementing `CostModel` (what `#[cost(..)]` writes); patterns are `Seq`, `Pipe`, `Tpool`, `MapReduce`, and the task groups `On`, `Par`, `Groups` and `Redist`, over designs"
 )]
 pub trait Pattern {
     /// The throughput model (`pipe` as a pointwise `max`), evaluable in
@@ -150,6 +172,9 @@ pub trait CountParam {
     const EXPR: ConstExpr;
     /// The count of the runtime term.
     fn count() -> Count;
+    /// The count if it is a number (`Some(K)` for [`Fixed<K>`]), `None` for
+    /// a named count.
+    const FIXED: Option<u64> = None;
 }
 
 /// A fixed count `K` (must be positive: checked when the model is evaluated).
@@ -166,6 +191,7 @@ impl<const K: u64> CountParam for Fixed<K> {
     fn count() -> Count {
         Count::Fixed(K)
     }
+    const FIXED: Option<u64> = Some(K);
 }
 
 /// A named count: implement it for a marker type (`design!` writes these for
@@ -229,6 +255,13 @@ impl<N: CountParam, T: ShuffleFree> Pattern for TpoolOver<N, T> {
 
 impl<N: CountParam, T: ShuffleFree> ShuffleFree for TpoolOver<N, T> {}
 
+/// The temporaries of the shuffle's simultaneous binding: reserved names (a
+/// model that named one would read the temporary).
+const SHUFFLE_X: &str = "__shuffle_x";
+const SHUFFLE_O: &str = "__shuffle_o";
+const SHUFFLE_M: &str = "__shuffle_m";
+const SHUFFLE_N: &str = "__shuffle_n";
+
 impl<M, N, D, K, Map, Shuffle, Reduce> Pattern for MapReduceOver<M, N, D, K, Map, Shuffle, Reduce>
 where
     M: CountParam,
@@ -239,9 +272,12 @@ where
     Shuffle: CostModel,
     Reduce: Pattern,
 {
-    // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k) + k·M[reduce](d)/(m·n),
-    // one expression: only the tail's temporaries live for 'static. `o` is
-    // bound before `x` is rebound, so k(x) reads the input size.
+    // x·M[map](1)/(m·n) + M[shuffle](x := d, o := k, m, n) + k·M[reduce](d)/(m·n),
+    // one expression: only the tail's temporaries live for 'static. The
+    // shuffle's four variables are bound at once, as the runtime
+    // substitution does: d(x), k(x) and the counts are first evaluated into
+    // temporaries that no model names, so that none of them reads a
+    // variable another one rebinds (`n = m`, `d = x/n`).
     const MODEL: ConstExpr = ConstExpr::Add(
         &ConstExpr::Add(
             &ConstExpr::Div(
@@ -252,15 +288,35 @@ where
                 &ConstExpr::Mul(&M::EXPR, &N::EXPR),
             ),
             &ConstExpr::Let(
-                "o",
-                &K::MODEL,
+                SHUFFLE_X,
+                &D::MODEL,
                 &ConstExpr::Let(
-                    "m",
-                    &M::EXPR,
+                    SHUFFLE_O,
+                    &K::MODEL,
                     &ConstExpr::Let(
-                        "n",
-                        &N::EXPR,
-                        &ConstExpr::Let("x", &D::MODEL, &Shuffle::MODEL),
+                        SHUFFLE_M,
+                        &M::EXPR,
+                        &ConstExpr::Let(
+                            SHUFFLE_N,
+                            &N::EXPR,
+                            &ConstExpr::Let(
+                                "x",
+                                &ConstExpr::Var(SHUFFLE_X),
+                                &ConstExpr::Let(
+                                    "o",
+                                    &ConstExpr::Var(SHUFFLE_O),
+                                    &ConstExpr::Let(
+                                        "m",
+                                        &ConstExpr::Var(SHUFFLE_M),
+                                        &ConstExpr::Let(
+                                            "n",
+                                            &ConstExpr::Var(SHUFFLE_N),
+                                            &Shuffle::MODEL,
+                                        ),
+                                    ),
+                                ),
+                            ),
+                        ),
                     ),
                 ),
             ),
@@ -284,6 +340,240 @@ where
         )
     }
 }
+
+/// `on[P](T)`: `T` as a multi-processor task on a group of `P` processors,
+/// the whole program when outermost (seed 004); `M = M[T]` with its `p`
+/// bound to `P`.
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Pattern};
+/// use pattern_core::ConstExpr;
+///
+/// /// 1000 / p + 50 · log2(p): a step that shares the work and pays a
+/// /// logarithmic collective.
+/// struct Stage;
+/// impl CostModel for Stage {
+///     const NAME: &'static str = "stage";
+///     const MODEL: ConstExpr = ConstExpr::Add(
+///         &ConstExpr::Div(&ConstExpr::Num(1000.0), &ConstExpr::Var("p")),
+///         &ConstExpr::Mul(&ConstExpr::Num(50.0), &ConstExpr::Log2(&ConstExpr::Var("p"))),
+///     );
+/// }
+///
+/// type Design = On<Fixed<16>, Stage>;
+/// const COST: f64 = cost_with::<Design>(&[]);
+/// const _: () = assert!(COST < 300.0);
+/// assert_eq!(COST, 1000.0 / 16.0 + 50.0 * 4.0);
+/// assert_eq!(Design::term().to_string(), "on[16](stage)");
+/// assert_eq!(Design::model().eval(&[]).unwrap(), COST);
+/// ```
+pub struct On<P, T>(PhantomData<(P, T)>);
+
+/// `groups[S](T)`: `S` equal groups of `floor(p/S)` processors, each running
+/// `T` at once; the smallest group decides. `M = M[T]` with its `p` bound to
+/// `floor(p/S)` (to `p` itself when `S` is 1).
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, CountName, Fixed, Groups, On, Pattern};
+/// use pattern_core::ConstExpr;
+///
+/// /// 1200 / p: a stage vector computed by a group.
+/// struct Stage;
+/// impl CostModel for Stage {
+///     const NAME: &'static str = "stage";
+///     const MODEL: ConstExpr = ConstExpr::Div(&ConstExpr::Num(1200.0), &ConstExpr::Var("p"));
+/// }
+/// /// The number of stages, a variable of the model.
+/// struct S;
+/// impl CountName for S {
+///     const NAME: &'static str = "s";
+/// }
+///
+/// type Design = On<Fixed<64>, Groups<S, Stage>>;
+/// // 64 processors in 3 groups: groups of 21 processors.
+/// const COST: f64 = cost_with::<Design>(&[("s", 3.0)]);
+/// assert_eq!(COST, 1200.0 / 21.0);
+/// assert_eq!(Design::term().to_string(), "on[64](groups[s](stage))");
+/// let runtime = Design::model().eval(&[("s", 3.0)]).unwrap();
+/// assert!((COST - runtime).abs() <= 1e-13 * runtime);
+/// ```
+pub struct Groups<S, T>(PhantomData<(S, T)>);
+
+/// `seq[redist = C](A, B)`: `A` then `B` on the same group, with the cost
+/// `C` of redistributing the data between them; `M = M[A] + M[B] + M[C]`.
+/// `C` is a cost model, written into the design as its expression.
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Pattern, Redist};
+/// use pattern_core::ConstExpr;
+///
+/// struct Solve;
+/// impl CostModel for Solve {
+///     const NAME: &'static str = "solve";
+///     const MODEL: ConstExpr = ConstExpr::Div(&ConstExpr::Var("x"), &ConstExpr::Var("p"));
+/// }
+/// /// 8·x bytes at 0.5 bytes per ns.
+/// struct Transpose;
+/// impl CostModel for Transpose {
+///     const NAME: &'static str = "transpose";
+///     const MODEL: ConstExpr = ConstExpr::Div(
+///         &ConstExpr::Mul(&ConstExpr::Num(8.0), &ConstExpr::Var("x")),
+///         &ConstExpr::Num(0.5),
+///     );
+/// }
+///
+/// type Design = On<Fixed<8>, Redist<Transpose, Solve, Solve>>;
+/// const COST: f64 = cost_with::<Design>(&[("x", 1024.0)]);
+/// assert_eq!(COST, 128.0 + 128.0 + 16384.0);
+/// assert_eq!(Design::term().to_string(), "on[8](seq[redist = 8*x/0.5](solve, solve))");
+/// assert_eq!(Design::model().eval(&[("x", 1024.0)]).unwrap(), COST);
+/// ```
+pub struct Redist<C, A, B>(PhantomData<(C, A, B)>);
+
+/// One part of a [`Par`]: the task `T` on a group of `S` processors.
+pub struct Part<S, T>(PhantomData<(S, T)>);
+
+/// `par[S1, S2, ..](T1, T2, ..)`: the tasks at once on disjoint groups of
+/// the given sizes; `M = max(M[T1](p := S1), M[T2](p := S2), ..)`. The parts
+/// are a list of [`Part`]s written as nested pairs ending in `()`, with two
+/// parts or more ([`TwoOrMoreParts`]).
+///
+/// ```
+/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Par, Part, Pattern};
+/// use pattern_core::ConstExpr;
+///
+/// /// 1000 / p + 50 · log2(p) (seed 004's shape: shared work, a collective).
+/// struct Stage;
+/// impl CostModel for Stage {
+///     const NAME: &'static str = "stage";
+///     const MODEL: ConstExpr = ConstExpr::Add(
+///         &ConstExpr::Div(&ConstExpr::Num(1000.0), &ConstExpr::Var("p")),
+///         &ConstExpr::Mul(&ConstExpr::Num(50.0), &ConstExpr::Log2(&ConstExpr::Var("p"))),
+///     );
+/// }
+///
+/// // on[64](par[16, 48](stage, stage))
+/// type Design = On<Fixed<64>, Par<(Part<Fixed<16>, Stage>, (Part<Fixed<48>, Stage>, ()))>>;
+/// const COST: f64 = cost_with::<Design>(&[]);
+/// // The larger group decides: its collective costs more than the work it saves.
+/// const _: () = assert!(COST > 1000.0 / 16.0 + 50.0 * 4.0);
+/// assert_eq!(Design::term().to_string(), "on[64](par[16, 48](stage, stage))");
+/// let runtime = Design::model().eval(&[]).unwrap();
+/// assert!((COST - runtime).abs() <= 1e-13 * runtime);
+/// assert!((COST - (1000.0 / 48.0 + 50.0 * 48f64.log2())).abs() < 1e-12);
+/// ```
+///
+/// A `par` of one part is not a design (that is `on[p](t)`):
+///
+/// ```compile_fail
+/// use pattern_core::pattern::{Fixed, Par, Part, Pattern};
+/// use pattern_core::paper::Qsort;
+///
+/// let _ = Par::<(Part<Fixed<4>, Qsort>, ())>::term(); // error: `par` runs two tasks or more
+/// ```
+pub struct Par<L: TwoOrMoreParts>(PhantomData<L>);
+
+/// The parts of a [`Par`]: `()`, or a [`Part`] followed by more parts.
+pub trait PartList {
+    /// The number of parts.
+    const LEN: usize;
+    /// `max` of the parts' models, each with `p` bound to its group size
+    /// (unused for `()`).
+    const MODEL: ConstExpr;
+    /// Appends the group sizes and the runtime terms of the parts.
+    fn push_parts(sizes: &mut Vec<Count>, parts: &mut Vec<Term>);
+}
+
+impl PartList for () {
+    const LEN: usize = 0;
+    const MODEL: ConstExpr = ConstExpr::Num(f64::NEG_INFINITY);
+    fn push_parts(_: &mut Vec<Count>, _: &mut Vec<Term>) {}
+}
+
+impl<S: CountParam, T: Pattern, Rest: PartList> PartList for (Part<S, T>, Rest) {
+    const LEN: usize = 1 + Rest::LEN;
+    const MODEL: ConstExpr = if Rest::LEN == 0 {
+        ConstExpr::Let("p", &S::EXPR, &T::MODEL)
+    } else {
+        ConstExpr::Max(&ConstExpr::Let("p", &S::EXPR, &T::MODEL), &Rest::MODEL)
+    };
+    fn push_parts(sizes: &mut Vec<Count>, parts: &mut Vec<Term>) {
+        sizes.push(S::count());
+        parts.push(T::term());
+        Rest::push_parts(sizes, parts);
+    }
+}
+
+/// The parts of a `par`: two or more. A list of fewer is not a design.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a list of two or more parts: `par` runs two tasks or more at once",
+    label = "par needs two or more parts",
+    note = "write the parts as nested pairs ending in `()`: `Par<(Part<Fixed<16>, A>, (Part<Fixed<48>, B>, ()))>` is `par[16, 48](a, b)`; one task on a group of processors is `On<P, T>`"
+)]
+pub trait TwoOrMoreParts: PartList {}
+
+impl<S1, T1, S2, T2, Rest> TwoOrMoreParts for (Part<S1, T1>, (Part<S2, T2>, Rest)) where
+    (Part<S1, T1>, (Part<S2, T2>, Rest)): PartList
+{
+}
+
+/// Parts free of shuffle phases: a `par` of them may be wrapped in a task
+/// pool.
+pub trait ShuffleFreeParts: PartList {}
+
+impl ShuffleFreeParts for () {}
+
+impl<S: CountParam, T: ShuffleFree, Rest: ShuffleFreeParts> ShuffleFreeParts
+    for (Part<S, T>, Rest)
+{
+}
+
+impl<P: CountParam, T: Pattern> Pattern for On<P, T> {
+    const MODEL: ConstExpr = ConstExpr::Let("p", &P::EXPR, &T::MODEL);
+    fn term() -> Term {
+        Term::On(P::count(), Box::new(T::term()))
+    }
+}
+
+impl<P: CountParam, T: ShuffleFree> ShuffleFree for On<P, T> {}
+
+impl<S: CountParam, T: Pattern> Pattern for Groups<S, T> {
+    // One group (`S` = 1) is all of `p`: no floor, as the runtime model.
+    const MODEL: ConstExpr = if matches!(S::FIXED, Some(1)) {
+        T::MODEL
+    } else {
+        ConstExpr::Let(
+            "p",
+            &ConstExpr::Floor(&ConstExpr::Div(&ConstExpr::Var("p"), &S::EXPR)),
+            &T::MODEL,
+        )
+    };
+    fn term() -> Term {
+        Term::Groups(S::count(), Box::new(T::term()))
+    }
+}
+
+impl<S: CountParam, T: ShuffleFree> ShuffleFree for Groups<S, T> {}
+
+impl<C: CostModel, A: Pattern, B: Pattern> Pattern for Redist<C, A, B> {
+    const MODEL: ConstExpr = ConstExpr::Add(&ConstExpr::Add(&A::MODEL, &B::MODEL), &C::MODEL);
+    fn term() -> Term {
+        Term::Redist(C::MODEL.to_expr(), Box::new(A::term()), Box::new(B::term()))
+    }
+}
+
+impl<C: CostModel, A: ShuffleFree, B: ShuffleFree> ShuffleFree for Redist<C, A, B> {}
+
+impl<L: TwoOrMoreParts> Pattern for Par<L> {
+    const MODEL: ConstExpr = L::MODEL;
+    fn term() -> Term {
+        let (mut sizes, mut parts) = (Vec::with_capacity(L::LEN), Vec::with_capacity(L::LEN));
+        L::push_parts(&mut sizes, &mut parts);
+        Term::Par(sizes, parts)
+    }
+}
+
+impl<L: TwoOrMoreParts + ShuffleFreeParts> ShuffleFree for Par<L> {}
 
 /// What `#[cost(..)]` records about an annotated function: its name, its
 /// model (normal form, in nanoseconds per call) and the model's text. Read
@@ -336,70 +626,4 @@ pub const fn cost_with<P: Pattern>(bindings: &[(&str, f64)]) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::paper::{
-        Inc, Keys768, MapGrppi, MapHadoop, NoShuffle, Nop, PerKeyX, Qsort, ReduceGrppi,
-        ReduceHadoop, ShuffleHadoop, Thread768, XKeys,
-    };
-
-    fn agree<P: Pattern>(xs: &[f64]) {
-        // As built: the normal form rounds differently.
-        let model = Throughput::new().model(&P::term());
-        for &x in xs {
-            let c = cost_at::<P>(x);
-            let r = model.eval(&[("x", x)]).unwrap();
-            assert!(
-                (c - r).abs() <= 1e-13 * r.abs(),
-                "{}: {c} vs {r} at {x}",
-                P::term()
-            );
-        }
-    }
-
-    #[test]
-    fn const_models_agree_with_the_runtime_models() {
-        let xs = [1024.0, 4096.0, 100_000.0, 262_144.0, 1e6];
-        agree::<Qsort>(&xs);
-        agree::<Seq<Qsort, Nop>>(&xs);
-        agree::<Pipe<Tpool<4, Qsort>, Inc>>(&xs);
-        agree::<Tpool<2, Seq<Inc, Qsort>>>(&xs);
-        agree::<Pipe<Pipe<Qsort, Inc>, Nop>>(&xs);
-        agree::<MapReduce<1, 4, Thread768, XKeys, MapGrppi, NoShuffle, ReduceGrppi>>(&xs);
-        agree::<MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>>(&xs);
-    }
-
-    #[test]
-    fn terms_from_types() {
-        assert_eq!(
-            Pipe::<Tpool<4, Qsort>, Seq<Inc, Nop>>::term().to_string(),
-            "pipe(tpool[4](qsort), seq(inc, nop))"
-        );
-        type Hadoop = MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>;
-        assert_eq!(
-            Hadoop::term().to_string(),
-            "mapreduce[m = 4, n = 12, d = x, k = 768](map_hadoop, shuffle_hadoop, reduce_hadoop)"
-        );
-        assert_eq!(Hadoop::resources().threads.simplify(), Expr::num(48.0));
-        assert_eq!(
-            Pipe::<Qsort, Inc>::design().unwrap().term(),
-            &Pipe::<Qsort, Inc>::term()
-        );
-        assert_eq!(
-            Pipe::<Qsort, Nop>::model_asymptotic().to_string(),
-            "1034.17·x·log₂(x)"
-        );
-    }
-
-    #[test]
-    fn budgets_in_const_context() {
-        const PIPE: f64 = cost_at::<Pipe<Tpool<4, Qsort>, Inc>>(1e6);
-        const _: () = assert!(PIPE < 6e9);
-        const SYMBOLIC: f64 = cost_with::<Qsort>(&[("y", 1.0)]);
-        assert!(SYMBOLIC.is_nan());
-        assert_eq!(
-            cost_at::<Tpool<4, Qsort>>(1024.0),
-            1034.17 * 1024.0 * 10.0 / 4.0
-        );
-    }
-}
+mod tests;

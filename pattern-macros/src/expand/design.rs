@@ -470,4 +470,34 @@ mod tests {
             "{out}"
         );
     }
+
+    /// The first error of `design!` on each ill-formed design of the corpus
+    /// is the one `Design::parse` gives (`tests/corpus.rs` checks that side).
+    #[test]
+    fn the_corpus_gives_the_same_first_errors_as_the_text() {
+        let corpus = include_str!("../../../tests/corpus/invalid.txt");
+        let mut cases = 0;
+        for line in corpus
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let (text, want) = line.split_once(" => ").expect("design => error");
+            // Unbalanced delimiters never reach a macro: rustc rejects them.
+            let Ok(tokens) = text.parse::<TokenStream>() else {
+                continue;
+            };
+            let out = design_inner(tokens).to_string();
+            let first = out
+                .split("compile_error ! { ")
+                .nth(1)
+                .and_then(|rest| rest.split(" }").next())
+                .unwrap_or_else(|| panic!("{text}: no error in {out}"));
+            let message: String = syn::parse_str::<syn::LitStr>(first)
+                .unwrap_or_else(|e| panic!("{text}: {first}: {e}"))
+                .value();
+            assert_eq!(message, want, "{text}");
+            cases += 1;
+        }
+        assert_eq!(cases, 23);
+    }
 }
