@@ -41,10 +41,10 @@ fn lowering(c: &mut Criterion) {
         let term = design(nodes, &mut rng);
         assert_eq!(term.size(), nodes);
         group.bench_with_input(BenchmarkId::new("lower", nodes), &term, |b, t| {
-            b.iter(|| Throughput::new().model(black_box(t)))
+            b.iter(|| Throughput::new().expr(black_box(t)))
         });
         group.bench_with_input(BenchmarkId::new("lower+simplify", nodes), &term, |b, t| {
-            b.iter(|| Throughput::new().model(black_box(t)).simplify())
+            b.iter(|| Throughput::new().expr(black_box(t)).simplify())
         });
     }
     group.finish();

@@ -25,7 +25,7 @@ fn nop() -> Term {
 }
 
 fn at(laws: &Laws, t: &Term, x: f64) -> f64 {
-    laws.model(t).eval(&[("x", x)]).unwrap()
+    laws.expr(t).eval(&[("x", x)]).unwrap()
 }
 
 /// Each handover costs 10 µs on the slower stage.
@@ -186,7 +186,7 @@ fn a_shuffle_between_nodes_only_tells_nodes_from_threads() {
         )
     };
     // 4 nodes of 6 threads shuffle 3/4 of the bytes, one node of 24 none.
-    let model = |t: Term| Throughput::new().model(&t);
+    let model = |t: Term| Throughput::new().expr(&t);
     let (nodes, threads) = (model(build(4, 6)), model(build(1, 24)));
     let x = [("x", 10.0)];
     let gap = nodes.eval(&x).unwrap() - threads.eval(&x).unwrap();

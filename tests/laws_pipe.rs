@@ -54,7 +54,7 @@ proptest! {
         s in shuffle_free_term(2),
         t in shuffle_free_term(2),
     ) {
-        let m = |t: Term| Throughput::new().model(&t);
+        let m = |t: Term| Throughput::new().expr(&t);
         let (pipe, seq) = (m(Term::pipe(a.clone(), b.clone())), m(Term::seq(a.clone(), b.clone())));
         let pool = m(Term::tpool(2u64, Term::seq(a.clone(), b.clone())));
         prop_assert_eq!(dominance(&pool, &pipe), Dominance::Proved, "{} | {}", a, b);

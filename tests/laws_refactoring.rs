@@ -28,7 +28,7 @@ proptest! {
         prop_assert_eq!(t.check(), Ok(()));
         prop_assert!(Design::from_term(t.clone()).is_ok(), "{}", t);
         // Their models evaluate to a finite, non-negative time.
-        let model = Throughput::new().model(&t);
+        let model = Throughput::new().expr(&t);
         let vars: Vec<String> = model.vars().into_iter().collect();
         let at: Vec<(&str, f64)> = vars.iter().map(|v| (v.as_str(), 3.0)).collect();
         let v = model.eval(&at).unwrap();

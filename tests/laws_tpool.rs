@@ -53,8 +53,8 @@ proptest! {
     #[test]
     fn dominance_proves_monotonicity(n in thread_count(), k in thread_count(), t in shuffle_free_term(3)) {
         let (few, many) = (n.min(k), n.max(k));
-        let slow = Throughput::new().model(&Term::tpool(few, t.clone()));
-        let fast = Throughput::new().model(&Term::tpool(many, t.clone()));
+        let slow = Throughput::new().expr(&Term::tpool(few, t.clone()));
+        let fast = Throughput::new().expr(&Term::tpool(many, t.clone()));
         prop_assert_eq!(dominance(&fast, &slow), Dominance::Proved, "{}", t);
     }
 }

@@ -122,7 +122,7 @@ fn const_models_agree_with_the_runtime_models_on_random_designs() {
         Design::from_term(term.clone())
             .unwrap_or_else(|e| panic!("`{}` is not well-formed: {e}", case.ty));
         coverage.add(&term);
-        let (raw, normal) = (Throughput::new().model(design.term()), design.model());
+        let (raw, normal) = (Throughput::new().expr(design.term()), design.model());
         for (point, &at_compile_time) in case.points.iter().zip(case.at_compile_time) {
             let bindings: Vec<(&str, f64)> = VARIABLES.iter().copied().zip(*point).collect();
             // The compiler's evaluation is the run-time evaluation of the
@@ -214,7 +214,7 @@ fn groups_of_three_in_normal_form() {
     assert!(
         relative(
             by_type,
-            Throughput::new().model(design.term()).eval(&at).unwrap()
+            Throughput::new().expr(design.term()).eval(&at).unwrap()
         ) <= TERM_TOLERANCE
     );
     assert!(relative(by_type, design.model().eval(&at).unwrap()) <= NORMAL_FORM_TOLERANCE);

@@ -204,20 +204,7 @@ fn conflict<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::{Atom, MapReduceParams};
-
-    fn atom(name: &str) -> Term {
-        Term::atom(name, Expr::var("x"))
-    }
-
-    fn hist() -> Term {
-        Term::map_reduce(
-            MapReduceParams::new(1u64, "n", Expr::num(768.0), Expr::var("x")),
-            atom("map"),
-            Atom::new("shuffle", Expr::num(0.0)),
-            atom("reduce"),
-        )
-    }
+    use crate::term::tests::{atom, hist};
 
     fn kinds(t: &Term) -> Vec<(DesignErrorKind, usize, Site)> {
         check(t)

@@ -396,14 +396,16 @@ impl fmt::Display for Term {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn atom(name: &str) -> Term {
+    /// An atom of model `x`.
+    pub(crate) fn atom(name: &str) -> Term {
         Term::atom(name, Expr::var("x"))
     }
 
-    fn hist() -> Term {
+    /// The histogram mapReduce of the paper, on one node.
+    pub(crate) fn hist() -> Term {
         Term::map_reduce(
             MapReduceParams {
                 m: Count::Fixed(1),

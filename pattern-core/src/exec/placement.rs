@@ -203,7 +203,7 @@ fn at_speeds(
         other => {
             let threads = threads_of(other, env)?;
             let mean = (first..first + threads).map(speed_of).sum::<f64>() / threads as f64;
-            crate::semantics::Throughput::new().model(other).eval(env)? * mean
+            crate::semantics::Throughput::new().expr(other).eval(env)? * mean
         }
     })
 }
@@ -237,7 +237,7 @@ mod tests {
             let t = term(text);
             let env = [("x", 7.0)];
             let model = crate::semantics::Throughput::new()
-                .model(&t)
+                .expr(&t)
                 .eval(&env)
                 .unwrap();
             for s in [1.0, 1.45] {

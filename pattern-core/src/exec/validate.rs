@@ -638,7 +638,7 @@ impl<E: Send + 'static> Suite<E> {
                     let predicted = design.model().eval(&at).ok();
                     let refined = (self.handoff || self.warm || self.contention).then(|| {
                         crate::semantics::Throughput::new()
-                            .model(&refine(
+                            .expr(&refine(
                                 design.term(),
                                 local_handoff.as_ref(),
                                 &local_variants,
@@ -1200,10 +1200,10 @@ impl<E: Send + 'static> Suite<E> {
             .collect();
         let design = self.design(case, &named)?;
         let term = design.term();
-        let modular = crate::semantics::Throughput::new().model(term).simplify();
+        let modular = crate::semantics::Throughput::new().expr(term).simplify();
         let asymptotic = crate::semantics::Throughput::new()
             .asymptotic()
-            .model(term)
+            .expr(term)
             .simplify();
         let refined_term = (handoff.is_some() || !warm.is_empty()).then(|| {
             let warm: Vec<Atom> = warm
@@ -1221,11 +1221,11 @@ impl<E: Send + 'static> Suite<E> {
         });
         let refined_model = refined_term
             .as_ref()
-            .map(|t| crate::semantics::Throughput::new().model(t).simplify());
+            .map(|t| crate::semantics::Throughput::new().expr(t).simplify());
         let refined_asymptotic = refined_term.as_ref().map(|t| {
             crate::semantics::Throughput::new()
                 .asymptotic()
-                .model(t)
+                .expr(t)
                 .simplify()
         });
 
@@ -1287,7 +1287,7 @@ impl<E: Send + 'static> Suite<E> {
                     model: at_x(h),
                 });
                 crate::semantics::Throughput::new()
-                    .model(&refine(local_design.term(), handoff.as_ref(), &warm, cores))
+                    .expr(&refine(local_design.term(), handoff.as_ref(), &warm, cores))
                     .eval(&at)
                     .ok()
             });
@@ -1770,7 +1770,7 @@ fn fit_atom(
 ///     t.to_string(),
 ///     "pipe(seq(a, handoff), seq(handoff, b, handoff), seq(handoff, c))"
 /// );
-/// assert_eq!(pattern_core::semantics::Throughput::new().model(&t).eval(&[("x", 1000.0)])?, 2100.0);
+/// assert_eq!(pattern_core::semantics::Throughput::new().expr(&t).eval(&[("x", 1000.0)])?, 2100.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn with_handoff(term: &Term, handoff: &Atom) -> Term {
@@ -1905,12 +1905,12 @@ fn pooled_atoms(term: &Term, pooled: bool, out: &mut Vec<String>) {
 /// // On 2 cores both workers' cores are busy: 5x / 2.
 /// let on_two = with_contention(d.term(), &corun, 2);
 /// assert_eq!(on_two.to_string(), "pipe(tpool[2](inc_corun), tpool[1](nop))");
-/// assert_eq!(pattern_core::semantics::Throughput::new().model(&on_two).eval(&[("x", 100.0)])?, 250.0);
+/// assert_eq!(pattern_core::semantics::Throughput::new().expr(&on_two).eval(&[("x", 100.0)])?, 250.0);
 /// // On 5 cores, 2 workers keep 1 of the 4 other cores busy:
 /// // (4x + (5x - 4x) / 4) / 2.
 /// let on_five = with_contention(d.term(), &corun, 5);
 /// assert_eq!(on_five.to_string(), "pipe(tpool[2](inc_corun2), tpool[1](nop))");
-/// assert_eq!(pattern_core::semantics::Throughput::new().model(&on_five).eval(&[("x", 100.0)])?, 212.5);
+/// assert_eq!(pattern_core::semantics::Throughput::new().expr(&on_five).eval(&[("x", 100.0)])?, 212.5);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn with_contention(term: &Term, variants: &[Atom], cores: usize) -> Term {
@@ -1993,7 +1993,7 @@ fn pool_sizes(term: &Term, cores: usize, out: &mut Vec<usize>) {
 ///     t.to_string(),
 ///     "pipe(tpool[2](seq(inc, handoff_pool2)), tpool[8](seq(inc, handoff_pool2)))"
 /// );
-/// assert_eq!(pattern_core::semantics::Throughput::new().model(&t).eval(&[("x", 1000.0)])?, 2250.0);
+/// assert_eq!(pattern_core::semantics::Throughput::new().expr(&t).eval(&[("x", 1000.0)])?, 2250.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn with_pool_handoff(term: &Term, variants: &[Atom], cores: usize) -> Term {
@@ -2535,7 +2535,7 @@ mod tests {
         let want = x * (1.0 + 6.0 / 7.0) / 4.0;
         assert!(
             (crate::semantics::Throughput::new()
-                .model(&t)
+                .expr(&t)
                 .eval(&[("x", x)])
                 .unwrap()
                 - want)
@@ -2631,7 +2631,7 @@ mod tests {
         // max((x + 10)/2, 2x + 10) at x = 100.
         assert_eq!(
             crate::semantics::Throughput::new()
-                .model(&t)
+                .expr(&t)
                 .eval(&[("x", 100.0)])
                 .unwrap(),
             210.0

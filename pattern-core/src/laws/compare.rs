@@ -214,7 +214,7 @@ pub fn compare(a: &Term, b: &Term, domain: &Domain) -> Result<Comparison, Compar
     for (side, t) in [("A", a), ("B", b)] {
         Design::from_term(t.clone()).map_err(|error| CompareError::IllFormed { side, error })?;
     }
-    let model = |t: &Term| crate::semantics::Throughput::new().model(t).simplify();
+    let model = |t: &Term| crate::semantics::Throughput::new().expr(t).simplify();
     let (ma, mb) = (model(a), model(b));
     let growth = mb.cmp_growth(&ma, "x");
     let done = |verdict| Comparison {

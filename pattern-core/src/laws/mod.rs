@@ -137,20 +137,20 @@ impl Laws {
         }
     }
 
-    /// The model of `t` under this lowering.
-    pub fn model(&self, t: &Term) -> Expr {
+    /// The expression of `t` under these operators, as built.
+    pub fn expr(&self, t: &Term) -> Expr {
         match &self.lowering {
-            Lowering::Mode(mode) => Throughput::new().mode(*mode).model(t),
-            Lowering::By(ops) => Throughput::new().operators(*ops).model(t),
+            Lowering::Mode(mode) => Throughput::new().mode(*mode).expr(t),
+            Lowering::By(ops) => Throughput::new().operators(*ops).expr(t),
         }
     }
 
     fn equal(&self, l: &Term, r: &Term) -> bool {
-        check::equal(&self.model(l), &self.model(r))
+        check::equal(&self.expr(l), &self.expr(r))
     }
 
     fn at_most(&self, l: &Term, r: &Term) -> bool {
-        check::at_most_everywhere(&self.model(l), &self.model(r))
+        check::at_most_everywhere(&self.expr(l), &self.expr(r))
     }
 
     /// Law (i); see [`pipe_associative`].
@@ -196,9 +196,9 @@ impl Laws {
 
     /// See [`pipe_at_most_seq`].
     pub fn pipe_at_most_seq(&self, a: &Term, b: &Term) -> bool {
-        let pipe = self.model(&Term::pipe(a.clone(), b.clone()));
-        let seq = self.model(&Term::seq(a.clone(), b.clone()));
-        let saving = Expr::min([self.model(a), self.model(b)]);
+        let pipe = self.expr(&Term::pipe(a.clone(), b.clone()));
+        let seq = self.expr(&Term::seq(a.clone(), b.clone()));
+        let saving = Expr::min([self.expr(a), self.expr(b)]);
         check::at_most_everywhere(&pipe, &seq) && check::equal_numerically(&seq, &(pipe + saving))
     }
 
@@ -345,14 +345,14 @@ impl Laws {
     fn map_all(&self, map: &Term) -> Term {
         Term::atom(
             "map_all",
-            Expr::var("x") * self.model(map).subs("x", &Expr::num(1.0)),
+            Expr::var("x") * self.expr(map).subs("x", &Expr::num(1.0)),
         )
     }
 
     /// `reduce^{×k}`: the reduce phase on each of the `k(x)` keys with its
     /// `d(x)` elements, one after another, as an atom.
     fn reduce_all(&self, reduce: &Term, d: &Expr, k: &Expr) -> Term {
-        Term::atom("reduce_all", k.clone() * self.model(reduce).subs("x", d))
+        Term::atom("reduce_all", k.clone() * self.expr(reduce).subs("x", d))
     }
 }
 

@@ -331,7 +331,7 @@ impl Rewriter {
 /// ```
 pub fn rewrite(design: &Term, rewriter: &Rewriter) -> Result<Vec<Found>, RewriteError> {
     Design::from_term(design.clone())?;
-    let original = Throughput::new().model(design).simplify();
+    let original = Throughput::new().expr(design).simplify();
     let mut seen: HashSet<String> = HashSet::from([design.to_string()]);
     let mut queue: VecDeque<(Term, Vec<Rule>)> = VecDeque::from([(design.clone(), Vec::new())]);
     let mut found = Vec::new();
@@ -349,7 +349,7 @@ pub fn rewrite(design: &Term, rewriter: &Rewriter) -> Result<Vec<Found>, Rewrite
                 }
                 let mut path = steps.clone();
                 path.push(rule);
-                let model = Throughput::new().model(&next).simplify();
+                let model = Throughput::new().expr(&next).simplify();
                 let relation = relate(&original, &model, &next, &rewriter.domain)?;
                 found.push(Found {
                     threads: Footprint::of(&next).threads.simplify(),

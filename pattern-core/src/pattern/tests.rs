@@ -10,7 +10,7 @@ use crate::paper::{
 
 fn agree<P: Pattern>(xs: &[f64]) {
     // As built: the normal form rounds differently.
-    let model = Throughput::new().model(&P::term());
+    let model = Throughput::new().expr(&P::term());
     for &x in xs {
         let c = cost_at::<P>(x);
         let r = model.eval(&[("x", x)]).unwrap();
@@ -168,11 +168,11 @@ impl CountName for Procs {
 /// are rounded to 12 significant digits) to 1e-11, at every point;
 /// returns the values.
 fn agree_at<T: Pattern>(points: &[&[(&str, f64)]]) -> Vec<f64> {
-    let runtime = Throughput::new().model(&T::term());
+    let runtime = Throughput::new().expr(&T::term());
     let design = T::design().expect("a well-formed design");
     let text = design.to_string();
     let parsed = Design::parse(&text).unwrap();
-    let (read, normal) = (Throughput::new().model(parsed.term()), parsed.model());
+    let (read, normal) = (Throughput::new().expr(parsed.term()), parsed.model());
     points
         .iter()
         .map(|&at| {

@@ -111,9 +111,9 @@ impl Throughput {
 }
 
 impl Throughput<Symbolic> {
-    /// The model of `term`, as built (not simplified): with models kept
-    /// symbolic, nothing can fail.
-    pub fn model(&self, term: &Term) -> Expr {
+    /// The expression of `term`, as built (not simplified, unlike every
+    /// `model()`): with models kept symbolic, nothing can fail.
+    pub fn expr(&self, term: &Term) -> Expr {
         self.of(term).unwrap_or_else(|never| match never {})
     }
 }
@@ -399,11 +399,11 @@ mod tests {
     }
 
     fn model(t: &Term) -> Expr {
-        Throughput::new().model(t)
+        Throughput::new().expr(t)
     }
 
     fn asymptotic(t: &Term) -> Expr {
-        Throughput::new().asymptotic().model(t)
+        Throughput::new().asymptotic().expr(t)
     }
 
     fn latency(t: &Term) -> Expr {
