@@ -25,6 +25,29 @@ struct Context {
     pool: Option<usize>,
 }
 
+impl Term {
+    /// Checks the well-formedness rules ([`crate::check`]): no shuffle
+    /// inside a task pool, no zero count, groups that fit in the processors
+    /// they split, one model per atom name.
+    ///
+    /// ```
+    /// use pattern_core::{Design, DesignErrorKind, Term, Expr};
+    ///
+    /// let d = Design::parse("m = 1; s = 0; r = 2; pipe(m, r)").unwrap();
+    /// assert!(d.term().check().is_ok());
+    /// let zero = Term::tpool(0u64, Term::atom("a", Expr::var("x")));
+    /// let err = zero.check().unwrap_err();
+    /// assert_eq!(err.kind(), &DesignErrorKind::ZeroCount);
+    /// assert_eq!(err.to_string(), "`tpool[0](a)`: a count of 0: counts are positive integers or names");
+    /// ```
+    pub fn check(&self) -> Result<(), crate::TermError> {
+        match check(self).into_iter().next() {
+            None => Ok(()),
+            Some(problem) => Err(crate::TermError::new(self, problem)),
+        }
+    }
+}
+
 /// Every problem of `term`, in pre-order of the nodes they are about
 /// ([`Term::preorder`]); empty when the design is well-formed.
 ///

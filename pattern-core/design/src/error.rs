@@ -32,7 +32,7 @@ pub enum DesignErrorKind {
     /// A pattern name that does not exist.
     #[error(
         "unknown pattern `{name}`: the patterns are {}",
-        crate::parse::PATTERN_LIST
+        crate::term::PATTERN_LIST
     )]
     UnknownPattern {
         /// The name.

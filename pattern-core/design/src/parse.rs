@@ -32,23 +32,8 @@
 use crate::check::check;
 use crate::error::{DesignError, DesignErrorKind, Site};
 use crate::syntax::{self, RawParam, Syn};
-use crate::term::{Atom, Count, MapReduceParams, Term};
+use crate::term::{Atom, Count, MapReduceParams, PATTERNS, Term};
 use pattern_expr::Expr;
-
-/// The names of the patterns, which cannot name atoms.
-pub const PATTERNS: [&str; 8] = [
-    "seq",
-    "pipe",
-    "tpool",
-    "mapreduce",
-    "mapReduce",
-    "on",
-    "par",
-    "groups",
-];
-
-/// The patterns, as the errors list them.
-pub(crate) const PATTERN_LIST: &str = "seq, pipe, tpool, mapreduce, on, par and groups";
 
 /// An atom defined in the design text.
 #[derive(Clone, Debug, PartialEq)]

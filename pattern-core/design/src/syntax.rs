@@ -256,7 +256,7 @@ impl<'a> Reader<'a> {
         let (tok, at) = self.bump();
         let Tok::Ident(first) = tok else {
             return Err(syntax(
-                &format!("an atom or a pattern ({})", crate::parse::PATTERN_LIST),
+                &format!("an atom or a pattern ({})", crate::term::PATTERN_LIST),
                 &tok,
                 at,
             ));

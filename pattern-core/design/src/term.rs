@@ -11,6 +11,21 @@
 use pattern_expr::Expr;
 use std::fmt;
 
+/// The names of the patterns, which cannot name atoms.
+pub const PATTERNS: [&str; 8] = [
+    "seq",
+    "pipe",
+    "tpool",
+    "mapreduce",
+    "mapReduce",
+    "on",
+    "par",
+    "groups",
+];
+
+/// The patterns, as the errors list them.
+pub(crate) const PATTERN_LIST: &str = "seq, pipe, tpool, mapreduce, on, par and groups";
+
 /// A count of a pattern: threads of a task pool, nodes or threads of a
 /// mapReduce. A positive integer, or a symbol left free in the model.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -310,27 +325,6 @@ impl Term {
     /// Whether the term contains a shuffle phase (a mapReduce).
     pub fn has_shuffle(&self) -> bool {
         self.preorder().any(|t| matches!(t, Term::MapReduce { .. }))
-    }
-
-    /// Checks the well-formedness rules ([`crate::check`]): no shuffle
-    /// inside a task pool, no zero count, groups that fit in the processors
-    /// they split, one model per atom name.
-    ///
-    /// ```
-    /// use pattern_core::{Design, DesignErrorKind, Term, Expr};
-    ///
-    /// let d = Design::parse("m = 1; s = 0; r = 2; pipe(m, r)").unwrap();
-    /// assert!(d.term().check().is_ok());
-    /// let zero = Term::tpool(0u64, Term::atom("a", Expr::var("x")));
-    /// let err = zero.check().unwrap_err();
-    /// assert_eq!(err.kind(), &DesignErrorKind::ZeroCount);
-    /// assert_eq!(err.to_string(), "`tpool[0](a)`: a count of 0: counts are positive integers or names");
-    /// ```
-    pub fn check(&self) -> Result<(), crate::TermError> {
-        match crate::check::check(self).into_iter().next() {
-            None => Ok(()),
-            Some(problem) => Err(crate::TermError::new(self, problem)),
-        }
     }
 }
 
