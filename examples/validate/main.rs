@@ -1,7 +1,7 @@
 //! Validation against reality (seed 001 §4 on this machine): measures the
 //! atoms qsort, inc, nop and the histogram map, shuffle and reduce, fits
 //! their models, composes the models of the paper's configurations (seq,
-//! tpool[n], pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
+//! `tpool[n]`, pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
 //! generated image), runs every configuration for real with the executor at
 //! every size, fits the whole runs and prints the paper's Table 2 for this
 //! machine: monolithic model, modular model, relative error — plain and with
@@ -101,6 +101,14 @@ use std::hint::black_box;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use suite::{Suite, ValidationError};
+#[cfg(doc)]
+use {
+    core_speeds::time_at_core_speeds,
+    pattern_core::{Term, exec::Executor, exec::Metrics, fit::Fitter},
+    probe::SpeedProbe,
+    refinements::{with_cache_reuse, with_contention, with_handoff},
+    report::SizeResult,
+};
 
 // ---- The paper's tasks for pipeline and task pool (§4.1.1) ----------------
 // The models are the paper's (Table 1), as a designer would write them

@@ -9,6 +9,8 @@ use crate::probe::Speed;
 use crate::refinements::{
     HANDOFF, corun_name, pool_handoff_name, pool_sizes, pooled_atoms, refine, warm_name,
 };
+#[cfg(doc)]
+use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
 use crate::report::SuiteReport;
 use crate::settings::Settings;
 use pattern_core::exec::{Cores, ExecError, Kernels, Metrics, Warning};
