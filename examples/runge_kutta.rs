@@ -34,8 +34,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (machine, t_op, multibroadcast) in &machines {
         let consecutive = Design::parse(&rk_consecutive(multibroadcast))?;
         let group = Design::parse(&rk_group(multibroadcast))?;
-        let dp = consecutive.model_by(&Throughput::new().on(machine))?;
-        let gp = group.model_by(&Throughput::new().on(machine))?;
+        let dp = consecutive.model_by(&Throughput::new().machine(machine))?;
+        let gp = group.model_by(&Throughput::new().machine(machine))?;
         for (class, t_f) in [
             ("sparse", Expr::num(20.0 * t_op)),
             ("dense", Expr::var("n") * *t_op),

@@ -158,12 +158,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          on[64](par[16, 48](solve, solve))",
     )?;
     let t3e = MachineProfile::t3e();
-    let concurrent = grid.model_by(&Throughput::new().on(&t3e))?;
+    let concurrent = grid.model_by(&Throughput::new().machine(&t3e))?;
     let alone = Design::parse("solve = 2e6 / p + allgather(p, 8 * 4096 / p); on[16](solve)")?;
     println!("  {} = {:.1} μs", grid.term(), concurrent.eval(&[])?);
     println!(
         "  the 16-processor group alone: {:.1} μs (no contention from the other group)",
-        alone.model_by(&Throughput::new().on(&t3e))?.eval(&[])?
+        alone
+            .model_by(&Throughput::new().machine(&t3e))?
+            .eval(&[])?
     );
 
     println!("\nErrors name what went wrong and where:");

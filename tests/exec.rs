@@ -2,9 +2,7 @@
 //! (tasks in flight reach the pool size), every element out exactly once and
 //! correct, in order where the pattern promises order; bad input gives clear
 //! errors. Small sizes, no timing assertions.
-use pattern_core::exec::validate::{Acceptance, Report, Settings, Suite};
 use pattern_core::exec::{Cores, ExecError, Executor, Job, Kernels, Warning};
-use pattern_core::fit::measure::Harness;
 use pattern_core::{Design, Term, cost, design};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -242,12 +240,21 @@ fn metrics_are_consistent() {
     assert_eq!(empty.metrics.inter_departure_ns, None);
 }
 
+/// How far a thread's CPU time, read from the scheduler's counters, may run
+/// ahead of its wall time: the counter of a running thread is brought up to
+/// date at the scheduler's tick, so a reading can be a tick (at most 10 ms)
+/// old.
+const TICK_NS: f64 = 10e6;
+
 #[test]
 fn every_thread_accounts_for_its_time() {
     // Stage a sleeps 3 ms per element: the guest sees it asleep, not
-    // running, not waiting, and not blocked on a channel, so the accounting
-    // counts it as stolen (a kernel should compute, not sleep). Stage b
-    // waits on its channel (blocking at once: no spin) for about as long.
+    // running, not waiting for a core, and not blocked on a channel, so the
+    // accounting counts it as stolen (a kernel should compute, not sleep).
+    // Stage b waits on its channel (blocking at once: no spin). What is
+    // asserted holds however loaded the machine is: the identities of the
+    // accounting and where the sleep goes, not shares of the time.
+    const SLEEP_NS: f64 = 10.0 * 3e6;
     let kernels = Kernels::new()
         .add("a", |_: &mut i64| {
             std::thread::sleep(Duration::from_millis(3))
@@ -258,28 +265,69 @@ fn every_thread_accounts_for_its_time() {
         .pin_threads(true)
         .run(design("pipe(a, b)").term(), numbers(10))
         .unwrap();
-    let m = &run.metrics;
+    let m = &run.metrics.clone();
+    assert_eq!(run.into_input_order(), (1..=10).collect::<Vec<_>>());
     if m.thread_times.is_empty() {
-        return; // no /proc/thread-self/schedstat on this system
+        eprintln!(
+            "every_thread_accounts_for_its_time: skipped the thread accounting \
+             (no /proc/thread-self/schedstat here); checked only that it reports nothing"
+        );
+        assert_eq!((m.cpu_ns, m.wait_ns, m.steal_share), (None, None, None));
+        return;
+    }
+    let cores = Cores::of_current_thread();
+    if cores.ids().is_empty() {
+        eprintln!(
+            "every_thread_accounts_for_its_time: the system does not support CPU \
+             affinity; the threads ran unpinned (their cores are the rule's numbers)"
+        );
     }
     assert_eq!(m.thread_times.len(), 2);
+    for t in &m.thread_times {
+        let parts = [t.wall_ns, t.cpu_ns, t.wait_ns, t.blocked_ns];
+        assert!(parts.iter().all(|p| p.is_finite() && *p >= 0.0), "{t:?}");
+        // Blocked spans lie inside the thread's life; CPU time too, up to
+        // the staleness of the counter.
+        assert!(t.blocked_ns <= t.wall_ns, "{t:?}");
+        assert!(t.cpu_ns <= t.wall_ns + TICK_NS, "{t:?}");
+        // Runnable is what is not blocked; stolen is the rest of the wall
+        // time once CPU, wait and blocked are taken out.
+        assert_eq!(t.runnable_ns(), t.wall_ns - t.blocked_ns);
+        let rest = t.wall_ns - t.cpu_ns - t.wait_ns - t.blocked_ns;
+        assert_eq!(t.stolen_ns(), rest.max(0.0), "{t:?}");
+    }
     let stage = |k: usize| m.thread_times.iter().find(|t| t.thread == k).unwrap();
     let (a, b) = (stage(0), stage(1));
-    // Other tests run at the same time on the same cores, so either stage
-    // may also wait for its core now and then.
-    assert!(a.wall_ns >= 30e6, "{a:?}");
-    assert!(a.stolen_ns() > 0.5 * a.wall_ns, "{a:?}");
-    assert!(a.cpu_ns + a.blocked_ns < 0.3 * a.wall_ns, "{a:?}");
-    assert!(b.blocked_ns + b.wait_ns > 0.8 * b.wall_ns, "{b:?}");
-    assert!(b.stolen_ns() < 0.2 * b.wall_ns, "{b:?}");
-    let cores = Cores::of_current_thread();
+    // The sleep is neither CPU nor blocked: it shows as stolen, or as a
+    // wait for a core where the guest's scheduler delayed the thread's
+    // wake-up (a wait after waking from a channel counts twice, in blocked
+    // and in wait, so only this bound holds whatever the load).
+    assert!(a.wall_ns >= SLEEP_NS, "{a:?}");
+    assert!(a.stolen_ns() + a.wait_ns >= SLEEP_NS, "{a:?}");
+    assert!(
+        a.cpu_ns + a.blocked_ns <= a.wall_ns - SLEEP_NS + TICK_NS,
+        "{a:?}"
+    );
+    // Stage b gets an element every 3 ms and does not spin: it blocks.
+    assert!(b.blocked_ns > 0.0, "{b:?}");
+    // Pinned by the rule: thread i on core i mod cores.
     assert_eq!(a.core, Some(0));
     assert_eq!(b.core, Some(cores.core_of_thread(1)));
-    let cpu: f64 = m.thread_times.iter().map(|t| t.cpu_ns).sum();
-    assert_eq!(m.cpu_ns, Some(cpu));
+    // The run's sums are the threads' sums, and the shares are shares.
+    let sum =
+        |f: fn(&pattern_core::exec::ThreadTimes) -> f64| m.thread_times.iter().map(f).sum::<f64>();
+    assert_eq!(m.cpu_ns, Some(sum(|t| t.cpu_ns)));
+    assert_eq!(m.wait_ns, Some(sum(|t| t.wait_ns)));
+    let runnable = sum(|t| t.runnable_ns());
     let share = m.steal_share.unwrap();
-    assert!(share > 0.3 && share <= 1.0, "{share}");
-    assert!(m.steal_share_on(0).unwrap() > 0.5);
+    assert_eq!(share, sum(|t| t.stolen_ns()) / runnable);
+    assert!((0.0..=1.0).contains(&share), "{share}");
+    for core in [a.core.unwrap(), b.core.unwrap()] {
+        let on = m.steal_share_on(core).unwrap();
+        assert!((0.0..=1.0).contains(&on), "{on}");
+    }
+    let wait = m.wait_share().unwrap();
+    assert!((0.0..=1.0).contains(&wait), "{wait}");
 }
 
 #[test]
@@ -527,148 +575,6 @@ fn designs_written_with_the_macros_run() {
         .run(value.term(), vec![vec![3, 2, 1]; 4])
         .unwrap();
     assert_eq!(run.into_input_order(), vec![vec![2, 3, 4]; 4]);
-}
-
-#[test]
-fn validation_runs_end_to_end_on_small_sizes() {
-    let kernels = Kernels::<Vec<i32>>::new()
-        .add("sort", |v| v.sort_unstable())
-        .add("bump", |v| v.iter_mut().for_each(|e| *e += 1));
-    let make = |x: usize, seed: u64| -> Vec<i32> {
-        (0..x)
-            .map(|i| ((i as u64).wrapping_mul(2654435761).wrapping_add(seed) % 1000) as i32)
-            .collect()
-    };
-    let suite = Suite::new("small", kernels, &[64, 128, 256, 512], make)
-        .element_bytes(|x| 4 * x)
-        .measure("sort")
-        .measure("bump")
-        .probe("const", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x + 1))
-        .with_handoff(true)
-        .with_cache_reuse(true)
-        .with_contention(true)
-        .case("seq", "seq(sort, bump)", true)
-        .case("tpool", "tpool[2](sort)", true)
-        .case("pipe", "pipe(sort, bump)", true)
-        .case("pipe", "pipe(tpool[2](sort), bump)", false);
-    let settings = Settings {
-        acceptance_from: 256,
-        ..Settings::quick()
-    };
-    let mut lines = Vec::new();
-    let report = suite
-        .run(&settings, &mut |l| lines.push(l.to_string()))
-        .unwrap();
-    assert_eq!(lines.len(), settings.rounds);
-    assert_eq!(report.atoms.len(), 3);
-    assert_eq!(report.handoff.as_ref().unwrap().name, "handoff");
-    assert_eq!(report.rows.len(), 4);
-    for row in &report.rows {
-        assert_eq!(row.sizes.len(), 4, "{}", row.design);
-        for s in &row.sizes {
-            assert_eq!(s.runs.len(), settings.rounds);
-            // Each run stated at the reference speed by its own factor.
-            assert_eq!(s.speed_factors.len(), settings.rounds);
-            assert!(s.speed_factors.iter().all(|f| f.is_finite() && *f > 0.0));
-            let raw = s.runs[0].inter_departure_ns.unwrap();
-            assert_eq!(s.measured_raw_ns, Some(raw));
-            assert_eq!(s.measured_ns, Some(raw * s.speed_factors[0]));
-            assert!(s.predicted_raw_ns.is_some() && s.error_raw.is_some());
-            assert!(s.elements >= settings.min_elements && s.elements <= settings.max_elements);
-            assert!(s.predicted_ns.is_some());
-            assert!(s.max_in_flight <= row.threads);
-        }
-        assert!(
-            row.errors_from.is_some_and(|e| e.count == 2),
-            "{}",
-            row.design
-        );
-    }
-    assert_eq!(
-        report.rows[2].refined_design.as_deref(),
-        Some("pipe(seq(sort, handoff), seq(handoff, bump))")
-    );
-    assert_eq!(
-        report.rows[0].refined_design.as_deref(),
-        Some("seq(sort, bump_warm)")
-    );
-    // Warm variants of both element atoms; a co-run variant of the pooled
-    // one where there is another core to run it on.
-    let cores = pattern_core::exec::Cores::of_current_thread().len();
-    let variants: Vec<&str> = report.variants.iter().map(|a| a.name.as_str()).collect();
-    // Refined: co-run where another core runs it, and the pool's hand-over
-    // for the workers that are busy at once.
-    let pooled = match cores {
-        1 => "tpool[2](seq(sort, handoff_pool1))",
-        2 => "tpool[2](seq(sort_corun, handoff_pool2))",
-        _ => "tpool[2](seq(sort_corun2, handoff_pool2))",
-    };
-    assert_eq!(report.rows[1].refined_design.as_deref(), Some(pooled));
-    if cores > 1 {
-        assert_eq!(
-            variants,
-            ["sort_warm", "bump_warm", "sort_corun", "handoff_pool2"]
-        );
-        // Timed before and after each run of the two cases that pool sort.
-        let timings = 2 * 2 * settings.atom_repetitions * settings.rounds;
-        for s in &report.variants[2].samples {
-            assert_eq!(s.times_ns.len(), timings);
-        }
-    } else {
-        assert_eq!(variants, ["sort_warm", "bump_warm", "handoff_pool1"]);
-    }
-    assert!(report.table().lines().count() == 6);
-    assert!(report.errors_table().contains("| tpool[2](sort) |"));
-
-    let acceptance = Acceptance::of(std::slice::from_ref(&report), 256, 0.1);
-    assert_eq!(acceptance.configurations, 3);
-    assert_eq!(acceptance.plain.unwrap().count, 6);
-    assert_eq!(acceptance.raw.unwrap().count, 6);
-    // Atoms keep their timings as measured beside the normalized ones, in
-    // the same order: one factor per atom timing.
-    for atom in report.atoms.iter().filter(|a| a.name != "const") {
-        for s in &atom.samples {
-            assert_eq!(s.raw_times_ns.len(), s.times_ns.len(), "{}", atom.name);
-            assert!(s.raw_times_ns.iter().all(|t| t.is_finite() && *t >= 0.0));
-        }
-    }
-    // The JSON file holds everything and reads back.
-    let full = Report {
-        machine_before: pattern_core::exec::validate::Machine::now(),
-        machine_after: pattern_core::exec::validate::Machine::now(),
-        settings: [("small".to_string(), settings.record())].into(),
-        suites: vec![report],
-        acceptance,
-        seconds: 0.0,
-    };
-    let json = serde_json::to_string(&full).unwrap();
-    let back: Report = serde_json::from_str(&json).unwrap();
-    assert_eq!(back.suites[0].rows.len(), 4);
-    assert_eq!(back.suites[0].atoms[0].model, full.suites[0].atoms[0].model);
-
-    // An atom without a kernel, a structure over an unknown atom.
-    let empty: Suite<Vec<i32>> = Suite::new("e", Kernels::new(), &[1, 2, 3], |_, _| vec![]);
-    assert!(empty.run(&settings, &mut |_| {}).is_err());
-    let missing = Suite::new("m", Kernels::new(), &[1, 2, 3], |_, _| vec![0i32])
-        .measure("sort")
-        .case("seq", "sort", true);
-    assert_eq!(
-        missing.run(&settings, &mut |_| {}).unwrap_err().to_string(),
-        "the atom `sort` has no element kernel to measure"
-    );
-    let unknown = Suite::new(
-        "u",
-        Kernels::new().add("sort", |v: &mut Vec<i32>| v.sort()),
-        &[4, 8, 16],
-        |x, _| vec![0i32; x],
-    )
-    .measure("sort")
-    .case("seq", "seq(sort, bump)", true);
-    let err = unknown.run(&settings, &mut |_| {}).unwrap_err().to_string();
-    assert!(
-        err.starts_with("the design `seq(sort, bump)` is not valid"),
-        "{err}"
-    );
 }
 
 #[test]

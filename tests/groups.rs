@@ -58,23 +58,23 @@ fn contention_applies_exactly_where_groups_run_concurrently() {
 
     // Alone on 64 processors: no contention.
     let alone = design(&format!("{comm} on[64](c)"))
-        .model_by(&Throughput::new().on(&t3e))
+        .model_by(&Throughput::new().machine(&t3e))
         .unwrap();
     assert!((value(&alone, &[]) - plain(64.0)).abs() < 1e-9);
 
     // Two groups of 32 at once: contention with p = 64 (all processors).
     let two = design(&format!("{comm} on[64](par[32, 32](c, c))"))
-        .model_by(&Throughput::new().on(&t3e))
+        .model_by(&Throughput::new().machine(&t3e))
         .unwrap();
     assert!((value(&two, &[]) - contended(32.0, 64.0)).abs() < 1e-6 * contended(32.0, 64.0));
 
     // One group only: nothing concurrent, no contention.
     let one = design(&format!("{comm} on[64](par[32](c))"))
-        .model_by(&Throughput::new().on(&t3e))
+        .model_by(&Throughput::new().machine(&t3e))
         .unwrap();
     assert!((value(&one, &[]) - plain(32.0)).abs() < 1e-9);
     let single = design(&format!("{comm} on[64](groups[1](c))"))
-        .model_by(&Throughput::new().on(&t3e))
+        .model_by(&Throughput::new().machine(&t3e))
         .unwrap();
     assert!((value(&single, &[]) - plain(64.0)).abs() < 1e-9);
 
@@ -82,14 +82,14 @@ fn contention_applies_exactly_where_groups_run_concurrently() {
     let mixed = design(&format!(
         "{comm} d = allgather(p, 4096); on[64](seq(groups[4](c), d))"
     ))
-    .model_by(&Throughput::new().on(&t3e))
+    .model_by(&Throughput::new().machine(&t3e))
     .unwrap();
     let want = contended(16.0, 64.0) + plain(64.0);
     assert!((value(&mixed, &[]) - want).abs() < 1e-6 * want);
 
     // Without an outermost on[..], the contention's p is the program's p.
     let open = design(&format!("{comm} par[g, g](c, c)"))
-        .model_by(&Throughput::new().on(&t3e))
+        .model_by(&Throughput::new().machine(&t3e))
         .unwrap();
     let at = [("p", 64.0), ("g", 32.0)];
     assert!((value(&open, &at) - contended(32.0, 64.0)).abs() < 1e-6 * contended(32.0, 64.0));
@@ -156,12 +156,12 @@ fn oversubscribed_groups_are_refused_with_the_position() {
 fn machine_function_errors() {
     let t3e = MachineProfile::t3e();
     let err = design("c = alltoall(p, 10); on[4](c)")
-        .model_by(&Throughput::new().on(&t3e))
+        .model_by(&Throughput::new().machine(&t3e))
         .unwrap_err();
     assert!(matches!(err, CommError::UnknownFunction { ref name, .. } if name == "alltoall"));
     // The T3D profile has the contention factor only: every call is missing.
     let err = design("c = bcast(p, 10); on[4](c)")
-        .model_by(&Throughput::new().on(&MachineProfile::t3d()))
+        .model_by(&Throughput::new().machine(&MachineProfile::t3d()))
         .unwrap_err();
     assert!(
         err.to_string()
@@ -195,10 +195,10 @@ fn runge_kutta_designs_reproduce_the_papers_formulas() {
     ] {
         let contention = machine.contention.clone().unwrap();
         let dp = design(&rk_consecutive(name))
-            .model_by(&Throughput::new().on(&machine))
+            .model_by(&Throughput::new().machine(&machine))
             .unwrap();
         let gp = design(&rk_group(name))
-            .model_by(&Throughput::new().on(&machine))
+            .model_by(&Throughput::new().machine(&machine))
             .unwrap();
         for (n, p) in [
             (242.0f64, 8.0f64),
@@ -251,7 +251,7 @@ fn a_user_profile_from_a_file() {
     let lab = MachineProfile::from_json_file(path).unwrap();
     assert_eq!(lab.name, "lab cluster (example)");
     let d = design("c = allgather(p, 1024); on[32](par[16, 16](c, c))");
-    let us = value(&d.model_by(&Throughput::new().on(&lab)).unwrap(), &[]);
+    let us = value(&d.model_by(&Throughput::new().machine(&lab)).unwrap(), &[]);
     let contention = 1.0 + 0.02 * 32.0 * 10.0;
     assert!((us - (15.0 + 4.0 * 16.0 + contention * 0.011 * 16.0 * 1024.0)).abs() < 1e-9);
 }

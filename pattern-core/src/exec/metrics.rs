@@ -201,15 +201,6 @@ impl Metrics {
             _ => None,
         }
     }
-
-    /// How much other load disturbed the run: the larger of
-    /// [`Metrics::wait_share`] and [`Metrics::steal_share`] (0 where
-    /// neither is known).
-    pub fn disturbance(&self) -> f64 {
-        self.wait_share()
-            .unwrap_or(0.0)
-            .max(self.steal_share.unwrap_or(0.0))
-    }
 }
 
 /// The first and last index of the departures kept for the steady state:

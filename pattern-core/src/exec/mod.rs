@@ -9,25 +9,20 @@
 //!   `mapreduce` (m = 1) as map on `n` threads, group by key, reduce on `n`
 //!   threads — and reports [`Metrics`]: the paper's average time between two
 //!   departures in steady state, latency, makespan, the parallelism reached.
-//! - [`validate`]: the end-to-end driver: measure the atoms, fit them,
-//!   compose the design's model, run the design at every size, fit the
-//!   whole run, compare.
-//! - [`SpeedProbe`]: a reference kernel read around every timing, so that
-//!   timings taken while a shared machine ran slower can be compared.
-//! - [`Cores`], [`time_at_core_speeds`]: threads pinned to known cores, and
-//!   the operators evaluated for cores that run at different speeds.
+//! - [`Cores`]: threads pinned to known cores.
+//!
+//! The validation that compares runs with models (atoms measured, models
+//! composed, runs fitted) is the example `validate`; it times with
+//! [`fit::measure`](crate::fit::measure), like the calibration.
 
 mod error;
 mod executor;
 mod kernels;
 mod metrics;
 mod placement;
-mod speed;
-pub mod validate;
 
 pub use error::ExecError;
 pub use executor::{Executor, MAX_THREADS, Run};
 pub use kernels::{ElementKernel, Job, Kernels, group_by_key};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
-pub use placement::{Cores, threads_of, time_at_core_speeds};
-pub use speed::SpeedProbe;
+pub use placement::Cores;

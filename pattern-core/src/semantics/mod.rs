@@ -16,7 +16,7 @@
 //! let d = Design::parse("a = 3 * x; b = 5; pipe(a, b)").unwrap();
 //! // A per-hop cost on the T3E profile: one semantics, one expression.
 //! let t3e = MachineProfile::t3e();
-//! let hop = Throughput::new().on(&t3e).per_hop("send(8 * x)".parse().unwrap());
+//! let hop = Throughput::new().machine(&t3e).per_hop("send(8 * x)".parse().unwrap());
 //! let us = d.model_by(&hop).unwrap();
 //! assert_eq!(us.to_string(), "max(3·x, 5) + 0.02136·x + 13.965");
 //! ```

@@ -149,7 +149,7 @@ impl<R: Resolver> Throughput<R> {
     }
 
     /// The machine functions of the models resolved against `profile`.
-    pub fn on(self, profile: &MachineProfile) -> Throughput<&MachineProfile> {
+    pub fn machine(self, profile: &MachineProfile) -> Throughput<&MachineProfile> {
         Throughput {
             operators: self.operators,
             resolver: profile,
@@ -512,9 +512,9 @@ mod tests {
             )),
         );
         let t3e = MachineProfile::t3e();
-        let us = Throughput::new().on(&t3e).of(&t).unwrap();
+        let us = Throughput::new().machine(&t3e).of(&t).unwrap();
         let alone = Throughput::new()
-            .on(&t3e)
+            .machine(&t3e)
             .of(&Term::On(16u64.into(), Box::new(stage)))
             .unwrap();
         let (us, alone) = (us.eval(&[]).unwrap(), alone.eval(&[]).unwrap());

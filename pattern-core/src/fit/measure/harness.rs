@@ -1,15 +1,13 @@
-//! The measurement harness: run a function at a list of sizes, several
-//! repetitions each, and keep every timing, so that a model can be fitted and
-//! the spread reported like seed 001 Table 1.
+//! The harness: a function run at a list of sizes, timed.
 
-use super::error::FitError;
-use super::fitter::{Fit, Fitter};
-use super::stats::{self, FiveNumber};
+use super::clock::{net_of_waiting, timed, timer_overhead_ns, waited_ns};
+use super::stats;
+use super::{Measurement, Samples};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::hint::black_box;
 use std::io::IsTerminal;
 use std::mem::MaybeUninit;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Runs a function at a list of sizes and times it.
 ///
@@ -69,8 +67,6 @@ enum Batch {
 
 /// Timed single calls of the pilot of [`Harness::auto_batch`].
 const PILOT_RUNS: usize = 5;
-/// Back-to-back clock reads timed by [`timer_overhead_ns`].
-const OVERHEAD_RUNS: usize = 10_001;
 /// Repeats of a batched run during which the thread waited for a CPU
 /// ([`Harness::exclude_waiting`]).
 const WAIT_RETRIES: usize = 3;
@@ -367,23 +363,6 @@ impl Harness {
     }
 }
 
-/// The median time of an empty timed region — reading the clock at the
-/// start and at the end — in nanoseconds, over 10,001 back-to-back pairs.
-/// On the 2-core CI machine it is 21–33 ns (TSC clock source, `vDSO`
-/// `clock_gettime`), which is all a one-call timing of an empty function
-/// like `nop` measures.
-pub fn timer_overhead_ns() -> f64 {
-    black_box(Instant::now().elapsed());
-    let mut times: Vec<f64> = (0..OVERHEAD_RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(start.elapsed()).as_nanos() as f64
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    stats::quantile_sorted(&times, 0.5)
-}
-
 /// One timed call on a fresh input, in nanoseconds, and whether the thread
 /// waited for a CPU during it (then, with `exclude_waiting`, the wait is
 /// subtracted).
@@ -396,36 +375,13 @@ fn time_one<I, O>(
     let data = black_box(input(x));
     let before = if exclude_waiting { waited_ns() } else { None };
     // Building a large input can evict the clock's code and data from the
-    // caches; a first read brings them back, so the timed region does not
-    // pay for it (without it nop's time rose by ~20 ns from 1 Ki to 256 Ki
-    // elements, with it by ~1 ns).
-    black_box(Instant::now());
-    let start = Instant::now();
-    let result = f(black_box(data));
-    let elapsed = start.elapsed().as_nanos() as f64;
+    // caches; `timed` reads the clock once first, so the timed region does
+    // not pay for it (without it nop's time rose by ~20 ns from 1 Ki to
+    // 256 Ki elements, with it by ~1 ns).
+    let (result, elapsed) = timed(|| f(black_box(data)));
     let waited = before.and_then(|b| Some(waited_ns()?.saturating_sub(b)));
     drop(black_box(result));
     net_of_waiting(elapsed, waited)
-}
-
-/// `elapsed` minus the time waited (at least zero), and whether there was
-/// any.
-fn net_of_waiting(elapsed: f64, waited: Option<u64>) -> (f64, bool) {
-    match waited {
-        Some(w) if w > 0 => ((elapsed - w as f64).max(0.0), true),
-        _ => (elapsed, false),
-    }
-}
-
-/// The time this thread has spent runnable but waiting for a CPU, in
-/// nanoseconds (`run_delay` of `/proc/thread-self/schedstat`); `None` where
-/// it cannot be read.
-fn waited_ns() -> Option<u64> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `k` timed calls in one stretch (see [`Harness::batch`]), in nanoseconds
@@ -464,24 +420,20 @@ fn time_batch<I, O, F: FnMut(I) -> O>(
     let elapsed = timed_loop(&mut inputs, &mut outputs, f);
     let waited = before.and_then(|b| Some(waited_ns()? > b));
     drop(black_box(outputs));
-    (elapsed.as_nanos() as f64, waited == Some(true))
+    (elapsed, waited == Some(true))
 }
 
-/// Calls `f` on every input, keeping the outputs, and returns the time.
-/// Never inlined, so that the untimed and the timed half of
+/// Calls `f` on every input, keeping the outputs, and returns the time,
+/// ns. Never inlined, so that the untimed and the timed half of
 /// [`time_batch`] run the same code.
 #[inline(never)]
-fn timed_loop<I, O, F: FnMut(I) -> O>(
-    inputs: &mut Vec<I>,
-    outputs: &mut Vec<O>,
-    f: &mut F,
-) -> Duration {
-    black_box(Instant::now());
-    let start = Instant::now();
-    for input in inputs.drain(..) {
-        outputs.push(f(black_box(input)));
-    }
-    start.elapsed()
+fn timed_loop<I, O, F: FnMut(I) -> O>(inputs: &mut Vec<I>, outputs: &mut Vec<O>, f: &mut F) -> f64 {
+    timed(|| {
+        for input in inputs.drain(..) {
+            outputs.push(f(black_box(input)));
+        }
+    })
+    .1
 }
 
 /// The batch size of [`Harness::auto_batch`] at size `x`.
@@ -555,137 +507,6 @@ fn is_stable(medians: &[f64], rule: Stability) -> bool {
     let now = medians[k - 1];
     let before = medians[k - 1 - rule.window];
     (now - before).abs() <= rule.tolerance * now.abs()
-}
-
-/// The timings of one size.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Samples {
-    /// The size.
-    pub x: usize,
-    /// Every timed repetition, in nanoseconds, in the order measured.
-    pub times_ns: Vec<f64>,
-    /// Whether [`Harness::stop_when_stable`] ended the repetitions early.
-    pub stopped_early: bool,
-}
-
-impl Samples {
-    /// The median time.
-    pub fn median(&self) -> f64 {
-        stats::median(&self.times_ns)
-    }
-
-    /// The coefficient of variation in percent (`NaN` for one repetition).
-    pub fn cv(&self) -> f64 {
-        stats::coefficient_of_variation(&self.times_ns)
-    }
-}
-
-/// The timings of a [`Harness::run`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Measurement {
-    /// The harness's label.
-    pub label: String,
-    sizes: Vec<Samples>,
-    waited: Vec<usize>,
-    batch: usize,
-    timer_overhead_ns: Option<f64>,
-    overhead_subtracted: bool,
-}
-
-impl Measurement {
-    /// A measurement from timings taken elsewhere.
-    pub fn from_samples(label: &str, sizes: Vec<Samples>) -> Measurement {
-        Measurement {
-            label: label.to_string(),
-            waited: vec![0; sizes.len()],
-            sizes,
-            batch: 1,
-            timer_overhead_ns: None,
-            overhead_subtracted: false,
-        }
-    }
-
-    /// Calls per timed run ([`Harness::batch`]; 1 for one call at a time and
-    /// for [`Measurement::from_samples`]). The times are per call.
-    pub fn batch(&self) -> usize {
-        self.batch
-    }
-
-    /// Per size, the timed runs during which the thread waited for a CPU,
-    /// as seen with [`Harness::exclude_waiting`] (zeros without it): single
-    /// calls with the wait subtracted, and batched runs that were repeated
-    /// or, after 3 repeats, kept.
-    pub fn waited(&self) -> &[usize] {
-        &self.waited
-    }
-
-    /// The clock's overhead measured at the start of the run
-    /// ([`timer_overhead_ns`]); `None` for [`Measurement::from_samples`].
-    pub fn timer_overhead_ns(&self) -> Option<f64> {
-        self.timer_overhead_ns
-    }
-
-    /// The smallest change per call this measurement resolves, in ns: the
-    /// clock's overhead spread over the calls of a timed run
-    /// (`timer_overhead_ns / batch`); `None` for
-    /// [`Measurement::from_samples`]. Pass it to
-    /// [`Fitter::resolution`](super::Fitter::resolution).
-    ///
-    /// Why the overhead: what reading the clock costs depends on the state
-    /// of the caches, which the inputs built between two timed runs change
-    /// with their size. Here, an empty function's time rose by about 20 ns
-    /// from 1 Ki to 256 Ki elements until the clock was read once before
-    /// the timed region, and in batches of 32 still rises by 5–15 % (0.2–0.5
-    /// ns per call) when the inputs are large — a rise the repetitions see
-    /// as significant, though it is the harness's, not the function's.
-    pub fn resolution_ns(&self) -> Option<f64> {
-        self.timer_overhead_ns.map(|t| t / self.batch as f64)
-    }
-
-    /// Whether the overhead was subtracted from the times
-    /// ([`Harness::subtract_timer_overhead`]).
-    pub fn overhead_subtracted(&self) -> bool {
-        self.overhead_subtracted
-    }
-
-    /// The timings per size.
-    pub fn sizes(&self) -> &[Samples] {
-        &self.sizes
-    }
-
-    /// Every repetition as an `(x, ns)` point, as [`Fitter::fit`] takes them.
-    pub fn points(&self) -> Vec<(f64, f64)> {
-        self.sizes
-            .iter()
-            .flat_map(|s| s.times_ns.iter().map(move |&t| (s.x as f64, t)))
-            .collect()
-    }
-
-    /// The median per size, `(x, ns)`.
-    pub fn medians(&self) -> Vec<(f64, f64)> {
-        self.sizes
-            .iter()
-            .map(|s| (s.x as f64, s.median()))
-            .collect()
-    }
-
-    /// The coefficient of variation per size, in percent.
-    pub fn cv(&self) -> Vec<f64> {
-        self.sizes.iter().map(Samples::cv).collect()
-    }
-
-    /// Minimum, quartiles and maximum of the per-size coefficients of
-    /// variation, as in seed 001 Table 1; `None` without a size of two or
-    /// more repetitions.
-    pub fn cv_summary(&self) -> Option<FiveNumber> {
-        FiveNumber::of(&self.cv())
-    }
-
-    /// Fits a model to all repetitions (the fitter takes the median per
-    /// size by default).
-    pub fn fit(&self, fitter: &Fitter) -> Result<Fit, FitError> {
-        fitter.fit(&self.points())
-    }
 }
 
 #[cfg(test)]
@@ -954,37 +775,5 @@ mod tests {
             "{}",
             s.times_ns.len()
         );
-    }
-
-    #[test]
-    fn statistics_of_given_samples() {
-        let m = Measurement::from_samples(
-            "t",
-            vec![
-                Samples {
-                    x: 1,
-                    times_ns: vec![9.0, 10.0, 11.0],
-                    stopped_early: false,
-                },
-                Samples {
-                    x: 2,
-                    times_ns: vec![18.0, 20.0, 22.0],
-                    stopped_early: false,
-                },
-                Samples {
-                    x: 4,
-                    times_ns: vec![40.0, 40.0, 40.0],
-                    stopped_early: false,
-                },
-            ],
-        );
-        let cv = m.cv();
-        assert!((cv[0] - 10.0).abs() < 1e-12 && (cv[1] - 10.0).abs() < 1e-12);
-        assert_eq!(cv[2], 0.0);
-        let s = m.cv_summary().unwrap();
-        assert_eq!((s.min, s.max), (0.0, 10.0));
-        assert_eq!(m.medians(), [(1.0, 10.0), (2.0, 20.0), (4.0, 40.0)]);
-        let fit = m.fit(&Fitter::default()).unwrap();
-        assert_eq!(fit.model().growth("x").unwrap().to_string(), "O(x)");
     }
 }

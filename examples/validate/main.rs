@@ -1,7 +1,7 @@
 //! Validation against reality (seed 001 §4 on this machine): measures the
 //! atoms qsort, inc, nop and the histogram map, shuffle and reduce, fits
 //! their models, composes the models of the paper's configurations (seq,
-//! tpool[n], pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
+//! `tpool[n]`, pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
 //! generated image), runs every configuration for real with the executor at
 //! every size, fits the whole runs and prints the paper's Table 2 for this
 //! machine: monolithic model, modular model, relative error — plain and with
@@ -11,16 +11,104 @@
 //! Run with `cargo run --release --example validate` (12–17 min on 2
 //! cores); `-- --help` lists the options (rounds, run length, one suite,
 //! unpinned threads, no speed probe, `--quick` for a smoke test).
-use pattern_core::exec::validate::{
-    Acceptance, Machine, Report, Settings, Suite, SuiteReport, ValidationError,
-};
+//!
+//! The end-to-end validation (seed 001 §4, on this machine): measure the
+//! atoms → fit their models → compose the design's model → run the whole
+//! design at every size → fit the whole run → compare.
+//!
+//! A [`Suite`] holds a kernel registry, a generator of elements of size `x`,
+//! the atoms to measure ([`Suite::measure`] for element kernels,
+//! [`Suite::probe`] for anything else) and the configurations to run
+//! ([`Suite::case`], design structures over the atoms). [`Suite::run`]
+//! measures in [`Settings::rounds`] rounds, size by size:
+//!
+//! 1. the hand-over between two threads as an atom of its own, `handoff`:
+//!    the steady-state time per element of `pipe(pass, pass)` with
+//!    do-nothing stages, run by the [`Executor`];
+//! 2. for every configuration: the element atoms it uses, each timed the
+//!    way a run calls it — on a stream of elements built one after the
+//!    other and followed by [`Settings::cold_bytes`] of other writes, as
+//!    cold as a run's, the timing being the stream's mean
+//!    ([`Settings::atom_stream`]); warm, with [`Suite::with_cache_reuse`];
+//!    co-run with every other core running it too, for atoms in task pools,
+//!    with [`Suite::with_contention`]); the configuration run by the
+//!    [`Executor`] on enough elements for
+//!    about [`Settings::run_target`]; the atoms timed again. A run
+//!    disturbed by other load (threads waiting for a core, or cores taken
+//!    by the hypervisor, [`Settings::max_wait_share`],
+//!    [`Settings::max_steal_share`]) or by a change of the machine's speed
+//!    ([`Settings::max_speed_change`]) is repeated.
+//!
+//! On this shared 2-core virtual machine the speed of memory-bound code
+//! changes all the time, and each core on its own: a reference kernel runs
+//! at two levels about 1.45x apart (sometimes far slower), staying on one
+//! for milliseconds to seconds, and one core is slow while the other is
+//! fast in about a third of the readings. So atoms and runs are interleaved
+//! finely, compared by medians over many rounds, and stated at one
+//! reference speed: the runs' threads are pinned to known cores
+//! ([`Settings::pin_threads`]), the atoms are timed on the first core, a
+//! [`SpeedProbe`] is read on every core before and after every atom timing
+//! and every run, and each timing is multiplied by the factor that states
+//! it at the reference ([`SpeedProbe::factor`] for an atom; for a run the
+//! design's time at the reference over its time at the cores' speeds,
+//! [`time_at_core_speeds`]). The figures as measured are kept beside
+//! ([`SizeResult::error_raw`]). The hypervisor also takes cores away for
+//! milliseconds at a time; the executor measures how much of each thread's
+//! time it took ([`Metrics::steal_share`]) and runs that lost more than
+//! [`Settings::max_steal_share`] are repeated.
+//!
+//! Then, per configuration and size:
+//!
+//! - the *composed prediction* ([`SizeResult::error`], the headline): the
+//!   operators ([`Term::model`]) applied to the atoms' median times at that
+//!   size, against the median of the runs;
+//! - the *modular model*: the operators applied to the atoms' fitted models
+//!   ([`Fitter`]), against the *monolithic model* fitted from the whole
+//!   runs, by the relative error of their leading coefficients as in the
+//!   paper (refitted within the modular model's class where the fitter
+//!   chose another, as the paper forced Extra-P to), and pointwise
+//!   ([`SizeResult::model_error`]);
+//! - the same with a *refined* model: the hand-over added at every pipeline
+//!   boundary ([`with_handoff`]), where an atom follows another on the
+//!   same thread its warm variant ([`with_cache_reuse`]), and in a task
+//!   pool the memory contention between its workers ([`with_contention`]).
+//!
+//! The harness lives in this example's modules: [`suite`] (the suite and
+//! the run driver), [`settings`], [`atoms`] (atom timing), [`refinements`]
+//! (hand-over, cache reuse, contention), [`compare`] (a configuration's
+//! runs against its models), [`report`] (the report and its tables),
+//! [`probe`] (the speed probe) and [`core_speeds`] (the operators at the
+//! cores' speeds).
+
+mod atoms;
+mod compare;
+mod core_speeds;
+mod probe;
+mod refinements;
+mod report;
+mod settings;
+mod suite;
+#[cfg(test)]
+mod tests;
+
 use pattern_core::exec::{Job, Kernels, group_by_key};
 use pattern_core::fit::measure::Harness;
 use pattern_core::{cost, cost_of};
+use report::{Acceptance, ErrorSummary, Machine, Report, SuiteReport};
+use settings::Settings;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
+use suite::{Suite, ValidationError};
+#[cfg(doc)]
+use {
+    core_speeds::time_at_core_speeds,
+    pattern_core::{Term, exec::Executor, exec::Metrics, fit::Fitter},
+    probe::SpeedProbe,
+    refinements::{with_cache_reuse, with_contention, with_handoff},
+    report::SizeResult,
+};
 
 // ---- The paper's tasks for pipeline and task pool (§4.1.1) ----------------
 // The models are the paper's (Table 1), as a designer would write them
@@ -439,8 +527,7 @@ fn print(report: &Report) {
         println!();
     }
     let a = &report.acceptance;
-    let summary = |s: Option<pattern_core::exec::validate::ErrorSummary>,
-                   worst: &Option<(String, usize)>| match (s, worst) {
+    let summary = |s: Option<ErrorSummary>, worst: &Option<(String, usize)>| match (s, worst) {
         (Some(s), Some((d, x))) => format!(
             "median {:.1} %, worst {:.1} % ({d} at x = {x}), over {} points",
             s.median * 100.0,

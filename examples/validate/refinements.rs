@@ -1,0 +1,432 @@
+//! The refinements of a design's model by what the validation measured
+//! beside the atoms: the hand-over between pipeline stages
+//! ([`with_handoff`]) and from a task pool's queue ([`with_pool_handoff`]),
+//! cache reuse on a thread ([`with_cache_reuse`]) and memory contention in
+//! a task pool ([`with_contention`]); and the names of the atoms they add.
+
+use pattern_core::{Atom, Count, Expr, Term};
+
+/// The name of the hand-over atom in the models.
+pub const HANDOFF: &str = "handoff";
+
+/// The refined term: cache reuse, contention, the pools' hand-over, then
+/// the pipelines' hand-over.
+pub(crate) fn refine(term: &Term, handoff: Option<&Atom>, variants: &[Atom], cores: usize) -> Term {
+    let reused = with_contention(&with_cache_reuse(term, variants), variants, cores);
+    let reused = with_pool_handoff(&reused, variants, cores);
+    match handoff {
+        Some(h) => with_handoff(&reused, h),
+        None => reused,
+    }
+}
+
+/// `term` with the hand-over between threads as an atom: every element that
+/// crosses a pipeline boundary costs each of the two stages `handoff` (the
+/// sender to hand it on, the receiver to take it), so a stage pays once per
+/// boundary it touches; a task pool shares its stages' costs among its
+/// workers. `pipe(a, b)` becomes `pipe(seq(a, handoff), seq(handoff, b))`,
+/// whose model is `max(M[a] + h, M[b] + h)`.
+pub fn with_handoff(term: &Term, handoff: &Atom) -> Term {
+    attach(term, handoff, false, false)
+}
+
+fn attach(term: &Term, h: &Atom, left: bool, right: bool) -> Term {
+    let hand = || Term::Atom(h.clone());
+    match term {
+        Term::Pipe(a, b) => Term::pipe(attach(a, h, left, true), attach(b, h, true, right)),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(attach(t, h, left, right))),
+        Term::Seq(a, b) => Term::seq(attach(a, h, left, false), attach(b, h, false, right)),
+        Term::Atom(_)
+        | Term::MapReduce { .. }
+        | Term::On(..)
+        | Term::Par(..)
+        | Term::Groups(..)
+        | Term::Redist(..) => {
+            let mut parts = Vec::new();
+            if left {
+                parts.push(hand());
+            }
+            parts.push(term.clone());
+            if right {
+                parts.push(hand());
+            }
+            Term::seq_all(parts).unwrap_or_else(|| term.clone())
+        }
+    }
+}
+
+/// The name of the warm variant of an atom.
+pub fn warm_name(atom: &str) -> String {
+    format!("{atom}_warm")
+}
+
+/// `term` with cache reuse: an atom that follows another atom on the same
+/// thread (a later part of a `seq`) finds the element in the cache, so it
+/// is replaced by its warm variant from `warm` (named by [`warm_name`]),
+/// where there is one. The first atom of a thread, and the first atom of a
+/// pipeline stage (the element comes from another core), stay as they are.
+pub fn with_cache_reuse(term: &Term, warm: &[Atom]) -> Term {
+    reuse(term, warm, true)
+}
+
+fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
+    match term {
+        Term::Atom(a) if !first => warm
+            .iter()
+            .find(|w| w.name == warm_name(&a.name))
+            .map_or_else(|| term.clone(), |w| Term::Atom(w.clone())),
+        Term::Atom(_)
+        | Term::MapReduce { .. }
+        | Term::On(..)
+        | Term::Par(..)
+        | Term::Groups(..)
+        | Term::Redist(..) => term.clone(),
+        Term::Seq(a, b) => Term::seq(reuse(a, warm, first), reuse(b, warm, false)),
+        Term::Pipe(a, b) => Term::pipe(reuse(a, warm, first), reuse(b, warm, true)),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(reuse(t, warm, first))),
+    }
+}
+
+/// The name of the co-run variant of an atom ([`Suite::with_contention`](crate::suite::Suite::with_contention)).
+pub fn corun_name(atom: &str) -> String {
+    format!("{atom}_corun")
+}
+
+/// Collects the names of the atoms `term` runs in a task pool of two or
+/// more workers (`pooled`: inside one already).
+pub(crate) fn pooled_atoms(term: &Term, pooled: bool, out: &mut Vec<String>) {
+    match term {
+        Term::Atom(a) if pooled => out.push(a.name.clone()),
+        Term::Tpool(n, t) => pooled_atoms(t, pooled || !matches!(n, Count::Fixed(1)), out),
+        _ => {
+            for child in term.children() {
+                pooled_atoms(child, pooled, out);
+            }
+        }
+    }
+}
+
+/// `term` with memory contention between the workers of a task pool: an
+/// atom in a pool of `n ≥ 2` workers on a machine of `cores` cores runs
+/// while `b − 1` other cores run it too, `b = min(n, cores)`, so it takes
+/// `M[a] + (b − 1)/(cores − 1) · (M[a_corun] − M[a])`, where `a_corun`
+/// (named by [`corun_name`], from `variants`) is the atom timed while all
+/// other cores ran it: the slowdown grows in proportion to the busy cores,
+/// to first order (each takes its share of the memory bandwidth). With
+/// every core busy the atom is replaced by `a_corun`; otherwise by an atom
+/// `a_corunB` with that model. Atoms without a co-run variant, a symbolic
+/// `n` (counted as every core) and a machine of one core (no change) are
+/// covered too.
+pub fn with_contention(term: &Term, variants: &[Atom], cores: usize) -> Term {
+    contend(term, variants, cores, 1)
+}
+
+fn contend(term: &Term, variants: &[Atom], cores: usize, busy: usize) -> Term {
+    match term {
+        Term::Atom(a) if busy > 1 && cores > 1 => {
+            let Some(corun) = variants.iter().find(|v| v.name == corun_name(&a.name)) else {
+                return term.clone();
+            };
+            if busy >= cores {
+                return Term::Atom(corun.clone());
+            }
+            let share = (busy - 1) as f64 / (cores - 1) as f64;
+            Term::Atom(Atom {
+                name: format!("{}{busy}", corun.name),
+                model: Expr::Add(vec![
+                    Expr::Mul(vec![Expr::num(1.0 - share), a.model.clone()]),
+                    Expr::Mul(vec![Expr::num(share), corun.model.clone()]),
+                ])
+                .simplify(),
+            })
+        }
+        Term::Tpool(n, t) => {
+            let busy = busy
+                .saturating_mul(busy_workers(n, cores))
+                .min(cores.max(1));
+            Term::Tpool(n.clone(), Box::new(contend(t, variants, cores, busy)))
+        }
+        _ => term.map_children(|child| contend(child, variants, cores, busy)),
+    }
+}
+
+/// The name of the hand-over of a task pool of `workers` busy workers
+/// ([`with_pool_handoff`]).
+pub fn pool_handoff_name(workers: usize) -> String {
+    format!("handoff_pool{workers}")
+}
+
+/// The workers a pool keeps busy at once: its count, at most `cores` (a
+/// symbolic count: `cores`).
+fn busy_workers(n: &Count, cores: usize) -> usize {
+    let workers = match n {
+        Count::Fixed(k) => usize::try_from(*k).unwrap_or(usize::MAX),
+        Count::Symbol(_) => cores,
+    };
+    workers.min(cores.max(1))
+}
+
+/// Collects the busy workers ([`busy_workers`]) of every pool in `term`.
+pub(crate) fn pool_sizes(term: &Term, cores: usize, out: &mut Vec<usize>) {
+    if let Term::Tpool(n, _) = term {
+        out.push(busy_workers(n, cores));
+    }
+    for child in term.children() {
+        pool_sizes(child, cores, out);
+    }
+}
+
+/// `term` with the hand-over of its task pools: every worker of a pool
+/// takes each of its elements from the shared queue and hands it on, and
+/// when `w` workers do so at once (`w` = the count, at most `cores`) the
+/// queue's memory moves between their cores at every take. `tpool[n](t)`
+/// becomes `tpool[n](seq(t, h))` with `h` the atom named
+/// [`pool_handoff_name`]`(w)` from `variants`, where there is one. The
+/// validation measures it as `w` times the time per element of
+/// `tpool[w](spin)` minus the kernel's time, for a kernel that spins for
+/// 10 µs, a pool at the top of the program.
+pub fn with_pool_handoff(term: &Term, variants: &[Atom], cores: usize) -> Term {
+    match term {
+        Term::Tpool(n, t) => {
+            let inner = with_pool_handoff(t, variants, cores);
+            let name = pool_handoff_name(busy_workers(n, cores));
+            let inner = match variants.iter().find(|v| v.name == name) {
+                Some(h) => Term::seq(inner, Term::Atom(h.clone())),
+                None => inner,
+            };
+            Term::Tpool(n.clone(), Box::new(inner))
+        }
+        _ => term.map_children(|child| with_pool_handoff(child, variants, cores)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pattern_core::Design;
+    use pattern_core::semantics::Throughput;
+
+    fn h() -> Atom {
+        Atom {
+            name: HANDOFF.into(),
+            model: Expr::num(10.0),
+        }
+    }
+
+    fn term(text: &str) -> Term {
+        Design::parse(&format!("a = x; b = 2*x; c = 3; {text}"))
+            .unwrap()
+            .term()
+            .clone()
+    }
+
+    fn corun() -> Vec<Atom> {
+        vec![Atom {
+            name: "a_corun".into(),
+            model: Expr::parse("3*x").unwrap(),
+        }]
+    }
+
+    #[test]
+    fn names_of_the_added_atoms() {
+        assert_eq!(warm_name("inc"), "inc_warm");
+        assert_eq!(corun_name("inc"), "inc_corun");
+        assert_eq!(pool_handoff_name(2), "handoff_pool2");
+        assert_eq!(HANDOFF, "handoff");
+    }
+
+    #[test]
+    fn handoff_in_a_pipeline_of_three() {
+        let d = Design::parse("a = 2*x; b = x; c = 5; pipe(a, b, c)").unwrap();
+        let h = Atom {
+            name: "handoff".into(),
+            model: Expr::num(100.0),
+        };
+        let t = with_handoff(d.term(), &h);
+        assert_eq!(
+            t.to_string(),
+            "pipe(seq(a, handoff), seq(handoff, b, handoff), seq(handoff, c))"
+        );
+        assert_eq!(
+            Throughput::new().expr(&t).eval(&[("x", 1000.0)]).unwrap(),
+            2100.0
+        );
+    }
+
+    #[test]
+    fn handoff_only_at_pipeline_boundaries() {
+        assert_eq!(
+            with_handoff(&term("seq(a, b)"), &h()).to_string(),
+            "seq(a, b)"
+        );
+        assert_eq!(
+            with_handoff(&term("tpool[2](a)"), &h()).to_string(),
+            "tpool[2](a)"
+        );
+        let t = with_handoff(&term("pipe(tpool[2](a), b)"), &h());
+        assert_eq!(
+            t.to_string(),
+            "pipe(tpool[2](seq(a, handoff)), seq(handoff, b))"
+        );
+        // max((x + 10)/2, 2x + 10) at x = 100.
+        assert_eq!(
+            Throughput::new().expr(&t).eval(&[("x", 100.0)]).unwrap(),
+            210.0
+        );
+        let left = with_handoff(&term("pipe(pipe(a, b), c)"), &h());
+        assert_eq!(
+            left.to_string(),
+            "pipe(pipe(seq(a, handoff), seq(handoff, b, handoff)), seq(handoff, c))"
+        );
+    }
+
+    #[test]
+    fn cache_reuse_after_the_first_atom_of_a_thread() {
+        let d = Design::parse("inc = 2*x; qsort = 10*x; seq(inc, inc, pipe(qsort, inc))").unwrap();
+        let warm = [Atom {
+            name: "inc_warm".into(),
+            model: Expr::parse("x").unwrap(),
+        }];
+        let t = with_cache_reuse(d.term(), &warm);
+        assert_eq!(t.to_string(), "seq(inc, inc_warm, pipe(qsort, inc))");
+    }
+
+    #[test]
+    fn contention_by_the_busy_cores() {
+        let d = Design::parse("inc = 4*x; nop = 1; pipe(tpool[2](inc), tpool[1](nop))").unwrap();
+        let corun = [Atom {
+            name: "inc_corun".into(),
+            model: Expr::parse("5*x").unwrap(),
+        }];
+        // On 2 cores both workers' cores are busy: 5x / 2.
+        let on_two = with_contention(d.term(), &corun, 2);
+        assert_eq!(
+            on_two.to_string(),
+            "pipe(tpool[2](inc_corun), tpool[1](nop))"
+        );
+        assert_eq!(
+            Throughput::new()
+                .expr(&on_two)
+                .eval(&[("x", 100.0)])
+                .unwrap(),
+            250.0
+        );
+        // On 5 cores, 2 workers keep 1 of the 4 other cores busy:
+        // (4x + (5x - 4x) / 4) / 2.
+        let on_five = with_contention(d.term(), &corun, 5);
+        assert_eq!(
+            on_five.to_string(),
+            "pipe(tpool[2](inc_corun2), tpool[1](nop))"
+        );
+        assert_eq!(
+            Throughput::new()
+                .expr(&on_five)
+                .eval(&[("x", 100.0)])
+                .unwrap(),
+            212.5
+        );
+    }
+
+    #[test]
+    fn contention_only_inside_pools_of_two_or_more() {
+        let v = corun();
+        let on = |text: &str, cores: usize| with_contention(&term(text), &v, cores).to_string();
+        assert_eq!(on("seq(a, b)", 2), "seq(a, b)");
+        assert_eq!(on("tpool[1](a)", 2), "tpool[1](a)");
+        assert_eq!(
+            on("pipe(tpool[2](seq(a, b)), a)", 2),
+            "pipe(tpool[2](seq(a_corun, b)), a)"
+        );
+        // A symbolic count counts as every core; one core has no contention.
+        assert_eq!(on("tpool[n](a)", 4), "tpool[n](a_corun)");
+        assert_eq!(on("tpool[2](a)", 1), "tpool[2](a)");
+        // Nested pools multiply their workers: 2 x 2 keep 4 of 8 cores
+        // busy, so a takes x + 3/7 (3x - x).
+        let t = with_contention(&term("tpool[2](tpool[2](a))"), &v, 8);
+        assert_eq!(t.to_string(), "tpool[2](tpool[2](a_corun4))");
+        let x = 700.0;
+        let want = x * (1.0 + 6.0 / 7.0) / 4.0;
+        assert!((Throughput::new().expr(&t).eval(&[("x", x)]).unwrap() - want).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pool_handoff_in_every_pool() {
+        let d = Design::parse("inc = 4*x; pipe(tpool[2](inc), tpool[8](inc))").unwrap();
+        let h = [Atom {
+            name: pool_handoff_name(2),
+            model: Expr::num(500.0),
+        }];
+        let t = with_pool_handoff(d.term(), &h, 2);
+        assert_eq!(
+            t.to_string(),
+            "pipe(tpool[2](seq(inc, handoff_pool2)), tpool[8](seq(inc, handoff_pool2)))"
+        );
+        assert_eq!(
+            Throughput::new().expr(&t).eval(&[("x", 1000.0)]).unwrap(),
+            2250.0
+        );
+    }
+
+    #[test]
+    fn pool_handoff_for_the_busy_workers_of_every_pool() {
+        let h = |w: usize| Atom {
+            name: pool_handoff_name(w),
+            model: Expr::num(100.0 * w as f64),
+        };
+        let v = [h(1), h(2)];
+        let on = |text: &str, cores: usize| with_pool_handoff(&term(text), &v, cores).to_string();
+        assert_eq!(on("seq(a, b)", 2), "seq(a, b)");
+        assert_eq!(on("tpool[1](a)", 2), "tpool[1](seq(a, handoff_pool1))");
+        // More workers than cores: as many busy at once as there are cores.
+        assert_eq!(
+            on("pipe(tpool[8](a), tpool[n](b))", 2),
+            "pipe(tpool[8](seq(a, handoff_pool2)), tpool[n](seq(b, handoff_pool2)))"
+        );
+        // No measured hand-over for 4 busy workers: left alone.
+        assert_eq!(on("tpool[4](a)", 4), "tpool[4](a)");
+        let mut sizes = Vec::new();
+        pool_sizes(
+            &term("seq(tpool[3](a), pipe(tpool[1](b), c))"),
+            2,
+            &mut sizes,
+        );
+        assert_eq!(sizes, [2, 1]);
+    }
+
+    #[test]
+    fn pooled_atoms_are_those_in_pools_of_two_or_more() {
+        let mut out = Vec::new();
+        pooled_atoms(
+            &term("seq(a, pipe(tpool[1](b), tpool[3](seq(b, c))))"),
+            false,
+            &mut out,
+        );
+        assert_eq!(out, ["b", "c"]);
+    }
+
+    #[test]
+    fn refine_applies_every_refinement() {
+        let variants = [
+            Atom {
+                name: "a_warm".into(),
+                model: Expr::num(1.0),
+            },
+            Atom {
+                name: pool_handoff_name(2),
+                model: Expr::num(7.0),
+            },
+        ];
+        let t = refine(
+            &term("pipe(seq(b, a), tpool[2](c))"),
+            Some(&h()),
+            &variants,
+            2,
+        );
+        assert_eq!(
+            t.to_string(),
+            "pipe(seq(b, a_warm, handoff), tpool[2](seq(seq(handoff, c), handoff_pool2)))"
+        );
+        let plain = refine(&term("seq(b, a)"), None, &[], 2);
+        assert_eq!(plain.to_string(), "seq(b, a)");
+    }
+}
