@@ -76,7 +76,7 @@ impl FittedTerm {
     }
 }
 
-/// A fitted model with its statistics; see [`Fitter`].
+/// A fitted model with its statistics; see [`Fitter`](crate::fit::Fitter).
 #[derive(Clone, Debug)]
 pub struct Fit {
     params: Vec<String>,
@@ -91,8 +91,9 @@ pub struct Fit {
     pub(super) resolution: Option<Resolution>,
 }
 
-/// The check of [`Fitter::resolution`]: did the chosen terms change the
-/// model by more than the measurements resolve?
+/// The check of [`Fitter::resolution`](crate::fit::Fitter::resolution):
+/// did the chosen terms change the model by more than the measurements
+/// resolve?
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resolution {
     /// The term classes of the hypothesis checked (after the noise test).
@@ -100,7 +101,8 @@ pub struct Resolution {
     /// How much those terms change the model across the measured `x`
     /// (`max − min` of their sum), in the unit of `y`.
     pub span: f64,
-    /// The floor it was compared with ([`Fitter::resolution`]).
+    /// The floor it was compared with
+    /// ([`Fitter::resolution`](crate::fit::Fitter::resolution)).
     pub resolution: f64,
     /// `span ≥ resolution`: the terms were kept; if not, the fit is the
     /// constant model.
@@ -136,17 +138,20 @@ impl Fit {
         }
     }
 
-    /// The check of [`Fitter::resolution`], if it was made (a floor was set
-    /// and the search, after the noise test, chose terms).
+    /// The check of [`Fitter::resolution`](crate::fit::Fitter::resolution),
+    /// if it was made (a floor was set and the search, after the noise test,
+    /// chose terms).
     /// `resolved == false` means they were replaced by the constant model.
     pub fn resolution(&self) -> Option<&Resolution> {
         self.resolution.as_ref()
     }
 
-    /// The noise test of [`Fitter::significance`], if it was made: when the
-    /// search chose a model with terms, the test was on, and every point had
-    /// enough repetitions. `significant == false` means the search's choice
-    /// ([`Significance::terms`]) was replaced by the constant model.
+    /// The noise test of
+    /// [`Fitter::significance`](crate::fit::Fitter::significance), if it was
+    /// made: when the search chose a model with terms, the test was on, and
+    /// every point had enough repetitions. `significant == false` means the
+    /// search's choice ([`Significance::terms`]) was replaced by the constant
+    /// model.
     pub fn significance(&self) -> Option<&Significance> {
         self.significance.as_ref()
     }

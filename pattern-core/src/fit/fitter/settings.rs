@@ -203,10 +203,10 @@ impl Fitter {
     /// the squared `z` of its coefficient). The terms are kept when that
     /// improvement has a p-value of at most `α / H`, where `H` is the number
     /// of hypotheses the search compared (Bonferroni: the search picked the
-    /// best of them). [`Fit::significance`] reports the test. It does not
-    /// apply to multi-parameter fits, to data with fewer than 3 repetitions
-    /// at some point, or when some point has a spread of zero (more than
-    /// half of its repetitions equal).
+    /// best of them). [`Fit::significance`](crate::fit::Fit::significance)
+    /// reports the test. It does not apply to multi-parameter fits, to data
+    /// with fewer than 3 repetitions at some point, or when some point has a
+    /// spread of zero (more than half of its repetitions equal).
     ///
     /// This is what keeps a function whose time does not depend on `x` from
     /// getting a small `log₂x` term fitted to noise: Extra-P has no such
@@ -242,8 +242,8 @@ impl Fitter {
     /// `None`: no floor). When the terms the search chose change the model
     /// by less than this across the measured `x` — the span
     /// `max − min` of `Σ c_k·t_k(x_i)` — the constant model is chosen
-    /// instead; [`Fit::resolution`] reports the comparison. Single-parameter
-    /// fits only.
+    /// instead; [`Fit::resolution`](crate::fit::Fit::resolution) reports the
+    /// comparison. Single-parameter fits only.
     ///
     /// A statistically significant trend can still be an artifact of the
     /// timing: [`Measurement::resolution_ns`](crate::fit::measure::Measurement::resolution_ns)
