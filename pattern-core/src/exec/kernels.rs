@@ -6,7 +6,7 @@
 //! as stages, tasks or parts of a sequence; a *map kernel* and a *reduce
 //! kernel* for the phases of a mapReduce, whose elements are [`Job`]s.
 
-use super::executor::Workers;
+use super::executor::workers::Workers;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;

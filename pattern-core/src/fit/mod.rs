@@ -54,7 +54,6 @@ mod fitter;
 mod hypothesis;
 mod lsq;
 pub mod measure;
-mod multi;
 mod search;
 mod significance;
 pub mod stats;

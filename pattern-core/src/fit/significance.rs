@@ -27,20 +27,8 @@
 //! (2–3 ns per call, medians scattering by ±15 % from size to size), the
 //! plain test kept a spurious rising term in about half of the runs.
 
-use super::fitter::Aggregate;
 use super::hypothesis::TermClass;
 use super::lsq::Solver;
-use super::stats;
-
-/// Repetitions needed at every point for the test to apply.
-pub(crate) const MIN_REPETITIONS: usize = 3;
-
-/// `√(π/2)`: the asymptotic standard error of the median of `r` normal
-/// values is `√(π/2)·σ/√r`.
-const MEDIAN_SE_FACTOR: f64 = 1.253_314_137_315_500_3;
-/// `1/Φ⁻¹(3/4)`: makes the median absolute deviation a consistent estimate
-/// of `σ` for normal data.
-const MAD_TO_SIGMA: f64 = 1.482_602_218_505_602;
 
 /// The outcome of the noise test of
 /// [`Fitter::significance`](super::Fitter::significance) for one fit.
@@ -69,27 +57,6 @@ pub struct Significance {
     /// Whether the terms were kept (`p_value ≤ threshold`); if not, the fit
     /// is the constant model.
     pub significant: bool,
-}
-
-/// The standard error of the aggregate of `values`, or `None` with fewer
-/// than [`MIN_REPETITIONS`] values. For the median: `√(π/2)·σ̂/√r` with the
-/// robust `σ̂ = 1.4826·MAD` (median absolute deviation: timings have
-/// outliers, and it ignores up to half of the values); for the mean: the
-/// sample standard deviation over `√r`.
-pub(crate) fn standard_error(values: &[f64], aggregate: Aggregate) -> Option<f64> {
-    let r = values.len();
-    if r < MIN_REPETITIONS {
-        return None;
-    }
-    let root = (r as f64).sqrt();
-    Some(match aggregate {
-        Aggregate::Median => {
-            let median = stats::median(values);
-            let deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
-            MEDIAN_SE_FACTOR * MAD_TO_SIGMA * stats::median(&deviations) / root
-        }
-        Aggregate::Mean => stats::std_dev(values) / root,
-    })
 }
 
 /// Tests the hypothesis `c0 + Σ c_k·columns[k]` against the constant model
@@ -286,24 +253,6 @@ mod tests {
         let rising: Vec<f64> = ys.iter().zip(&t).map(|(y, t)| y + 0.4 * t).collect();
         let sig = test(&rising, &errors, &[&t], &class, 42, 0.01).unwrap();
         assert!(sig.reduced_chi2 > 50.0 && sig.significant, "{sig:?}");
-    }
-
-    #[test]
-    fn standard_errors_of_median_and_mean() {
-        assert_eq!(standard_error(&[1.0, 2.0], Aggregate::Median), None);
-        // 1..=5: median 3, absolute deviations 2, 1, 0, 1, 2, MAD 1.
-        let se = standard_error(&[5.0, 1.0, 4.0, 2.0, 3.0], Aggregate::Median).unwrap();
-        let want = MEDIAN_SE_FACTOR * MAD_TO_SIGMA / 5f64.sqrt();
-        assert!((se - want).abs() < 1e-12, "{se}");
-        // An outlier does not move it; a majority of equal values gives 0.
-        let with_outlier = standard_error(&[300.0, 1.0, 4.0, 2.0, 3.0], Aggregate::Median);
-        assert_eq!(with_outlier, Some(want));
-        assert_eq!(
-            standard_error(&[7.0, 7.0, 35.0], Aggregate::Median),
-            Some(0.0)
-        );
-        let se = standard_error(&[1.0, 2.0, 3.0, 4.0, 5.0], Aggregate::Mean).unwrap();
-        assert!((se - 2.5f64.sqrt() / 5f64.sqrt()).abs() < 1e-12, "{se}");
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Multi-parameter models: one single-parameter model per parameter, then
 //! the products and sums of their terms, chosen by cross-validation.
 
-use super::error::FitError;
-use super::fitter::{Data, Fit, FitStats, FittedTerm, Fitter};
-use super::hypothesis::{TermClass, TermEval};
-use super::search::{Engine, Scored};
+use super::data::Data;
+use super::result::{Fit, FitStats, FittedTerm};
+use super::settings::Fitter;
+use crate::fit::error::FitError;
+use crate::fit::hypothesis::{TermClass, TermEval};
+use crate::fit::search::{Engine, Scored};
 use std::collections::BTreeMap;
 
 /// The additive structures Extra-P tries for three parameters (besides the

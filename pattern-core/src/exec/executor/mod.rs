@@ -1,0 +1,289 @@
+//! The executor: runs a design's structure for real, on threads, over a
+//! stream of elements.
+//!
+//! | pattern | how it runs |
+//! | --- | --- |
+//! | atom `f` | the kernel registered for `f`, called on the element |
+//! | `seq(a, b)` | `a` then `b` on the same thread, element by element; if a part contains a `pipe` or `tpool`, phase by phase over windows of elements (all of the window through `a`, then all through `b`), so the parts do not overlap, as `M[a] + M[b]` assumes |
+//! | `pipe(a, b)` | `a` and `b` on their own threads, connected by a bounded channel; order is kept when both stages keep it |
+//! | `tpool[n](t)` | `n` workers (each an instance of `t`) pulling from one shared queue; no order |
+//! | `mapreduce[m = 1, n](map, shuffle, reduce)` | per element (a [`Job`](super::Job)): the map kernel on every input on `n` threads, the pairs grouped by key ([`group_by_key`](super::group_by_key), the shuffle), the reduce kernel on every key on `n` threads |
+//!
+//! The program's input is a queue filled with every element before the
+//! clock starts; an element *enters* when the program takes it from there and
+//! *leaves* when the last stage hands it on. Stages wait on an empty or full
+//! channel by spinning for a while ([`Executor::spin`]) and then blocking.
+
+mod plan;
+mod stages;
+pub(super) mod workers;
+
+use super::error::ExecError;
+use super::kernels::Kernels;
+use super::metrics::{Departure, Metrics, Warning};
+use super::placement::Cores;
+use crate::Term;
+use crate::semantics::Footprint;
+use crossbeam_channel::unbounded;
+use plan::{Compiler, Plan};
+use stages::{join_all, spawn};
+use std::sync::atomic::Ordering;
+use std::thread;
+use std::time::{Duration, Instant};
+use workers::{Ctx, In, Item, Out};
+
+pub use plan::MAX_THREADS;
+
+/// Runs designs over streams of elements of type `E` with the kernels of a
+/// [`Kernels`] registry.
+///
+/// ```
+/// use pattern_core::Design;
+/// use pattern_core::exec::{Executor, Kernels};
+///
+/// let kernels = Kernels::<Vec<i32>>::new()
+///     .add("qsort", |v| v.sort_unstable())
+///     .add("inc", |v| v.iter_mut().for_each(|e| *e += 1));
+/// let design = Design::parse(
+///     "qsort = 1034.17 * x * log2(x);
+///      inc   = 536.185 * x;
+///      pipe(tpool[2](qsort), inc)",
+/// )?;
+/// let inputs: Vec<Vec<i32>> = (0..40).map(|i| vec![i, 3, 1, 2]).collect();
+///
+/// let run = Executor::new(&kernels).run(design.term(), inputs)?;
+///
+/// assert_eq!(run.metrics.elements, 40);
+/// assert_eq!(run.metrics.threads, 3);
+/// let outputs = run.into_input_order();
+/// assert_eq!(outputs[0], [1, 2, 3, 4]); // [0, 3, 1, 2] sorted, then + 1
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Executor<'k, E> {
+    kernels: &'k Kernels<E>,
+    capacity: usize,
+    spin: Duration,
+    window: usize,
+    trim: f64,
+    pin: bool,
+    bindings: Vec<(String, u64)>,
+}
+
+/// The result of [`Executor::run`].
+#[derive(Clone, Debug)]
+pub struct Run<E> {
+    /// The elements that left the program, with their input positions, in
+    /// the order they left.
+    pub outputs: Vec<(usize, E)>,
+    /// When each of them entered and left, in the same order.
+    pub departures: Vec<Departure>,
+    /// The measured metrics.
+    pub metrics: Metrics,
+    /// What the reader should know about the run.
+    pub warnings: Vec<Warning>,
+}
+
+impl<E> Run<E> {
+    /// The outputs sorted by input position.
+    pub fn into_input_order(self) -> Vec<E> {
+        let mut outputs = self.outputs;
+        outputs.sort_by_key(|(i, _)| *i);
+        outputs.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Whether the elements left in the order they came in.
+    pub fn kept_order(&self) -> bool {
+        self.outputs.windows(2).all(|w| w[0].0 < w[1].0)
+    }
+}
+
+impl<'k, E: Send> Executor<'k, E> {
+    /// An executor with the default options: channels of capacity 4
+    /// between stages, 100 µs of spinning before a stage blocks, windows
+    /// of 64 elements for a `seq` over parallel parts, and the first and
+    /// last 10 % of departures left out of the steady state.
+    pub fn new(kernels: &'k Kernels<E>) -> Self {
+        Executor {
+            kernels,
+            capacity: 4,
+            spin: Duration::from_micros(100),
+            window: 64,
+            trim: 0.1,
+            pin: false,
+            bindings: Vec::new(),
+        }
+    }
+
+    /// Capacity of the channel between two pipeline stages (default 4; at
+    /// least 1).
+    pub fn capacity(mut self, elements: usize) -> Self {
+        self.capacity = elements.max(1);
+        self
+    }
+
+    /// How long a stage spins on an empty or full channel before it blocks
+    /// (default 100 µs). Blocking costs the other side a wake-up system call
+    /// per element; spinning costs the waiting stage's core, which the
+    /// pipeline owns anyway. `Duration::ZERO` blocks at once.
+    pub fn spin(mut self, spin: Duration) -> Self {
+        self.spin = spin;
+        self
+    }
+
+    /// Elements per window of a `seq` over parallel parts (default 64; at
+    /// least 1).
+    pub fn window(mut self, elements: usize) -> Self {
+        self.window = elements.max(1);
+        self
+    }
+
+    /// The fraction of departures left out at each end of the run for the
+    /// steady state (default 0.1; clamped to `0..=0.5`).
+    pub fn steady_state_trim(mut self, fraction: f64) -> Self {
+        self.trim = fraction;
+        self
+    }
+
+    /// Pins every thread of the design to a core (default off): the
+    /// threads are numbered in the order of the design's text (a pool's
+    /// workers one after another, a mapReduce's helpers after the thread
+    /// of its phase) and thread `i` runs on core `i mod cores` of the
+    /// process ([`Cores::core_of_thread`]). A pinned run puts its work on
+    /// known cores, so that what was measured on a core (an atom, the
+    /// core's speed) applies to the thread that runs there; unpinned, the
+    /// scheduler may move threads between cores at any time.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::exec::{Cores, Executor, Kernels};
+    ///
+    /// // Each element records how many cores its thread may run on.
+    /// let kernels = Kernels::<usize>::new().add("where", |v| {
+    ///     *v = Cores::of_current_thread().len();
+    /// });
+    /// let design = Design::parse("where = 1; tpool[2](where)")?;
+    /// let run = Executor::new(&kernels)
+    ///     .pin_threads(true)
+    ///     .run(design.term(), vec![0; 8])?;
+    /// assert!(run.outputs.iter().all(|&(_, cores)| cores == 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pin_threads(mut self, on: bool) -> Self {
+        self.pin = on;
+        self
+    }
+
+    /// Binds a symbolic count (`tpool[n]`) to a value.
+    pub fn bind(mut self, name: &str, value: u64) -> Self {
+        self.bindings.retain(|(n, _)| n != name);
+        self.bindings.push((name.to_string(), value));
+        self
+    }
+
+    /// The threads `term` runs at once, without running it (checks the
+    /// kernels and counts like [`Executor::run`]): the design's one
+    /// definition of threads ([`Footprint`]) with the counts bound.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::exec::{Executor, Kernels};
+    ///
+    /// let kernels = Kernels::<u64>::new().add("a", |_| {}).add("b", |_| {});
+    /// let d = Design::parse("a = 1; b = 2; pipe(tpool[n](seq(a, b)), a)")?;
+    /// assert_eq!(Executor::new(&kernels).bind("n", 3).threads(d.term())?, 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn threads(&self, term: &Term) -> Result<usize, ExecError> {
+        term.check()?;
+        self.compile(term)?;
+        let env: Vec<(&str, f64)> = self
+            .bindings
+            .iter()
+            .map(|(name, value)| (name.as_str(), *value as f64))
+            .collect();
+        let threads = Footprint::of(term)
+            .threads
+            .eval(&env)
+            .map_err(|e| ExecError::InvalidOption(format!("the thread count of `{term}`: {e}")))?;
+        Ok(threads.round().max(1.0) as usize)
+    }
+
+    /// Runs `term` over `inputs` and measures it.
+    ///
+    /// Every input element leaves exactly once (unless a kernel panics: then
+    /// the run stops and the error names the atom). Warns when the design
+    /// runs more threads than the machine has cores.
+    pub fn run(&self, term: &Term, inputs: Vec<E>) -> Result<Run<E>, ExecError> {
+        term.check()?;
+        let plan = self.compile(term)?;
+        let threads = plan.threads();
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        let mut warnings = Vec::new();
+        if threads > cores {
+            warnings.push(Warning::Oversubscribed { threads, cores });
+        }
+        let mut ctx = Ctx::new(self.spin, self.capacity, self.window);
+        ctx.cores = self.pin.then(Cores::of_current_thread);
+        let (in_tx, in_rx) = unbounded();
+        for (index, value) in inputs.into_iter().enumerate() {
+            // The receiver is alive: this cannot fail.
+            let _ = in_tx.send(Item::new(index, value));
+        }
+        drop(in_tx);
+        let (out_tx, out_rx) = unbounded();
+        let start = Instant::now();
+        thread::scope(|s| {
+            let mut handles = Vec::new();
+            let input = In {
+                rx: in_rx,
+                entry: true,
+            };
+            let output = Out {
+                tx: out_tx,
+                exit: true,
+            };
+            if let Err(e) = spawn(s, &plan, input, output, &ctx, &mut handles, 0) {
+                ctx.fail(e);
+            }
+            join_all(handles, &ctx);
+        });
+        if let Some(e) = ctx.take_failure() {
+            return Err(e);
+        }
+        let mut items: Vec<Item<E>> = out_rx.try_iter().collect();
+        items.sort_by_key(|it| it.leave);
+        let ns = |t: Option<Instant>| t.map_or(0.0, |t| t.duration_since(start).as_nanos() as f64);
+        let departures: Vec<Departure> = items
+            .iter()
+            .map(|it| Departure {
+                index: it.index,
+                enter_ns: ns(it.enter),
+                leave_ns: ns(it.leave),
+            })
+            .collect();
+        let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
+        let mut metrics = Metrics::from_departures(
+            &departures,
+            self.trim,
+            makespan_ns,
+            ctx.max_in_flight.load(Ordering::SeqCst),
+            threads,
+        );
+        metrics.set_thread_times(ctx.take_thread_times());
+        Ok(Run {
+            outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
+            departures,
+            metrics,
+            warnings,
+        })
+    }
+
+    fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
+        Compiler {
+            kernels: self.kernels,
+            bindings: &self.bindings,
+        }
+        .compile(term)
+    }
+}

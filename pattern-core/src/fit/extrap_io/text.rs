@@ -1,0 +1,271 @@
+//! Extra-P's text format: `PARAMETER`, `POINTS`, `REGION`, `METRIC` and
+//! `DATA` lines.
+
+use super::experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, same_coordinate};
+use std::fmt::Write as _;
+
+impl Experiment {
+    /// Reads Extra-P's text format: `PARAMETER`, `POINTS`, `REGION`,
+    /// `METRIC` and `DATA` lines, `#` comments. `DATA` lines give the
+    /// repetitions of the points in `POINTS` order; `REGION` and `METRIC`
+    /// start over at the first point.
+    pub fn read_text(text: &str) -> Result<Experiment, ExtrapError> {
+        let mut ex = Experiment::default();
+        let mut coordinates: Vec<Vec<f64>> = Vec::new();
+        let mut region = DEFAULT_REGION.to_string();
+        let mut metric = DEFAULT_METRIC.to_string();
+        let mut next_point = 0;
+        let mut any_data = false;
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (field, value) = match line.split_once(char::is_whitespace) {
+                Some((f, v)) => (f, v.trim()),
+                None => (line, ""),
+            };
+            match field {
+                "PARAMETER" => {
+                    if !coordinates.is_empty() {
+                        return Err(ExtrapError::syntax(line_no, "PARAMETER after POINTS"));
+                    }
+                    if value.is_empty() {
+                        return Err(ExtrapError::syntax(line_no, "PARAMETER without a name"));
+                    }
+                    ex.parameters
+                        .extend(value.split_whitespace().map(str::to_string));
+                }
+                "POINTS" => {
+                    let dims = ex.parameters.len();
+                    if dims == 0 {
+                        return Err(ExtrapError::syntax(line_no, "POINTS before any PARAMETER"));
+                    }
+                    for c in
+                        parse_points(value, dims).map_err(|m| ExtrapError::syntax(line_no, m))?
+                    {
+                        coordinates.push(c);
+                    }
+                }
+                "REGION" | "METRIC" => {
+                    if value.is_empty() {
+                        return Err(ExtrapError::syntax(
+                            line_no,
+                            format!("{field} without a name"),
+                        ));
+                    }
+                    if field == "REGION" {
+                        region = value.to_string();
+                    } else {
+                        metric = value.to_string();
+                    }
+                    next_point = 0;
+                }
+                "DATA" => {
+                    let values = value
+                        .split_whitespace()
+                        .map(|v| {
+                            v.parse::<f64>().map_err(|_| {
+                                ExtrapError::syntax(line_no, format!("`{v}` is not a number"))
+                            })
+                        })
+                        .collect::<Result<Vec<f64>, _>>()?;
+                    if values.is_empty() {
+                        return Err(ExtrapError::syntax(line_no, "DATA without values"));
+                    }
+                    let Some(c) = coordinates.get(next_point) else {
+                        return Err(ExtrapError::syntax(
+                            line_no,
+                            format!(
+                                "more DATA lines than POINTS ({}) for region `{region}`, metric `{metric}`",
+                                coordinates.len()
+                            ),
+                        ));
+                    };
+                    ex.add(&region, &metric, &c.clone(), &values);
+                    next_point += 1;
+                    any_data = true;
+                }
+                other => {
+                    return Err(ExtrapError::syntax(
+                        line_no,
+                        format!(
+                            "unknown field `{other}` (expected PARAMETER, POINTS, REGION, METRIC or DATA)"
+                        ),
+                    ));
+                }
+            }
+        }
+        if ex.parameters.is_empty() {
+            return Err(ExtrapError::Invalid("no PARAMETER line".into()));
+        }
+        if !any_data {
+            return Err(ExtrapError::Invalid("no DATA line".into()));
+        }
+        Ok(ex)
+    }
+
+    /// Writes Extra-P's text format (read it with `extrap --text FILE`).
+    /// Every series must have the same points; names must be single lines.
+    pub fn to_text(&self) -> Result<String, ExtrapError> {
+        let coordinates = self.check_writable()?;
+        let mut out = String::new();
+        let _ = writeln!(out, "PARAMETER {}", self.parameters.join(" "));
+        out.push_str("POINTS");
+        for c in &coordinates {
+            let parts: Vec<String> = c.iter().map(|v| format!("{v}")).collect();
+            let _ = write!(out, " ({})", parts.join(" "));
+        }
+        out.push('\n');
+        // Extra-P adds a region for every REGION line, so each region is
+        // written once, with its metrics under it; a METRIC line starts over
+        // at the first point.
+        let mut regions: Vec<&str> = Vec::new();
+        for s in &self.series {
+            if !regions.contains(&s.region.as_str()) {
+                regions.push(&s.region);
+            }
+        }
+        for region in regions {
+            let _ = writeln!(out, "REGION {region}");
+            for s in self.series.iter().filter(|s| s.region == region) {
+                let _ = writeln!(out, "METRIC {}", s.metric);
+                for c in &coordinates {
+                    let p = s
+                        .points
+                        .iter()
+                        .find(|p| same_coordinate(&p.coordinate, c))
+                        .expect("checked: same points");
+                    let values: Vec<String> = p.values.iter().map(|v| format!("{v}")).collect();
+                    let _ = writeln!(out, "DATA {}", values.join(" "));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The coordinates of a `POINTS` value: `(a b) (c d)` groups, or bare
+/// numbers for one parameter.
+fn parse_points(value: &str, dims: usize) -> Result<Vec<Vec<f64>>, String> {
+    let number = |s: &str| {
+        s.parse::<f64>()
+            .map_err(|_| format!("`{s}` is not a number"))
+    };
+    if !value.contains('(') {
+        if dims != 1 {
+            return Err(format!(
+                "with {dims} parameters, POINTS must be parenthesized groups like `(1 2)`"
+            ));
+        }
+        return value
+            .split_whitespace()
+            .map(|s| number(s).map(|v| vec![v]))
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut rest = value.trim();
+    while !rest.is_empty() {
+        let Some(after_open) = rest.strip_prefix('(') else {
+            return Err(format!("expected `(` at `{rest}`"));
+        };
+        let Some(close) = after_open.find(')') else {
+            return Err("unclosed `(`".into());
+        };
+        let coordinate = after_open[..close]
+            .split_whitespace()
+            .map(number)
+            .collect::<Result<Vec<f64>, _>>()?;
+        if coordinate.len() != dims {
+            return Err(format!(
+                "point ({}) has {} coordinates, but there are {dims} parameters",
+                after_open[..close].trim(),
+                coordinate.len()
+            ));
+        }
+        out.push(coordinate);
+        rest = after_open[close + 1..].trim_start();
+    }
+    if out.is_empty() {
+        return Err("POINTS without points".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::TWO_PARAMS;
+    use super::*;
+
+    #[test]
+    fn reads_text_with_several_parameters() {
+        let ex = Experiment::read_text(TWO_PARAMS).unwrap();
+        assert_eq!(ex.parameters, ["p", "n"]);
+        assert_eq!(ex.series.len(), 2);
+        let time = ex.series("main", "time").unwrap();
+        assert_eq!(time.points.len(), 5);
+        assert_eq!(time.points[0].coordinate, [2.0, 1000.0]);
+        assert_eq!(time.points[0].values, [1.0, 1.5]);
+        assert_eq!(time.points[4].coordinate, [4.0, 2000.0]);
+        assert_eq!(time.points[4].values, [5.0, 5.5, 6.0]);
+        let visits = ex.series("main", "visits").unwrap();
+        assert_eq!(visits.points.len(), 1);
+        assert_eq!(time.points_multi().len(), 8);
+    }
+
+    #[test]
+    fn text_errors_have_line_numbers() {
+        let err = |t: &str| Experiment::read_text(t).unwrap_err().to_string();
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n"),
+            "line 5: more DATA lines than POINTS (2) for region `<root>`, metric `<default>`"
+        );
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1 2\nDATA 1 x\n"),
+            "line 3: `x` is not a number"
+        );
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1\nFOO 1\n"),
+            "line 3: unknown field `FOO` (expected PARAMETER, POINTS, REGION, METRIC or DATA)"
+        );
+        assert_eq!(err("POINTS 1\n"), "line 1: POINTS before any PARAMETER");
+        assert_eq!(
+            err("PARAMETER a b\nPOINTS (1 2) (3)\n"),
+            "line 2: point (3) has 1 coordinates, but there are 2 parameters"
+        );
+        assert_eq!(
+            err("PARAMETER a b\nPOINTS 1 2\n"),
+            "line 2: with 2 parameters, POINTS must be parenthesized groups like `(1 2)`"
+        );
+        assert_eq!(
+            err("PARAMETER a\nPOINTS (1 (2)\n"),
+            "line 2: `(2` is not a number"
+        );
+        assert_eq!(err("PARAMETER a\nPOINTS (1\n"), "line 2: unclosed `(`");
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1\nDATA\n"),
+            "line 3: DATA without values"
+        );
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1\n"),
+            "invalid experiment: no DATA line"
+        );
+        assert_eq!(err(""), "invalid experiment: no PARAMETER line");
+    }
+
+    #[test]
+    fn same_region_two_metrics_resets_the_point_index() {
+        let mut ex = Experiment::new(&["x"]);
+        for x in [1.0, 2.0] {
+            ex.add("r", "time", &[x], &[x]);
+            ex.add("r", "energy", &[x], &[10.0 * x]);
+        }
+        let text = ex.to_text().unwrap();
+        assert_eq!(
+            text,
+            "PARAMETER x\nPOINTS (1) (2)\nREGION r\nMETRIC time\nDATA 1\nDATA 2\nMETRIC energy\nDATA 10\nDATA 20\n"
+        );
+        assert_eq!(Experiment::read_text(&text).unwrap(), ex);
+    }
+}
