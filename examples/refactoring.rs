@@ -1,16 +1,15 @@
 //! Checking a refactoring with the laws: is the new design equivalent to the
 //! old one, never worse over a range of inputs (and by how much), or worse
-//! somewhere (the smallest failing point, shrunk by proptest)? Then the laws
+//! somewhere (the smallest failing point, shrunk by bisection)? Then the laws
 //! as rewrite rules list the designs they know to be as good or better. Run
 //! with `cargo run --release --example refactoring`.
-use pattern_core::laws::{Domain, Relation, Rewriter, Verdict, compare, rewrite};
+use pattern_core::Design;
+use pattern_core::compare::{Domain, Verdict, compare};
+use pattern_core::laws::{Relation, Rewriter, rewrite};
 use pattern_core::paper::table1_definitions;
-use pattern_core::{Design, Term};
 
-fn design(term: &str) -> Result<Term, Box<dyn std::error::Error>> {
-    Ok(Design::parse(&format!("{}{term}", table1_definitions()))?
-        .term()
-        .clone())
+fn design(term: &str) -> Result<Design, Box<dyn std::error::Error>> {
+    Ok(Design::parse(&format!("{}{term}", table1_definitions()))?)
 }
 
 fn check(a: &str, b: &str, domain: &Domain) -> Result<(), Box<dyn std::error::Error>> {
@@ -65,7 +64,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let start = "pipe(tpool[4](qsort), tpool[4](inc))";
     println!("== What the laws find from {start} (3 steps)");
-    for f in rewrite(&design(start)?, &Rewriter::new())?.iter().take(8) {
+    for f in rewrite(design(start)?.term(), &Rewriter::new())?
+        .iter()
+        .take(8)
+    {
         let relation = match &f.relation {
             Relation::Better { least, most, .. } => {
                 format!("better, {least:.3}x to {most:.3}x")

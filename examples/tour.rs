@@ -6,7 +6,7 @@
 //! checked with the laws; a multi-processor design priced on the Cray T3E;
 //! and the errors a user sees. Run with `cargo run --release --example tour`.
 use pattern_core::comm::MachineProfile;
-use pattern_core::laws::{Domain, compare};
+use pattern_core::compare::{Domain, compare};
 use pattern_core::paper::TABLE_1;
 use pattern_core::semantics::Throughput;
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
@@ -149,7 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let defs = "qsort = 1034.17*x*log2(x); inc = 536.185*x;";
     let before = Design::parse(&format!("{defs} pipe(qsort, inc)"))?;
     let after = Design::parse(&format!("{defs} tpool[2](seq(qsort, inc))"))?;
-    let verdict = compare(before.term(), after.term(), &Domain::new())?;
+    let verdict = compare(&before, &after, &Domain::new())?;
     println!("  {} → {}: {verdict}", before.term(), after.term());
 
     println!("\nMulti-processor tasks on the Cray T3E (seed 004), microseconds:");

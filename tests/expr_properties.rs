@@ -4,6 +4,8 @@
 //!
 //! Variables are sampled in [1, 1000]: cost models are functions of sizes and
 //! counts, and the normal form assumes positive variables (see `Expr::simplify`).
+mod common;
+
 use pattern_core::Expr;
 use proptest::prelude::*;
 
@@ -94,7 +96,7 @@ fn agree(a: f64, b: f64, forms: [&Expr; 2], at: &[(&str, f64)]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(1000)))]
 
     #[test]
     fn simplify_preserves_the_value(e in expr(), at in point()) {
@@ -168,6 +170,30 @@ proptest! {
     fn the_dominant_part_has_the_same_growth(e in expr()) {
         if let Some(g) = e.growth("x") {
             prop_assert_eq!(e.dominant("x").growth("x"), Some(g), "{}", e);
+        }
+    }
+
+    /// A grid over two variables holds the tree's value at every point.
+    #[test]
+    fn grids_agree_with_the_tree(
+        e in expr(),
+        xs in prop::collection::vec(1.0f64..1000.0, 1..5),
+        ns in prop::collection::vec(1.0f64..1000.0, 1..4),
+    ) {
+        let vars = ["x", "n", "m"];
+        let compiled = e.compile(&vars).unwrap();
+        let ms = [7.0];
+        let grid = compiled.grid(&[("n", &ns), ("x", &xs), ("m", &ms)]).unwrap();
+        prop_assert_eq!(grid.len(), xs.len() * ns.len());
+        for (point, value) in grid.points() {
+            let at = [("n", point[0]), ("x", point[1]), ("m", point[2])];
+            match e.eval(&at) {
+                Ok(want) => prop_assert!(
+                    value == want || (value - want).abs() <= 1e-9 * want.abs().max(value.abs()),
+                    "{e} at {at:?}: {value} vs {want}"
+                ),
+                Err(_) => prop_assert!(!value.is_finite(), "{e} at {at:?}: {value}"),
+            }
         }
     }
 }

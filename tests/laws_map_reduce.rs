@@ -2,6 +2,8 @@
 //! phases, GrPPi's form (eq. 6) is a task pool over map-then-reduce, and
 //! with a shuffle that depends on m·n only the number of workers counts.
 //! 1,000 cases each.
+mod common;
+
 use pattern_core::laws;
 use pattern_core::paper;
 use pattern_core::strategies::{count, map_reduce_params, shuffle, shuffle_free_term};
@@ -9,7 +11,7 @@ use pattern_core::{Design, Expr, Term};
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(1000)))]
 
     #[test]
     fn one_worker_runs_the_phases_in_sequence(

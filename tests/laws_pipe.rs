@@ -1,5 +1,7 @@
 //! The pipeline laws (seed 001 §5.1 (i), (ii), (iv), and idempotence and
 //! `pipe ≤ seq`) over random designs and atom models: 1,000 cases each.
+mod common;
+
 use pattern_core::laws::{self, Dominance, dominance};
 use pattern_core::semantics::Throughput;
 use pattern_core::strategies::{atom, shuffle_free_term, term};
@@ -7,7 +9,7 @@ use pattern_core::{Expr, Term};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
-    ProptestConfig::with_cases(1000)
+    ProptestConfig::with_cases(common::cases(1000))
 }
 
 proptest! {
@@ -43,7 +45,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(300)))]
 
     /// The symbolic side of the inequalities: proved by dominance for atoms,
     /// never refuted for any stages.
@@ -87,4 +89,30 @@ fn the_pipe_laws_on_table_1_atoms_and_their_negations() {
     assert!(laws::pipe_at_least_tpool2_seq(&inc, &inc));
     assert!(laws::pipe_idempotent(&qsort));
     assert!(laws::pipe_at_most_seq(&inc, &nop));
+
+    // Their negations are false, at real points.
+    let at = |t: Term, x: f64| Throughput::new().expr(&t).eval(&[("x", x)]).unwrap();
+    // A pipeline is not a sequence: seq(inc, nop) is slower than
+    // pipe(inc, nop) (59,041.47 against 53,618.5 ns at x = 100).
+    let (pipe, seq) = (
+        at(Term::pipe(inc.clone(), nop.clone()), 100.0),
+        at(Term::seq(inc.clone(), nop.clone()), 100.0),
+    );
+    assert!((pipe - 53_618.5).abs() < 1e-9 && (seq - 59_041.47).abs() < 1e-9);
+    assert!(seq > pipe);
+    // Law (iv) is strict here: tpool_2(seq(qsort, nop)) is faster than
+    // pipe(qsort, nop), so "tpool_2(seq) ≥ pipe" is false at x = 1024.
+    let pool = at(
+        Term::tpool(2u64, Term::seq(qsort.clone(), nop.clone())),
+        1024.0,
+    );
+    let pipe = at(Term::pipe(qsort.clone(), nop.clone()), 1024.0);
+    assert!((pipe - 1034.17 * 1024.0 * 10.0).abs() < 1e-6);
+    assert!((pool - (1034.17 * 1024.0 * 10.0 + 5422.97) / 2.0).abs() < 1e-6);
+    assert!(pool < pipe);
+    // seq is not idempotent: seq(qsort, qsort) is twice qsort.
+    let twice = at(Term::seq(qsort.clone(), qsort.clone()), 1024.0);
+    assert!((twice - 2.0 * pipe).abs() < 1e-6);
+    // pipe is not a sum: pipe(inc, inc) is inc, not 2·inc.
+    assert!((at(Term::pipe(inc.clone(), inc.clone()), 10.0) - 5361.85).abs() < 1e-9);
 }

@@ -1,6 +1,8 @@
 //! The task-pool laws: layering (seed 001 §5.1 (iii)), identity, fusion,
 //! distribution over a sequence and monotonicity in the threads, over
 //! random designs and atom models: 1,000 cases each.
+mod common;
+
 use pattern_core::laws::{self, Dominance, dominance};
 use pattern_core::semantics::Throughput;
 use pattern_core::strategies::{count, shuffle_free_term, thread_count};
@@ -8,7 +10,7 @@ use pattern_core::{Count, Expr, Term};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
-    ProptestConfig::with_cases(1000)
+    ProptestConfig::with_cases(common::cases(1000))
 }
 
 proptest! {
@@ -47,7 +49,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(300)))]
 
     /// The symbolic side of monotonicity: `M/k ≤ M/n` is proved by dominance.
     #[test]

@@ -26,11 +26,13 @@
 pub mod accuracy;
 pub mod collective;
 pub mod comm;
+pub mod compare;
 pub mod const_expr;
 pub mod design;
 pub mod exec;
 pub mod fit;
 pub mod laws;
+#[cfg(feature = "paper")]
 pub mod paper;
 pub mod pattern;
 pub mod prelude;

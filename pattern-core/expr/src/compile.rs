@@ -365,20 +365,6 @@ impl CompiledExpr {
             start += len;
         }
     }
-
-    /// Evaluates a one-variable expression at every value of `xs`.
-    ///
-    /// # Panics
-    /// If the expression was compiled with more than one variable.
-    pub fn sweep(&self, xs: &[f64]) -> Vec<f64> {
-        assert!(
-            self.vars.len() <= 1,
-            "sweep is for one variable; use eval_batch"
-        );
-        let mut out = vec![0.0; xs.len()];
-        self.eval_batch(&[xs], &mut out);
-        out
-    }
 }
 
 #[inline(always)]
@@ -432,7 +418,7 @@ mod tests {
         assert!(c.len() > INLINE_REGISTERS);
         assert_eq!(c.eval(&[2.0]), 9900.0);
         let xs: Vec<f64> = (0..1000).map(f64::from).collect();
-        let ys = c.sweep(&xs);
+        let ys = c.sweep(&xs).unwrap();
         assert_eq!(ys[999], 999.0 * 4950.0);
         assert_eq!(ys.len(), 1000);
     }

@@ -23,12 +23,14 @@ mod growth;
 mod normal;
 mod parse;
 mod serde_impl;
+mod sweep;
 
 pub use compile::CompiledExpr;
 pub use display::Latex;
 pub use eval::EvalError;
 pub use growth::Growth;
 pub use parse::ParseError;
+pub use sweep::{Grid, MAX_GRID_POINTS, SweepError};
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;

@@ -1,34 +1,30 @@
-//! Checking a refactoring: is design B equivalent to design A, does it never
-//! lose to A over a domain, and if it does, where first and by how much.
+//! Comparing two designs: is design B (a refactoring) equivalent to design
+//! A, does it never lose to A over a domain, and if it does, where first and
+//! by how much. It needs no test framework: the search is seeded and its
+//! answer reproducible.
 
-use super::check::{self, Dominance};
-use super::sample::{Domain, DomainError, Point};
 use crate::expr::CompiledExpr;
+use crate::laws::check::{self, Dominance};
+pub use crate::laws::{Domain, DomainError, Point, VarRange};
 use crate::{Design, EvalError, Expr};
-use crate::{Term, TermError};
-use proptest::prelude::RngCore;
-use proptest::strategy::{NewTree, Strategy};
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt;
 
 /// At most this many grid points are evaluated before the random search.
 const GRID_POINTS: usize = 4096;
-/// Random points tried by the search (proptest cases).
+/// Random points tried by the search.
 const SEARCH_CASES: u32 = 2048;
+/// The seed of the search: the same designs give the same answer.
+const SEED: u64 = 0x5eed_c0a3_7e01;
+/// At most this many rounds of shrinking over all variables.
+const SHRINK_ROUNDS: usize = 64;
 
 /// Why two designs could not be compared.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CompareError {
-    /// A design is not well-formed.
-    #[error("design {side} is not well-formed: {error}")]
-    IllFormed {
-        /// `"A"` or `"B"`.
-        side: &'static str,
-        /// What is wrong.
-        error: TermError,
-    },
     /// The domain is not valid.
     #[error(transparent)]
     Domain(#[from] DomainError),
@@ -179,43 +175,39 @@ impl fmt::Display for Comparison {
 
 /// Compares design B (a refactoring) with design A over `domain`.
 ///
-/// 1. Both designs must be well-formed ([`Design::from_term`]).
-/// 2. If the models have the same strong normal form, B is
+/// 1. If the models have the same strong normal form, B is
 ///    [`Verdict::Equivalent`] with [`Evidence::Symbolic`].
-/// 3. Otherwise both models are evaluated on a grid over the domain (up to
-///    4,096 points, log-spaced) and at 2,048 random points (proptest, seeded:
-///    the answer is reproducible). Where B is slower than A (beyond a relative
-///    1e-9), proptest shrinks the point, each variable towards the bottom of
-///    its range, to the smallest failing point: [`Verdict::Worse`] with it,
+/// 2. Otherwise both models are evaluated on a grid over the domain (up to
+///    4,096 points, log-spaced) and at 2,048 random points (seeded: the
+///    answer is reproducible). Where B is slower than A (beyond a relative
+///    1e-9), the point is shrunk, each variable in turn by bisection towards
+///    the bottom of its range while B still loses, to the smallest failing
+///    point: [`Verdict::Worse`] with it,
 ///    the values there and the worst ratio seen. If B never loses, the verdict
 ///    is [`Verdict::NeverWorse`] with the least and largest speedup `A/B`, or
 ///    [`Verdict::Equivalent`] with [`Evidence::Sampled`] when the values agree
 ///    everywhere.
 ///
 /// ```
-/// use pattern_core::laws::{compare, Domain, Verdict};
+/// use pattern_core::compare::{compare, Domain, Verdict};
 /// use pattern_core::Design;
 ///
 /// let atoms = "qsort = 1034.17*x*log2(x); inc = 536.185*x;";
 /// let a = Design::parse(&format!("{atoms} pipe(qsort, inc)")).unwrap();
 /// let b = Design::parse(&format!("{atoms} tpool[2](seq(qsort, inc))")).unwrap();
-/// let c = compare(a.term(), b.term(), &Domain::new()).unwrap();
+/// let c = compare(&a, &b, &Domain::new()).unwrap();
 /// let Verdict::NeverWorse(margin) = &c.verdict else { panic!("{c}") };
 /// assert!(margin.proved);
 /// assert_eq!(margin.least_at.get("x"), Some(2)); // the pool gains least at x = 2
 /// assert!((margin.least - 1.317).abs() < 1e-3);
 ///
 /// // The other way round, the pipeline loses everywhere: the smallest failing x is 2.
-/// let back = compare(b.term(), a.term(), &Domain::new()).unwrap();
+/// let back = compare(&b, &a, &Domain::new()).unwrap();
 /// let Verdict::Worse(cex) = &back.verdict else { panic!("{back}") };
 /// assert_eq!(cex.at.get("x"), Some(2));
 /// ```
-pub fn compare(a: &Term, b: &Term, domain: &Domain) -> Result<Comparison, CompareError> {
-    for (side, t) in [("A", a), ("B", b)] {
-        Design::from_term(t.clone()).map_err(|error| CompareError::IllFormed { side, error })?;
-    }
-    let model = |t: &Term| crate::semantics::Throughput::new().expr(t).simplify();
-    let (ma, mb) = (model(a), model(b));
+pub fn compare(a: &Design, b: &Design, domain: &Domain) -> Result<Comparison, CompareError> {
+    let (ma, mb) = (a.model(), b.model());
     let growth = mb.cmp_growth(&ma, "x");
     let done = |verdict| Comparison {
         a: ma.clone(),
@@ -249,51 +241,28 @@ pub fn compare(a: &Term, b: &Term, domain: &Domain) -> Result<Comparison, Compar
             first_failure = Some(p.clone());
         }
     }
-    let config = runner_config();
-    let mut runner =
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
-    let test = |values: Vec<u64>| -> Result<(), TestCaseError> {
-        let p: Vec<f64> = values.iter().map(|&v| v as f64).collect();
-        match search.observe(&p) {
-            Ok(true) | Err(_) => Ok(()),
-            Ok(false) => Err(TestCaseError::fail("B is slower than A")),
-        }
+    let fails = |p: &[u64]| {
+        let p: Vec<f64> = p.iter().map(|&v| v as f64).collect();
+        matches!(search.observe(&p), Ok(false))
     };
-    let shrunk = match first_failure {
+    let ranges: Vec<VarRange> = vars.iter().map(|v| domain.range(v)).collect();
+    let failing = match first_failure {
         // Shrink from the first failing grid point.
-        Some(p) => {
-            let start: Vec<Start> = vars
-                .iter()
-                .zip(&p)
-                .map(|(v, &x)| Start {
-                    lo: domain.range(v).lo,
-                    start: x as u64,
-                })
-                .collect();
-            let unshrunk: Vec<u64> = p.iter().map(|&v| v as u64).collect();
-            match start.new_tree(&mut runner) {
-                Ok(tree) => match runner.run_one(tree, test) {
-                    Err(TestError::Fail(_, point)) => Some(point),
-                    _ => Some(unshrunk),
-                },
-                Err(_) => Some(unshrunk),
-            }
-        }
-        // Search at random, shrinking the first failure found.
+        Some(p) => Some(p.iter().map(|&v| v as u64).collect()),
+        // Search at random, then shrink the first failure found.
         None => {
-            let strategy: Vec<Spread> = vars
-                .iter()
-                .map(|v| Spread {
-                    lo: domain.range(v).lo,
-                    hi: domain.range(v).hi,
+            let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+            (0..SEARCH_CASES)
+                .map(|_| {
+                    ranges
+                        .iter()
+                        .map(|r| spread(&mut rng, r))
+                        .collect::<Vec<u64>>()
                 })
-                .collect();
-            match runner.run(&strategy, test) {
-                Err(TestError::Fail(_, point)) => Some(point),
-                _ => None,
-            }
+                .find(|p| fails(p))
         }
     };
+    let shrunk = failing.map(|p| shrink(p, &ranges, &fails));
     let stats = search.stats.into_inner();
     if let Some((side, point, error)) = stats.error {
         return Err(CompareError::Eval {
@@ -336,19 +305,6 @@ pub fn compare(a: &Term, b: &Term, domain: &Domain) -> Result<Comparison, Compar
         }
     };
     Ok(done(verdict))
-}
-
-/// The proptest configuration of the search: seeded, no files, quiet.
-fn runner_config() -> Config {
-    let mut config = Config::with_cases(SEARCH_CASES);
-    config.failure_persistence = None;
-    config.source_file = None;
-    config.max_shrink_iters = 4096;
-    config.max_shrink_time = 0;
-    config.max_local_rejects = 0;
-    config.max_global_rejects = 0;
-    config.verbose = 0;
-    config
 }
 
 /// `num / den`, with `0/0 = 1`.
@@ -419,46 +375,42 @@ impl Search<'_> {
     }
 }
 
-/// A value spread over `lo ..= hi`: log-uniform half of the time (to reach
-/// small values of wide ranges), uniform otherwise; shrinks towards `lo`.
-#[derive(Clone, Copy, Debug)]
-struct Spread {
-    lo: u64,
-    hi: u64,
+/// A value spread over the range: log-uniform half of the time (to reach
+/// small values of wide ranges), uniform otherwise.
+fn spread(rng: &mut ChaCha8Rng, range: &VarRange) -> u64 {
+    let u: f64 = rng.random();
+    let (lo, hi) = (range.lo as f64, range.hi as f64);
+    let v = if rng.random::<bool>() {
+        lo * (hi / lo).powf(u)
+    } else {
+        lo + u * (hi - lo)
+    };
+    (v.round() as u64).clamp(range.lo, range.hi)
 }
 
-impl Strategy for Spread {
-    type Tree = proptest::num::u64::BinarySearch;
-    type Value = u64;
-
-    fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
-        let rng = runner.rng();
-        let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        let (lo, hi) = (self.lo as f64, self.hi as f64);
-        let v = if rng.next_u64() & 1 == 0 {
-            lo * (hi / lo).powf(u)
-        } else {
-            lo + u * (hi - lo)
-        };
-        let v = (v.round() as u64).clamp(self.lo, self.hi);
-        Ok(proptest::num::u64::BinarySearch::new_above(self.lo, v))
+/// The failing point `p` made smaller: each variable in turn, by bisection
+/// between the bottom of its range and its value, the least value at which
+/// the point still fails; rounds until nothing moves. The result fails.
+fn shrink(mut p: Vec<u64>, ranges: &[VarRange], fails: &impl Fn(&[u64]) -> bool) -> Vec<u64> {
+    for _ in 0..SHRINK_ROUNDS {
+        let before = p.clone();
+        for (i, range) in ranges.iter().enumerate() {
+            let (mut lo, mut hi) = (range.lo, p[i]);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let mut q = p.clone();
+                q[i] = mid;
+                if fails(&q) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            p[i] = hi;
+        }
+        if p == before {
+            break;
+        }
     }
-}
-
-/// A fixed starting value that shrinks towards `lo`.
-#[derive(Clone, Copy, Debug)]
-struct Start {
-    lo: u64,
-    start: u64,
-}
-
-impl Strategy for Start {
-    type Tree = proptest::num::u64::BinarySearch;
-    type Value = u64;
-
-    fn new_tree(&self, _: &mut TestRunner) -> NewTree<Self> {
-        Ok(proptest::num::u64::BinarySearch::new_above(
-            self.lo, self.start,
-        ))
-    }
+    p
 }
