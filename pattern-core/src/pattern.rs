@@ -111,6 +111,7 @@ pub fn design_of<P: Pattern + ?Sized>() -> Design {
 
 /// Stands for a design that `design!` rejected, so that its uses add no
 /// errors of their own.
+#[doc(hidden)]
 pub enum InvalidDesign {}
 
 impl Pattern for InvalidDesign {
