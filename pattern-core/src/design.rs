@@ -7,6 +7,7 @@ use crate::Expr;
 use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
 use crate::semantics::{Footprint, Latency, Resolver, Resources, Throughput};
+use std::collections::HashSet;
 use std::fmt;
 
 /// A design: a well-formed term of parallel patterns over atoms, with the
@@ -80,12 +81,13 @@ impl Design {
     /// A design from a term whose well-formedness is known (a design type);
     /// atoms that share a name keep the first model in the definitions.
     pub(crate) fn from_checked_term(term: Term) -> Design {
-        let mut atoms: Vec<(String, Expr)> = Vec::new();
-        for atom in term.atoms() {
-            if !atoms.iter().any(|(n, _)| *n == atom.name) {
-                atoms.push((atom.name.clone(), atom.model.clone()));
-            }
-        }
+        let mut seen = HashSet::new();
+        let atoms = term
+            .atoms()
+            .into_iter()
+            .filter(|a| seen.insert(a.name.as_str()))
+            .map(|a| (a.name.clone(), a.model.clone()))
+            .collect();
         Design { atoms, term }
     }
 

@@ -15,7 +15,7 @@
 use crate::error::{DesignErrorKind, Problem, Site};
 use crate::term::{Count, Term};
 use pattern_expr::Expr;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Where a node sits: the processors of the enclosing group where known,
 /// and the innermost task pool around it.
@@ -61,7 +61,7 @@ impl Term {
 pub fn check(term: &Term) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut models: HashMap<&str, &Expr> = HashMap::new();
-    let mut reported_pools: Vec<usize> = Vec::new();
+    let mut reported_pools: HashSet<usize> = HashSet::new();
     let mut stack = vec![(
         term,
         Context {
@@ -101,8 +101,7 @@ pub fn check(term: &Term) -> Vec<Problem> {
                 if let Some(kind) = conflict(&mut models, &shuffle.name, &shuffle.model) {
                     report(kind, Site::Head);
                 }
-                if let Some(pool) = ctx.pool.filter(|p| !reported_pools.contains(p)) {
-                    reported_pools.push(pool);
+                if let Some(pool) = ctx.pool.filter(|&p| reported_pools.insert(p)) {
                     problems.push(Problem {
                         kind: DesignErrorKind::ShuffleInTpool,
                         node: pool,

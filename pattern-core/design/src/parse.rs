@@ -34,6 +34,7 @@ use crate::error::{DesignError, DesignErrorKind, Site};
 use crate::syntax::{self, RawParam, Syn};
 use crate::term::{Atom, Count, MapReduceParams, PATTERNS, Term};
 use pattern_expr::Expr;
+use std::collections::HashMap;
 
 /// An atom defined in the design text.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,37 @@ pub struct Definition {
     pub at: usize,
     /// Its model.
     pub model: Expr,
+}
+
+/// The definitions read so far, found by name in constant time (a design
+/// may define many atoms and use each many times).
+#[derive(Clone, Debug, Default)]
+pub struct Definitions {
+    list: Vec<Definition>,
+    index: HashMap<String, usize>,
+}
+
+impl Definitions {
+    /// The definition of `name` (the first one, if it is given twice).
+    pub fn get(&self, name: &str) -> Option<&Definition> {
+        self.index.get(name).map(|&i| &self.list[i])
+    }
+
+    /// Every definition, in the order given.
+    pub fn iter(&self) -> std::slice::Iter<'_, Definition> {
+        self.list.iter()
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    fn push(&mut self, def: Definition) {
+        self.index
+            .entry(def.name.clone())
+            .or_insert(self.list.len());
+        self.list.push(def);
+    }
 }
 
 /// Where a node of the term is written: the offset of its head and of each
@@ -90,7 +122,7 @@ pub trait Resolve {
         &mut self,
         name: &str,
         at: usize,
-        definitions: &[Definition],
+        definitions: &Definitions,
     ) -> Result<Atom, DesignErrorKind>;
 }
 
@@ -103,9 +135,9 @@ impl Resolve for Defined {
         &mut self,
         name: &str,
         _: usize,
-        definitions: &[Definition],
+        definitions: &Definitions,
     ) -> Result<Atom, DesignErrorKind> {
-        match definitions.iter().find(|d| d.name == name) {
+        match definitions.get(name) {
             Some(d) => Ok(Atom::new(name, d.model.clone())),
             None => {
                 let defined: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
@@ -135,7 +167,7 @@ pub fn parse_with(text: &str, resolve: &mut dyn Resolve) -> Result<Parsed, Vec<D
     let mut reader = Interpreter {
         text,
         resolve,
-        definitions: Vec::new(),
+        definitions: Definitions::default(),
         sites: Vec::new(),
         errors: Vec::new(),
         own_error: false,
@@ -161,7 +193,7 @@ pub fn parse_with(text: &str, resolve: &mut dyn Resolve) -> Result<Parsed, Vec<D
     }
     if errors.is_empty() {
         return Ok(Parsed {
-            definitions,
+            definitions: definitions.list,
             term,
             sites,
         });
@@ -176,7 +208,7 @@ pub fn parse_with(text: &str, resolve: &mut dyn Resolve) -> Result<Parsed, Vec<D
 struct Interpreter<'a> {
     text: &'a str,
     resolve: &'a mut dyn Resolve,
-    definitions: Vec<Definition>,
+    definitions: Definitions,
     sites: Vec<NodeSites>,
     errors: Vec<(usize, DesignErrorKind)>,
     /// Whether the node being read has an error of its own (not of a part).
@@ -199,7 +231,7 @@ impl Interpreter<'_> {
         if PATTERNS.contains(&name.as_str()) {
             self.error(*at, DesignErrorKind::ReservedName { name: name.clone() });
         }
-        if self.definitions.iter().any(|d| d.name == *name) {
+        if self.definitions.contains(name) {
             self.error(*at, DesignErrorKind::Duplicate { name: name.clone() });
         }
         let model = self

@@ -6,7 +6,7 @@ use super::{Errors, annotation_path, path_text};
 use crate::ast::DesignInput;
 use crate::model;
 use crate::tokens::TokenText;
-use pattern_design::parse::{Definition, NodeSites, Parsed, Resolve, parse_with};
+use pattern_design::parse::{Definitions, NodeSites, Parsed, Resolve, parse_with};
 use pattern_design::{Atom, Count, DesignErrorKind, Term};
 use pattern_expr::Expr;
 use proc_macro2::{Literal, Span, TokenStream};
@@ -31,9 +31,9 @@ impl Resolve for OutsideAtoms {
         &mut self,
         name: &str,
         at: usize,
-        definitions: &[Definition],
+        definitions: &Definitions,
     ) -> Result<Atom, DesignErrorKind> {
-        if let Some(d) = definitions.iter().find(|d| d.name == name) {
+        if let Some(d) = definitions.get(name) {
             return Ok(Atom::new(name, d.model.clone()));
         }
         if !self.first_use.iter().any(|(n, _)| n == name) {
