@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds pattern-core against the newest and the oldest versions its
+# Cargo.toml allows, with and without default features, in a scratch copy of
+# the workspace (the repository's Cargo.lock is not touched), and builds a new
+# user crate that depends on pattern-core as `cargo add` would.
+#
+#   bash scripts/resolutions.sh [scratch-dir]
+#
+# "Newest" ignores the workspace's rust-version when resolving, as a user on
+# a newer toolchain gets. "Oldest" takes the lowest version of every direct
+# dependency (transitive ones newest): `cargo update -Z
+# direct-minimal-versions`, an unstable flag that stable cargo accepts under
+# RUSTC_BOOTSTRAP=1.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+scratch="${1:-$root/target/resolutions}"
+rm -rf "$scratch/workspace" "$scratch/user"
+mkdir -p "$scratch/workspace"
+export CARGO_TARGET_DIR="$scratch/target"
+
+# Tracked files only (what a clone has), without the lockfile.
+(cd "$root" && git ls-files -z | xargs -0 tar -cf -) | tar -xf - -C "$scratch/workspace"
+cd "$scratch/workspace"
+rm -f Cargo.lock
+
+echo "== newest versions the manifests allow"
+CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=allow cargo generate-lockfile --quiet
+grep -A1 -E '^name = "(proptest|rand|serde|syn|criterion)"$' Cargo.lock | grep -o '"[^"]*"' | paste - - | sed 's/^/   /'
+cargo build --quiet -p pattern-core --no-default-features
+cargo build --quiet -p pattern-core --all-features
+cargo test --quiet -p pattern-core -p pattern-expr -p pattern-design --lib
+
+echo "== a new crate that depends on pattern-core (cargo add)"
+cargo new --quiet --vcs none "$scratch/user"
+(
+  cd "$scratch/user"
+  cargo add --quiet --path "$scratch/workspace/pattern-core"
+  cat > src/main.rs <<'RS'
+use pattern_core::prelude::*;
+
+fn main() {
+    let design = Design::parse("a = 2*x; b = 3*x; pipe(a, b)").expect("a design");
+    let at = design.model().eval(&[("x", 10.0)]).expect("a value");
+    assert_eq!(at, 30.0);
+    println!("pipe(a, b) at x = 10: {at}");
+}
+RS
+  CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=allow cargo run --quiet
+)
+
+echo "== oldest versions the manifests allow (direct dependencies)"
+RUSTC_BOOTSTRAP=1 cargo update --quiet -Z direct-minimal-versions
+grep -A1 -E '^name = "(proptest|rand|serde|syn|criterion)"$' Cargo.lock | grep -o '"[^"]*"' | paste - - | sed 's/^/   /'
+cargo build --quiet -p pattern-core --no-default-features
+cargo build --quiet -p pattern-core --all-features
+cargo test --quiet -p pattern-core -p pattern-expr -p pattern-design --lib
+echo "== resolutions: all built"
