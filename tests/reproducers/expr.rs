@@ -5,3 +5,162 @@ child_test!(expr_child_process_runs_on_a_small_stack, || {
     let depth = std::hint::black_box(1000u64);
     assert_eq!((0..depth).sum::<u64>(), 499_500);
 });
+
+use pattern_core::Expr;
+
+/// The value of `e` at the bindings.
+fn at(e: &Expr, bindings: &[(&str, f64)]) -> f64 {
+    e.eval(bindings).expect("a value")
+}
+
+/// `simplify` keeps the value of `text` at `bindings`, relative to 1e-9.
+fn simplify_keeps_value(text: &str, bindings: &[(&str, f64)]) {
+    let e = Expr::parse(text).expect("parses");
+    let s = e.simplify();
+    let (a, b) = (at(&e, bindings), at(&s, bindings));
+    assert!(
+        (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+        "{text} = {a}, simplified {s} = {b}"
+    );
+    assert_eq!(s.simplify(), s, "simplify of {text} is idempotent");
+}
+
+const XYZ: &[(&str, f64)] = &[("x", 1.7), ("y", 2.3), ("z", 0.9)];
+
+// A power of a sum beyond the term cap, multiplied: expanded, capped and
+// expanded again without end.
+child_test!(simplify_power_of_sum_times_two, || {
+    simplify_keeps_value("2*(x+y+1)^8", XYZ)
+});
+child_test!(simplify_negated_power_of_sum, || {
+    simplify_keeps_value("-(y+z+1)^8", XYZ)
+});
+child_test!(simplify_power_of_power_of_sum, || {
+    simplify_keeps_value("((y+x)^6)^8", &[("x", 0.6), ("y", 0.5)])
+});
+child_test!(simplify_product_of_two_wide_sums, || {
+    let a: Vec<String> = (0..70).map(|i| format!("a{i}")).collect();
+    let b: Vec<String> = (0..70).map(|i| format!("b{i}")).collect();
+    let text = format!("({})*({})*3", a.join("+"), b.join("+"));
+    let bindings: Vec<(String, f64)> = a
+        .iter()
+        .chain(&b)
+        .enumerate()
+        .map(|(i, v)| (v.clone(), 1.0 + i as f64 / 100.0))
+        .collect();
+    let refs: Vec<(&str, f64)> = bindings.iter().map(|(v, x)| (v.as_str(), *x)).collect();
+    simplify_keeps_value(&text, &refs)
+});
+child_test!(growth_of_max_with_power_of_sum, || {
+    let e = Expr::parse("max(p, (x+z+1)^8)/b").unwrap();
+    let g = e.growth("x").expect("a growth");
+    assert_eq!(g.to_string(), "O(x^8)");
+});
+child_test!(canonical_of_max_with_power_of_sum, || {
+    let e = Expr::parse("max(6, (y+z+1)^8)").unwrap();
+    let c = e.canonical();
+    let bindings = [("y", 0.1), ("z", 0.2)];
+    let (a, b) = (at(&e, &bindings), at(&c, &bindings));
+    assert!((a - b).abs() <= 1e-9 * a, "{e} = {a}, canonical {c} = {b}");
+});
+
+/// Whether `text` evaluates to a finite value at `bindings`.
+fn finite(e: &Expr, bindings: &[(&str, f64)]) -> bool {
+    e.eval(bindings).is_ok_and(f64::is_finite)
+}
+
+#[test]
+fn simplify_keeps_overflow_and_nan_non_finite() {
+    for text in [
+        "1e308*1e308",
+        "1e308*1e308*x",
+        "0/0",
+        "0*(1/0)",
+        "x - x + 1e308*10",
+        "log2((x+x)^1024)",
+        "(1/0)^0",
+        "0*log2(0)",
+        "(1e308*1e308 - 1e308*1e308)*x",
+    ] {
+        let e = Expr::parse(text).unwrap();
+        let s = e.simplify();
+        let at = [("x", 1024.0)];
+        assert!(!finite(&e, &at), "{text} is not finite at x = 1024");
+        assert!(
+            !finite(&s, &at),
+            "{text} simplified to {s}, which is finite"
+        );
+        let c = e.canonical();
+        assert!(!finite(&c, &at), "{text} canonical {c} is finite");
+    }
+}
+
+#[test]
+fn non_finite_and_signed_zero_print_back_to_the_same_value() {
+    for v in [
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.0,
+        1e-310,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+    ] {
+        for e in [
+            Expr::Num(v),
+            Expr::Mul(vec![Expr::Num(v), Expr::Var("x".into())]),
+        ] {
+            for text in [e.to_string(), format!("{e:#}")] {
+                let back = Expr::parse(&text).unwrap_or_else(|err| panic!("{text}: {err}"));
+                let (a, b) = (
+                    e.eval_as::<f64>(&[("x", 2.0)]),
+                    back.eval_as::<f64>(&[("x", 2.0)]),
+                );
+                match (a, b) {
+                    (Ok(a), Ok(b)) => assert_eq!(a.to_bits(), b.to_bits(), "{text}"),
+                    (a, b) => assert_eq!(a.is_err(), b.is_err(), "{text}: {a:?} {b:?}"),
+                }
+                assert_eq!(back.to_string(), e.to_string(), "{text} prints the same");
+            }
+            let json = serde_json::to_string(&e).unwrap();
+            let back: Expr = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.to_string(), e.to_string(), "serde of {e:?}: {json}");
+        }
+    }
+    // 1/(-0) is -inf: the sign survives the round trip.
+    let e = Expr::Mul(vec![Expr::Num(1.0), Expr::Num(-0.0).pow(Expr::Num(-1.0))]);
+    let back = Expr::parse(&e.to_string()).unwrap();
+    assert_eq!(
+        back.eval(&[]).unwrap_err().to_string(),
+        e.eval(&[]).unwrap_err().to_string()
+    );
+    // NaN prints as 0/0: no value either way.
+    assert!(
+        Expr::parse(&Expr::Num(f64::NAN).to_string())
+            .unwrap()
+            .eval(&[])
+            .is_err()
+    );
+}
+
+#[test]
+fn nan_bindings_are_an_error() {
+    let e = Expr::parse("max(x, 1)").unwrap();
+    let err = e.eval(&[("x", f64::NAN)]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "variable `x` is bound to NaN: give it a number"
+    );
+    assert!(Expr::parse("x").unwrap().eval(&[("x", f64::NAN)]).is_err());
+}
+
+child_test!(compile_constant_with_unresolved_function, || {
+    for text in ["f(1)+1", "-f(1)", "2*f(1)", "f(1)*f(2) + 3"] {
+        let err = Expr::parse(text).unwrap().compile(&[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`f` is not a built-in function: resolve it before evaluating (a communication function against a machine profile)",
+            "{text}"
+        );
+    }
+});

@@ -98,12 +98,14 @@ impl Compiler<'_> {
     }
 
     fn compile(&mut self, e: &Expr) -> Result<u32, EvalError> {
-        if e.is_constant() && e.applied_functions().is_empty() {
+        if e.is_constant() {
             // Constants fold; a constant that does not evaluate (log2(0))
             // folds to its non-finite value.
             let v = e.eval(&[]).unwrap_or_else(|err| match err {
                 EvalError::NonFinite { value, .. } => value,
-                EvalError::Unbound { .. } | EvalError::Unresolved { .. } => f64::NAN,
+                EvalError::Unbound { .. }
+                | EvalError::Unresolved { .. }
+                | EvalError::NotANumber { .. } => f64::NAN,
             });
             return Ok(self.emit(Instr::Const(v)));
         }
@@ -238,6 +240,11 @@ impl Expr {
             code: Vec::new(),
             seen: HashMap::new(),
         };
+        // An unresolved call fails the whole compilation; checked first so
+        // that the constant folding below never meets one.
+        if let Some(name) = self.applied_functions().into_iter().next() {
+            return Err(EvalError::Unresolved { name });
+        }
         compiler.compile(self)?;
         Ok(CompiledExpr {
             vars: vars.iter().map(|v| v.to_string()).collect(),

@@ -38,8 +38,17 @@ pub(crate) fn format_number(v: f64, precision: Option<usize>) -> String {
         }
         _ => v,
     };
+    // Forms that parse back to the same value: the sign of zero matters
+    // (`1/(-0)`), a literal past the largest f64 reads as infinity, and
+    // `0/0` evaluates to NaN (an error, as NaN always is).
     if v == 0.0 {
-        return "0".to_string();
+        return if v.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    if v.is_nan() {
+        return "(0/0)".to_string();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "1e999" } else { "-1e999" }.to_string();
     }
     let plain = format!("{v}");
     // Everyday magnitudes read best positionally (2000, not 2e3); beyond,
@@ -297,6 +306,12 @@ impl fmt::Display for Latex<'_> {
 }
 
 fn latex_number(v: f64, precision: Option<usize>, out: &mut String) -> fmt::Result {
+    if v.is_infinite() {
+        return out.write_str(if v > 0.0 { r"\infty" } else { r"-\infty" });
+    }
+    if v.is_nan() {
+        return out.write_str(r"\mathrm{NaN}");
+    }
     let text = format_number(v, precision);
     match text.split_once('e') {
         Some((mantissa, exponent)) => write!(out, r"{mantissa} \times 10^{{{exponent}}}"),

@@ -23,6 +23,13 @@ pub enum EvalError {
         /// The function's name.
         name: String,
     },
+    /// A variable was bound to NaN, which no model can give a value from
+    /// (`max(x, 1)` would hide it).
+    #[error("variable `{name}` is bound to NaN: give it a number")]
+    NotANumber {
+        /// The variable's name.
+        name: String,
+    },
     /// A sub-expression produced infinity or NaN from finite operands.
     #[error("`{expr}` is not finite ({value}) at {point}")]
     NonFinite {
@@ -76,11 +83,10 @@ impl Expr {
         let value = match self {
             Expr::Num(v) => F::from(*v).unwrap_or_else(F::nan),
             Expr::Var(name) => {
-                return bindings
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| *v)
-                    .ok_or_else(|| EvalError::Unbound {
+                return match bindings.iter().find(|(n, _)| n == name) {
+                    Some((_, v)) if v.is_nan() => Err(EvalError::NotANumber { name: name.clone() }),
+                    Some((_, v)) => Ok(*v),
+                    None => Err(EvalError::Unbound {
                         name: name.clone(),
                         bound: if bindings.is_empty() {
                             "none".to_string()
@@ -91,7 +97,8 @@ impl Expr {
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         },
-                    });
+                    }),
+                };
             }
             Expr::Add(items) => {
                 let mut acc = F::zero();

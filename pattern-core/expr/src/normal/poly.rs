@@ -146,9 +146,40 @@ impl Poly {
         entry.magnitude += coef.magnitude;
     }
 
+    /// Drops the terms that cancelled: zero, or rounding noise of parts
+    /// that were added up. A non-finite coefficient (an overflow, `inf -
+    /// inf`) is never taken as cancelled: its value is not known.
     fn drop_cancelled(&mut self) {
-        self.terms
-            .retain(|_, c| !(c.value == 0.0 || c.value.abs() <= CANCELLATION * c.magnitude));
+        self.terms.retain(|_, c| {
+            !(c.value == 0.0
+                || (c.magnitude.is_finite() && c.value.abs() <= CANCELLATION * c.magnitude))
+        });
+    }
+
+    /// Whether the polynomial holds a value that is not finite wherever it
+    /// is evaluated: a non-finite coefficient, or a constant factor that
+    /// does not evaluate (`1/0`, `log2(0)`). Such a value poisons what it
+    /// is multiplied by, so a product with zero stays non-finite.
+    pub(super) fn has_non_finite(&self) -> bool {
+        self.terms.iter().any(|(m, c)| {
+            !c.value.is_finite()
+                || m.0.keys().any(|b| match b {
+                    Base::Opaque(e) => {
+                        e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err()
+                    }
+                    _ => false,
+                })
+        })
+    }
+
+    /// Zero times `self`: zero, or NaN when `self` is not finite (as
+    /// `0 · inf` is in floating point).
+    pub(super) fn times_zero(&self) -> Poly {
+        if self.has_non_finite() {
+            Poly::constant(f64::NAN)
+        } else {
+            Poly::default()
+        }
     }
 
     pub(super) fn add(mut self, other: Poly) -> Poly {
@@ -161,7 +192,7 @@ impl Poly {
 
     pub(super) fn scale(mut self, k: f64) -> Poly {
         if k == 0.0 {
-            return Poly::default();
+            return self.times_zero();
         }
         for c in self.terms.values_mut() {
             c.value *= k;
@@ -174,8 +205,20 @@ impl Poly {
     /// [`MAX_EXPANDED_TERMS`] terms (beyond, the two factors are kept whole);
     /// sums brought to an integer power stay factors (see `Poly::mul`).
     pub(super) fn product(&self, other: &Poly) -> Poly {
+        if self.terms.is_empty() {
+            return other.times_zero();
+        }
+        if other.terms.is_empty() {
+            return self.times_zero();
+        }
         if self.terms.len() * other.terms.len() > MAX_EXPANDED_TERMS {
-            return Poly::opaque(self.to_expr()).product(&Poly::opaque(other.to_expr()));
+            // Contents outside, as `power_rational` keeps a power of a sum,
+            // so that the result is a fixed point of the normal form.
+            let (ca, a) = self.split_content();
+            let (cb, b) = other.split_content();
+            return Poly::opaque(a.to_expr())
+                .product(&Poly::opaque(b.to_expr()))
+                .scale(ca * cb);
         }
         let mut out = Poly::default();
         for (ma, ca) in &self.terms {

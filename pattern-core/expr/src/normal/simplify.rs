@@ -20,13 +20,19 @@ impl Poly {
     /// A product can bring an opaque sum to a small positive integer power
     /// (`sqrt(s)·sqrt(s) = s`): such a sum is expanded back into the terms.
     fn expand_integer_powers_of_sums(self) -> Poly {
+        // Only when the expansion stays within the term cap: beyond it,
+        // `power_rational` and `product` keep the sums as factors, and
+        // expanding them here again would never end.
         let needs = |m: &Monomial| {
-            m.0.iter().any(|(b, e)| {
-                matches!(b, Base::Opaque(Expr::Add(_)))
-                    && e.is_integer()
-                    && e.is_positive()
-                    && *e.numer() <= MAX_EXPANDED_POWER
-            })
+            let mut any = false;
+            let mut terms = 1.0_f64;
+            for (b, e) in &m.0 {
+                if let (Base::Opaque(Expr::Add(items)), Some(k)) = (b, expandable_power(e)) {
+                    any = true;
+                    terms *= (items.len() as f64).powi(k);
+                }
+            }
+            any && terms <= MAX_EXPANDED_TERMS as f64
         };
         if !self.terms.keys().any(needs) {
             return self;
@@ -41,11 +47,7 @@ impl Poly {
             let mut expanded = Poly::constant(1.0);
             for (b, e) in m.0 {
                 match &b {
-                    Base::Opaque(sum @ Expr::Add(_))
-                        if e.is_integer()
-                            && e.is_positive()
-                            && *e.numer() <= MAX_EXPANDED_POWER =>
-                    {
+                    Base::Opaque(sum @ Expr::Add(_)) if expandable_power(&e).is_some() => {
                         expanded = expanded.mul(&power_rational(to_poly(sum), e));
                     }
                     _ => {
@@ -59,6 +61,13 @@ impl Poly {
         }
         out
     }
+}
+
+/// The exponent of a sum that is expanded into its terms: a positive
+/// integer up to [`MAX_EXPANDED_POWER`].
+fn expandable_power(e: &Q) -> Option<i32> {
+    (e.is_integer() && e.is_positive() && *e.numer() <= MAX_EXPANDED_POWER)
+        .then(|| *e.numer() as i32)
 }
 
 /// The value of a constant expression as an exact fraction, if it is built
@@ -131,7 +140,12 @@ fn power(b: Poly, k: f64) -> Poly {
 fn power_rational(b: Poly, q: Q) -> Poly {
     let k = q_to_f64(&q);
     if k == 0.0 {
-        return Poly::constant(1.0);
+        // `inf^0` is 1 in floating point, but the base has no value.
+        return if b.has_non_finite() {
+            Poly::constant(f64::NAN)
+        } else {
+            Poly::constant(1.0)
+        };
     }
     if k == 1.0 {
         return b;
