@@ -11,17 +11,18 @@ fn design(term: &str) -> Design {
 
 /// The terms of a normal form as (monomial, coefficient).
 fn terms(e: &Expr) -> Vec<(String, f64)> {
-    let items = match e.simplify() {
-        Expr::Add(items) => items,
+    let normal = e.simplify();
+    let items = match &normal {
+        Expr::Add(items) => items.iter().collect(),
         other => vec![other],
     };
     items
         .into_iter()
         .map(|t| match t {
-            Expr::Num(c) => ("1".to_string(), c),
+            Expr::Num(c) => ("1".to_string(), *c),
             Expr::Mul(fs) => match fs.first() {
                 Some(Expr::Num(c)) => (Expr::Mul(fs[1..].to_vec()).to_string(), *c),
-                _ => (Expr::Mul(fs).to_string(), 1.0),
+                _ => (t.to_string(), 1.0),
             },
             other => (other.to_string(), 1.0),
         })

@@ -80,6 +80,7 @@ struct Compiler<'a> {
 
 impl Compiler<'_> {
     fn emit(&mut self, instr: Instr) -> u32 {
+        let instr = self.fold(instr).map_or(instr, Instr::Const);
         let k = key(&instr);
         if let Some(&at) = self.seen.get(&k) {
             return at;
@@ -97,18 +98,34 @@ impl Compiler<'_> {
         }
     }
 
+    /// The value of an instruction whose operands are all constants.
+    fn fold(&self, instr: Instr) -> Option<f64> {
+        let c = |r: u32| self.constant(r);
+        // The same instruction over two local registers, 0 and 1.
+        let (local, a, b) = match instr {
+            Instr::Const(_) | Instr::Var(_) => return None,
+            Instr::Add(a, b) => (Instr::Add(0, 1), c(a)?, c(b)?),
+            Instr::Sub(a, b) => (Instr::Sub(0, 1), c(a)?, c(b)?),
+            Instr::Mul(a, b) => (Instr::Mul(0, 1), c(a)?, c(b)?),
+            Instr::Div(a, b) => (Instr::Div(0, 1), c(a)?, c(b)?),
+            Instr::PowF(a, b) => (Instr::PowF(0, 1), c(a)?, c(b)?),
+            Instr::Log(a, b) => (Instr::Log(0, 1), c(a)?, c(b)?),
+            Instr::Max(a, b) => (Instr::Max(0, 1), c(a)?, c(b)?),
+            Instr::Min(a, b) => (Instr::Min(0, 1), c(a)?, c(b)?),
+            Instr::PowI(a, k) => (Instr::PowI(0, k), c(a)?, 0.0),
+            Instr::Sqrt(a) => (Instr::Sqrt(0), c(a)?, 0.0),
+            Instr::Call1(f, a) => (Instr::Call1(f, 0), c(a)?, 0.0),
+        };
+        Some(step(local, &[a, b], &[]))
+    }
+
+    /// Compiles `e`; constants fold as their instructions are emitted, so
+    /// every node is visited once.
     fn compile(&mut self, e: &Expr) -> Result<u32, EvalError> {
-        if e.is_constant() {
-            // Constants fold; a constant that does not evaluate (log2(0))
-            // folds to its non-finite value.
-            let v = e.eval(&[]).unwrap_or_else(|err| match err {
-                EvalError::NonFinite { value, .. } => value,
-                EvalError::Unbound { .. }
-                | EvalError::Unresolved { .. }
-                | EvalError::NotANumber { .. } => f64::NAN,
-            });
-            return Ok(self.emit(Instr::Const(v)));
-        }
+        crate::deep(|| self.compile_node(e))
+    }
+
+    fn compile_node(&mut self, e: &Expr) -> Result<u32, EvalError> {
         Ok(match e {
             Expr::Apply(name, _) => return Err(EvalError::Unresolved { name: name.clone() }),
             Expr::Num(v) => self.emit(Instr::Const(*v)),
@@ -124,51 +141,40 @@ impl Compiler<'_> {
                 self.emit(Instr::Var(slot as u32))
             }
             Expr::Add(items) => {
-                let (constants, others): (Vec<&Expr>, Vec<&Expr>) =
-                    items.iter().partition(|i| i.is_constant());
-                let folded = (!constants.is_empty())
-                    .then(|| super::sum_of(constants.into_iter().cloned().collect()));
-                let mut terms = others.into_iter().chain(folded.as_ref());
-                let mut acc = self.compile(terms.next().expect("a sum has terms"))?;
-                for item in terms {
-                    // `a + (-c)·b` becomes `a - c·b`.
-                    acc = match item {
-                        Expr::Mul(fs) if matches!(fs.first(), Some(Expr::Num(c)) if *c < 0.0) => {
-                            let negated = super::negate(item.clone());
-                            let b = self.compile(&negated)?;
-                            self.emit(Instr::Sub(acc, b))
-                        }
-                        _ => {
-                            let b = self.compile(item)?;
-                            self.emit(Instr::Add(acc, b))
-                        }
-                    };
-                }
-                acc
-            }
-            Expr::Mul(items) => {
-                // Fold the constant factors into one: `2·3·x` is `6·x`.
-                let (constants, others): (Vec<&Expr>, Vec<&Expr>) =
-                    items.iter().partition(|i| i.is_constant());
-                let folded = (!constants.is_empty())
-                    .then(|| super::product_of(constants.into_iter().cloned().collect()));
+                // Numbers last, added up first: `x + 1 + 2` is `x + 3`.
+                let (numbers, others): (Vec<&Expr>, Vec<&Expr>) =
+                    items.iter().partition(|i| matches!(i, Expr::Num(_)));
+                let constant = numbers.iter().fold(None, |acc: Option<f64>, n| match n {
+                    Expr::Num(v) => Some(acc.map_or(*v, |a| a + v)),
+                    _ => acc,
+                });
                 let mut acc: Option<u32> = None;
-                for item in folded.iter().chain(others) {
+                for item in others {
                     acc = Some(match (acc, item) {
-                        (Some(a), Expr::Pow(base, exponent)) if matches!(**exponent, Expr::Num(k) if k == -1.0) =>
+                        // `a + (-c)·b` becomes `a - c·b`.
+                        (Some(a), Expr::Mul(fs)) if matches!(fs.first(), Some(Expr::Num(c)) if *c < 0.0) =>
                         {
-                            let b = self.compile(base)?;
-                            self.emit(Instr::Div(a, b))
+                            let b = self.product(fs, true)?;
+                            self.emit(Instr::Sub(a, b))
                         }
                         (Some(a), _) => {
                             let b = self.compile(item)?;
-                            self.emit(Instr::Mul(a, b))
+                            self.emit(Instr::Add(a, b))
                         }
                         (None, _) => self.compile(item)?,
                     });
                 }
-                acc.expect("a product has factors")
+                match (acc, constant) {
+                    (Some(a), Some(c)) => {
+                        let c = self.emit(Instr::Const(c));
+                        self.emit(Instr::Add(a, c))
+                    }
+                    (Some(a), None) => a,
+                    (None, Some(c)) => self.emit(Instr::Const(c)),
+                    (None, None) => self.emit(Instr::Const(0.0)),
+                }
             }
+            Expr::Mul(items) => self.product(items, false)?,
             Expr::Pow(base, exponent) => {
                 let b = self.compile(base)?;
                 let k = self.compile(exponent)?;
@@ -208,6 +214,40 @@ impl Compiler<'_> {
             }
         })
     }
+
+    /// A product; `negated` flips the sign of its leading number (for
+    /// `a - c·b`). Numbers are multiplied first: `2·3·x` is `6·x`.
+    fn product(&mut self, items: &[Expr], negated: bool) -> Result<u32, EvalError> {
+        let (numbers, others): (Vec<&Expr>, Vec<&Expr>) =
+            items.iter().partition(|i| matches!(i, Expr::Num(_)));
+        let mut constant: Option<f64> = None;
+        for (i, n) in numbers.iter().enumerate() {
+            if let Expr::Num(v) = n {
+                let v = if negated && i == 0 { -v } else { *v };
+                constant = Some(constant.map_or(v, |c| c * v));
+            }
+        }
+        let mut acc: Option<u32> = match constant {
+            Some(1.0) if !others.is_empty() => None,
+            Some(c) => Some(self.emit(Instr::Const(c))),
+            None => None,
+        };
+        for item in others {
+            acc = Some(match (acc, item) {
+                (Some(a), Expr::Pow(base, exponent)) if matches!(**exponent, Expr::Num(k) if k == -1.0) =>
+                {
+                    let b = self.compile(base)?;
+                    self.emit(Instr::Div(a, b))
+                }
+                (Some(a), _) => {
+                    let b = self.compile(item)?;
+                    self.emit(Instr::Mul(a, b))
+                }
+                (None, _) => self.compile(item)?,
+            });
+        }
+        Ok(acc.unwrap_or_else(|| self.emit(Instr::Const(1.0))))
+    }
 }
 
 #[inline(always)]
@@ -245,7 +285,17 @@ impl Expr {
         if let Some(name) = self.applied_functions().into_iter().next() {
             return Err(EvalError::Unresolved { name });
         }
-        compiler.compile(self)?;
+        let root = compiler.compile(self)?;
+        // The program's value is its last register: a root that folded or
+        // was shared with an earlier instruction is repeated at the end
+        // (`max(r, r)` is `r` for every value, NaN included).
+        if root as usize + 1 != compiler.code.len() {
+            let last = match compiler.code[root as usize] {
+                Instr::Const(v) => Instr::Const(v),
+                _ => Instr::Max(root, root),
+            };
+            compiler.code.push(last);
+        }
         Ok(CompiledExpr {
             vars: vars.iter().map(|v| v.to_string()).collect(),
             code: compiler.code,

@@ -117,7 +117,7 @@ impl<W: Write> Printer<'_, W> {
     }
 
     fn expr(&mut self, e: &Expr) -> fmt::Result {
-        match e {
+        crate::deep(|| match e {
             Expr::Num(v) => {
                 let text = format_number(*v, self.options.precision);
                 self.out.write_str(&text)
@@ -157,7 +157,7 @@ impl<W: Write> Printer<'_, W> {
                 self.out.write_str(name)?;
                 self.arguments(args)
             }
-        }
+        })
     }
 
     fn arguments(&mut self, args: &[Expr]) -> fmt::Result {
@@ -330,6 +330,10 @@ fn latex_operand(e: &Expr, min: u8, precision: Option<usize>, out: &mut String) 
 }
 
 fn latex(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Result {
+    crate::deep(|| latex_node(e, precision, out))
+}
+
+fn latex_node(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Result {
     match e {
         Expr::Apply(name, args) => {
             write!(out, r"\operatorname{{{}}}\left(", name.replace('_', r"\_"))?;
@@ -386,9 +390,11 @@ fn latex(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Result {
             let denominator: Vec<Expr> = denominator
                 .into_iter()
                 .map(|f| f.clone().recip())
-                .map(|f| match f {
-                    Expr::Pow(base, k) if *k == Expr::Num(1.0) => *base,
-                    other => other,
+                .map(|mut f| match &mut f {
+                    Expr::Pow(base, k) if **k == Expr::Num(1.0) => {
+                        std::mem::replace(&mut **base, Expr::Num(0.0))
+                    }
+                    _ => f,
                 })
                 .collect();
             latex_factors(&denominator, precision, out)?;

@@ -80,67 +80,71 @@ impl Expr {
     }
 
     fn eval_node<F: Float>(&self, bindings: &[(&str, F)]) -> Result<F, EvalError> {
-        let value = match self {
-            Expr::Num(v) => F::from(*v).unwrap_or_else(F::nan),
-            Expr::Var(name) => {
-                return match bindings.iter().find(|(n, _)| n == name) {
-                    Some((_, v)) if v.is_nan() => Err(EvalError::NotANumber { name: name.clone() }),
-                    Some((_, v)) => Ok(*v),
-                    None => Err(EvalError::Unbound {
-                        name: name.clone(),
-                        bound: if bindings.is_empty() {
-                            "none".to_string()
-                        } else {
-                            bindings
-                                .iter()
-                                .map(|(n, _)| *n)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        },
-                    }),
-                };
-            }
-            Expr::Add(items) => {
-                let mut acc = F::zero();
-                for item in items {
-                    acc = acc + item.eval_node(bindings)?;
+        crate::deep(|| {
+            let value = match self {
+                Expr::Num(v) => F::from(*v).unwrap_or_else(F::nan),
+                Expr::Var(name) => {
+                    return match bindings.iter().find(|(n, _)| n == name) {
+                        Some((_, v)) if v.is_nan() => {
+                            Err(EvalError::NotANumber { name: name.clone() })
+                        }
+                        Some((_, v)) => Ok(*v),
+                        None => Err(EvalError::Unbound {
+                            name: name.clone(),
+                            bound: if bindings.is_empty() {
+                                "none".to_string()
+                            } else {
+                                bindings
+                                    .iter()
+                                    .map(|(n, _)| *n)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            },
+                        }),
+                    };
                 }
-                acc
-            }
-            Expr::Mul(items) => {
-                let mut acc = F::one();
-                for item in items {
-                    acc = acc * item.eval_node(bindings)?;
+                Expr::Add(items) => {
+                    let mut acc = F::zero();
+                    for item in items {
+                        acc = acc + item.eval_node(bindings)?;
+                    }
+                    acc
                 }
-                acc
-            }
-            Expr::Pow(base, exponent) => {
-                let b = base.eval_node(bindings)?;
-                match **exponent {
-                    Expr::Num(k) if k == k.trunc() && k.abs() <= 64.0 => b.powi(k as i32),
-                    _ => b.powf(exponent.eval_node(bindings)?),
+                Expr::Mul(items) => {
+                    let mut acc = F::one();
+                    for item in items {
+                        acc = acc * item.eval_node(bindings)?;
+                    }
+                    acc
                 }
-            }
-            Expr::Apply(name, _) => {
-                return Err(EvalError::Unresolved { name: name.clone() });
-            }
-            Expr::Call(func, args) => {
-                let mut values = Vec::with_capacity(args.len());
-                for arg in args {
-                    values.push(arg.eval_node(bindings)?);
+                Expr::Pow(base, exponent) => {
+                    let b = base.eval_node(bindings)?;
+                    match **exponent {
+                        Expr::Num(k) if k == k.trunc() && k.abs() <= 64.0 => b.powi(k as i32),
+                        _ => b.powf(exponent.eval_node(bindings)?),
+                    }
                 }
-                apply(*func, &values)
+                Expr::Apply(name, _) => {
+                    return Err(EvalError::Unresolved { name: name.clone() });
+                }
+                Expr::Call(func, args) => {
+                    let mut values = Vec::with_capacity(args.len());
+                    for arg in args {
+                        values.push(arg.eval_node(bindings)?);
+                    }
+                    apply(*func, &values)
+                }
+            };
+            if value.is_finite() {
+                Ok(value)
+            } else {
+                Err(EvalError::NonFinite {
+                    expr: self.to_string(),
+                    value: value.to_f64().unwrap_or(f64::NAN),
+                    point: describe_point(bindings),
+                })
             }
-        };
-        if value.is_finite() {
-            Ok(value)
-        } else {
-            Err(EvalError::NonFinite {
-                expr: self.to_string(),
-                value: value.to_f64().unwrap_or(f64::NAN),
-                point: describe_point(bindings),
-            })
-        }
+        })
     }
 }
 

@@ -126,67 +126,69 @@ impl fmt::Display for Growth {
 /// The growth class of `e` in `var`; `None` where it cannot be told (a power
 /// whose exponent depends on a variable).
 fn growth_of(e: &Expr, var: &str) -> Option<Growth> {
-    Some(match e {
-        // An unresolved function could grow in any way.
-        Expr::Apply(_, args) if args.iter().any(|a| a.depends_on(var)) => return None,
-        Expr::Apply(..) => Growth::constant(var),
-        Expr::Num(_) => Growth::constant(var),
-        Expr::Var(v) if v == var => Growth {
-            var: var.to_string(),
-            power: Q::one(),
-            log: Q::zero(),
-        },
-        Expr::Var(_) => Growth::constant(var),
-        Expr::Add(items) | Expr::Call(Func::Max, items) => items
-            .iter()
-            .map(|i| growth_of(i, var))
-            .collect::<Option<Vec<_>>>()?
-            .into_iter()
-            .max()?,
-        Expr::Call(Func::Min, items) => items
-            .iter()
-            .map(|i| growth_of(i, var))
-            .collect::<Option<Vec<_>>>()?
-            .into_iter()
-            .min()?,
-        Expr::Mul(items) => {
-            let mut g = Growth::constant(var);
-            for item in items {
-                let h = growth_of(item, var)?;
-                g.power += h.power;
-                g.log += h.log;
-            }
-            g
-        }
-        Expr::Pow(base, exponent) => {
-            let g = growth_of(base, var)?;
-            if g.is_constant() {
-                // A constant base: constant unless the exponent grows.
-                return (!exponent.depends_on(var)).then(|| Growth::constant(var));
-            }
-            let k = to_poly(exponent).as_constant().and_then(to_rational)?;
-            Growth {
+    crate::deep(|| {
+        Some(match e {
+            // An unresolved function could grow in any way.
+            Expr::Apply(_, args) if args.iter().any(|a| a.depends_on(var)) => return None,
+            Expr::Apply(..) => Growth::constant(var),
+            Expr::Num(_) => Growth::constant(var),
+            Expr::Var(v) if v == var => Growth {
                 var: var.to_string(),
-                power: g.power * k,
-                log: g.log * k,
+                power: Q::one(),
+                log: Q::zero(),
+            },
+            Expr::Var(_) => Growth::constant(var),
+            Expr::Add(items) | Expr::Call(Func::Max, items) => items
+                .iter()
+                .map(|i| growth_of(i, var))
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .max()?,
+            Expr::Call(Func::Min, items) => items
+                .iter()
+                .map(|i| growth_of(i, var))
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .min()?,
+            Expr::Mul(items) => {
+                let mut g = Growth::constant(var);
+                for item in items {
+                    let h = growth_of(item, var)?;
+                    g.power += h.power;
+                    g.log += h.log;
+                }
+                g
             }
-        }
-        Expr::Call(Func::Log2 | Func::Ln, args) => log_growth(growth_of(&args[0], var)?),
-        Expr::Call(Func::Log, args) => {
-            if args[0].depends_on(var) {
-                return None;
+            Expr::Pow(base, exponent) => {
+                let g = growth_of(base, var)?;
+                if g.is_constant() {
+                    // A constant base: constant unless the exponent grows.
+                    return (!exponent.depends_on(var)).then(|| Growth::constant(var));
+                }
+                let k = to_poly(exponent).as_constant().and_then(to_rational)?;
+                Growth {
+                    var: var.to_string(),
+                    power: g.power * k,
+                    log: g.log * k,
+                }
             }
-            log_growth(growth_of(&args[1], var)?)
-        }
-        Expr::Call(Func::Sqrt, args) => {
-            let g = growth_of(&args[0], var)?;
-            Growth {
-                power: g.power / Q::from_integer(2),
-                log: g.log / Q::from_integer(2),
-                ..g
+            Expr::Call(Func::Log2 | Func::Ln, args) => log_growth(growth_of(&args[0], var)?),
+            Expr::Call(Func::Log, args) => {
+                if args[0].depends_on(var) {
+                    return None;
+                }
+                log_growth(growth_of(&args[1], var)?)
             }
-        }
-        Expr::Call(Func::Ceil | Func::Floor, args) => growth_of(&args[0], var)?,
+            Expr::Call(Func::Sqrt, args) => {
+                let g = growth_of(&args[0], var)?;
+                Growth {
+                    power: g.power / Q::from_integer(2),
+                    log: g.log / Q::from_integer(2),
+                    ..g
+                }
+            }
+            Expr::Call(Func::Ceil | Func::Floor, args) => growth_of(&args[0], var)?,
+        })
     })
 }
 
@@ -206,7 +208,7 @@ fn log_growth(g: Growth) -> Growth {
 
 /// Replaces every `max`/`min` by the argument that wins as `var` grows.
 fn resolve_extrema(e: &Expr, var: &str) -> Expr {
-    match e {
+    crate::deep(|| match e {
         Expr::Call(func @ (Func::Max | Func::Min), args) => {
             let args: Vec<Expr> = args
                 .iter()
@@ -216,7 +218,7 @@ fn resolve_extrema(e: &Expr, var: &str) -> Expr {
         }
         Expr::Num(_) | Expr::Var(_) => e.clone(),
         _ => e.map_children(|c| resolve_extrema(c, var)),
-    }
+    })
 }
 
 fn pick_extremum(func: Func, args: Vec<Expr>, var: &str) -> Expr {

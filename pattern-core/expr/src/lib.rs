@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 mod compile;
+mod deep;
 mod display;
 mod eval;
 mod growth;
@@ -24,6 +25,8 @@ mod normal;
 mod parse;
 mod serde_impl;
 mod sweep;
+
+pub(crate) use deep::deep;
 
 pub use compile::CompiledExpr;
 pub use display::Latex;
@@ -56,7 +59,6 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 /// Equality (`==`) is structural, with numbers compared bit for bit. Compare the
 /// normal forms of [`Expr::simplify`] to ask whether two expressions are the same
 /// function, or use [`Expr::approx_eq`] to allow for floating-point rounding.
-#[derive(Clone, Debug)]
 pub enum Expr {
     /// A number.
     Num(f64),
@@ -204,17 +206,14 @@ impl Expr {
     }
 
     /// `1 / self`.
-    pub fn recip(self) -> Expr {
-        match self {
-            Expr::Pow(base, exponent) => match *exponent {
-                Expr::Num(k) => Expr::Pow(base, Box::new(Expr::Num(-k))),
-                exponent => Expr::Pow(
-                    Box::new(Expr::Pow(base, Box::new(exponent))),
-                    Box::new(Expr::Num(-1.0)),
-                ),
-            },
-            other => Expr::Pow(Box::new(other), Box::new(Expr::Num(-1.0))),
+    pub fn recip(mut self) -> Expr {
+        if let Expr::Pow(_, exponent) = &mut self {
+            if let Expr::Num(k) = **exponent {
+                **exponent = Expr::Num(-k);
+                return self;
+            }
         }
+        Expr::Pow(Box::new(self), Box::new(Expr::Num(-1.0)))
     }
 
     /// `name(args...)`: a call of a function the engine does not define (a
@@ -242,7 +241,7 @@ impl Expr {
         &self,
         resolve: &mut impl FnMut(&str, &[Expr]) -> Result<Option<Expr>, E>,
     ) -> Result<Expr, E> {
-        match self {
+        crate::deep(|| match self {
             Expr::Num(_) | Expr::Var(_) => Ok(self.clone()),
             Expr::Apply(name, args) => {
                 let args = args
@@ -265,7 +264,7 @@ impl Expr {
                     None => Ok(out.reflatten()),
                 }
             }
-        }
+        })
     }
 
     /// `max(a, b, ...)`, pointwise. One argument gives that argument back.
@@ -336,15 +335,20 @@ impl Expr {
 
     /// Calls `f` on every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
-        f(self);
-        match self {
-            Expr::Num(_) | Expr::Var(_) => {}
-            Expr::Add(items) | Expr::Mul(items) | Expr::Call(_, items) | Expr::Apply(_, items) => {
-                items.iter().for_each(|e| e.visit(f))
-            }
-            Expr::Pow(base, exponent) => {
-                base.visit(f);
-                exponent.visit(f);
+        // An explicit stack: any depth, no recursion.
+        let mut pending = vec![self];
+        while let Some(e) = pending.pop() {
+            f(e);
+            match e {
+                Expr::Num(_) | Expr::Var(_) => {}
+                Expr::Add(items)
+                | Expr::Mul(items)
+                | Expr::Call(_, items)
+                | Expr::Apply(_, items) => pending.extend(items.iter().rev()),
+                Expr::Pow(base, exponent) => {
+                    pending.push(exponent);
+                    pending.push(base);
+                }
             }
         }
     }
@@ -367,36 +371,36 @@ impl Expr {
     /// assert_eq!(reduce.subs("x", &d).simplify().to_string(), "12.2083333333·x");
     /// ```
     pub fn subs(&self, var: &str, with: &Expr) -> Expr {
-        match self {
+        crate::deep(|| match self {
             Expr::Var(v) if v == var => with.clone(),
             Expr::Num(_) | Expr::Var(_) => self.clone(),
             _ => {
                 let replaced = self.map_children(|child| child.subs(var, with));
                 replaced.reflatten()
             }
-        }
+        })
     }
 
     /// Substitutes several variables at once (simultaneously: a replacement is
     /// not substituted into again).
     pub fn subs_all(&self, map: &[(&str, Expr)]) -> Expr {
-        match self {
+        crate::deep(|| match self {
             Expr::Var(v) => match map.iter().find(|(name, _)| name == v) {
                 Some((_, with)) => with.clone(),
                 None => self.clone(),
             },
             Expr::Num(_) => self.clone(),
             _ => self.map_children(|child| child.subs_all(map)).reflatten(),
-        }
+        })
     }
 
     /// Restores flat sums and products after a child was replaced by a sum or a
     /// product.
-    fn reflatten(self) -> Expr {
-        match self {
-            Expr::Add(items) => sum_of(items),
-            Expr::Mul(items) => product_of(items),
-            other => other,
+    fn reflatten(mut self) -> Expr {
+        match &mut self {
+            Expr::Add(items) => sum_of(std::mem::take(items)),
+            Expr::Mul(items) => product_of(std::mem::take(items)),
+            _ => self,
         }
     }
 
@@ -431,10 +435,10 @@ impl Expr {
 /// A flat sum; one item gives the item back, none gives `0`.
 pub(crate) fn sum_of(items: Vec<Expr>) -> Expr {
     let mut flat = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Expr::Add(inner) => flat.extend(inner),
-            other => flat.push(other),
+    for mut item in items {
+        match &mut item {
+            Expr::Add(inner) => flat.append(inner),
+            _ => flat.push(item),
         }
     }
     match flat.len() {
@@ -447,10 +451,10 @@ pub(crate) fn sum_of(items: Vec<Expr>) -> Expr {
 /// A flat product; one item gives the item back, none gives `1`.
 pub(crate) fn product_of(items: Vec<Expr>) -> Expr {
     let mut flat = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Expr::Mul(inner) => flat.extend(inner),
-            other => flat.push(other),
+    for mut item in items {
+        match &mut item {
+            Expr::Mul(inner) => flat.append(inner),
+            _ => flat.push(item),
         }
     }
     match flat.len() {
@@ -462,9 +466,11 @@ pub(crate) fn product_of(items: Vec<Expr>) -> Expr {
 
 /// `-e`: a negated number, a product with its leading number negated, or `-1·e`.
 pub(crate) fn negate(e: Expr) -> Expr {
-    match e {
-        Expr::Num(v) => Expr::Num(-v),
-        Expr::Mul(mut items) => {
+    let mut e = e;
+    match &mut e {
+        Expr::Num(v) => Expr::Num(-*v),
+        Expr::Mul(items) => {
+            let mut items = std::mem::take(items);
             if let Some(Expr::Num(c)) = items.first_mut() {
                 *c = -*c;
                 if *c == 1.0 {
@@ -476,7 +482,7 @@ pub(crate) fn negate(e: Expr) -> Expr {
             items.insert(0, Expr::Num(-1.0));
             Expr::Mul(items)
         }
-        other => Expr::Mul(vec![Expr::Num(-1.0), other]),
+        _ => Expr::Mul(vec![Expr::Num(-1.0), e]),
     }
 }
 
@@ -505,7 +511,7 @@ impl PartialOrd for Expr {
 /// A total order (numbers by `f64::total_cmp`), so expressions can key maps.
 impl Ord for Expr {
     fn cmp(&self, other: &Expr) -> Ordering {
-        match (self, other) {
+        crate::deep(|| match (self, other) {
             (Expr::Num(a), Expr::Num(b)) => a.total_cmp(b),
             (Expr::Var(a), Expr::Var(b)) => a.cmp(b),
             (Expr::Add(a), Expr::Add(b)) | (Expr::Mul(a), Expr::Mul(b)) => a.cmp(b),
@@ -513,30 +519,32 @@ impl Ord for Expr {
             (Expr::Call(f, a), Expr::Call(g, b)) => f.cmp(g).then_with(|| a.cmp(b)),
             (Expr::Apply(f, a), Expr::Apply(g, b)) => f.cmp(g).then_with(|| a.cmp(b)),
             _ => self.variant_rank().cmp(&other.variant_rank()),
-        }
+        })
     }
 }
 
 impl Hash for Expr {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.variant_rank().hash(state);
-        match self {
-            Expr::Num(v) => v.to_bits().hash(state),
-            Expr::Var(v) => v.hash(state),
-            Expr::Add(items) | Expr::Mul(items) => items.hash(state),
-            Expr::Pow(a, b) => {
-                a.hash(state);
-                b.hash(state);
+        crate::deep(|| {
+            self.variant_rank().hash(state);
+            match self {
+                Expr::Num(v) => v.to_bits().hash(state),
+                Expr::Var(v) => v.hash(state),
+                Expr::Add(items) | Expr::Mul(items) => items.hash(state),
+                Expr::Pow(a, b) => {
+                    a.hash(state);
+                    b.hash(state);
+                }
+                Expr::Call(f, items) => {
+                    f.hash(state);
+                    items.hash(state);
+                }
+                Expr::Apply(f, items) => {
+                    f.hash(state);
+                    items.hash(state);
+                }
             }
-            Expr::Call(f, items) => {
-                f.hash(state);
-                items.hash(state);
-            }
-            Expr::Apply(f, items) => {
-                f.hash(state);
-                items.hash(state);
-            }
-        }
+        })
     }
 }
 

@@ -358,12 +358,15 @@ fn slower_stage(a: Expr, b: Expr) -> Expr {
 
 /// Whether the dominant terms differ only in their numeric coefficient.
 fn same_monomial(a: &Expr, b: &Expr) -> bool {
-    let strip = |e: &Expr| match e.dominant("x") {
-        Expr::Mul(items) if matches!(items.first(), Some(Expr::Num(_))) => {
-            Expr::Mul(items[1..].to_vec())
+    let strip = |e: &Expr| {
+        let dominant = e.dominant("x");
+        match &dominant {
+            Expr::Mul(items) if matches!(items.first(), Some(Expr::Num(_))) => {
+                Expr::Mul(items[1..].to_vec())
+            }
+            Expr::Num(_) => Expr::num(1.0),
+            _ => dominant,
         }
-        Expr::Num(_) => Expr::num(1.0),
-        other => other,
     };
     strip(a) == strip(b)
 }
@@ -380,10 +383,10 @@ pub(crate) fn group_size(s: &Count) -> Expr {
 /// is one n-ary `max` instead of a deep tree.
 pub(crate) fn flat_max_of(stages: Vec<Expr>) -> Expr {
     let mut args = Vec::with_capacity(stages.len());
-    for e in stages {
-        match e {
-            Expr::Call(Func::Max, inner) => args.extend(inner),
-            other => args.push(other),
+    for mut e in stages {
+        match &mut e {
+            Expr::Call(Func::Max, inner) => args.append(inner),
+            _ => args.push(e),
         }
     }
     Expr::max(args)

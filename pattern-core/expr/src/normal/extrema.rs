@@ -127,14 +127,14 @@ fn common_terms(polys: &[Poly]) -> Poly {
 
 /// Rewrites every `max`/`min` (innermost first) into its strong form.
 fn factor_extrema(e: &Expr) -> Expr {
-    match e {
+    crate::deep(|| match e {
         Expr::Num(_) | Expr::Var(_) => e.clone(),
         Expr::Call(func @ (Func::Max | Func::Min), args) => {
             let args: Vec<Expr> = args.iter().map(factor_extrema).collect();
             factor_extremum(*func, &args)
         }
         _ => e.map_children(factor_extrema),
-    }
+    })
 }
 
 impl Expr {

@@ -44,7 +44,7 @@ fn without_unit(factors: &[Expr], rel: f64) -> &[Expr] {
 /// Structural equality with numbers equal within a relative tolerance (a
 /// product's leading number within it of 1 counts as absent).
 pub(crate) fn approx_eq(a: &Expr, b: &Expr, rel: f64) -> bool {
-    match (a, b) {
+    crate::deep(|| match (a, b) {
         (Expr::Num(x), Expr::Num(y)) => x == y || (x - y).abs() <= rel * x.abs().max(y.abs()),
         (Expr::Var(x), Expr::Var(y)) => x == y,
         (Expr::Add(xs), Expr::Add(ys)) => {
@@ -62,7 +62,7 @@ pub(crate) fn approx_eq(a: &Expr, b: &Expr, rel: f64) -> bool {
             f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| approx_eq(x, y, rel))
         }
         _ => false,
-    }
+    })
 }
 
 #[cfg(test)]

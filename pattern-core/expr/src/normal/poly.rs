@@ -305,34 +305,36 @@ impl Poly {
 /// The growth of an opaque factor in all variables together, for ordering
 /// terms: (degree, log degree).
 pub(super) fn total_degree(e: &Expr) -> (Q, Q) {
-    let zero = (Q::zero(), Q::zero());
-    match e {
-        Expr::Apply(..) => zero,
-        Expr::Num(_) => zero,
-        Expr::Var(_) => (Q::one(), Q::zero()),
-        Expr::Add(items) | Expr::Call(Func::Max, items) => {
-            items.iter().map(total_degree).max().unwrap_or(zero)
-        }
-        Expr::Call(Func::Min, items) => items.iter().map(total_degree).min().unwrap_or(zero),
-        Expr::Mul(items) => items
-            .iter()
-            .map(total_degree)
-            .fold(zero, |(d, l), (a, b)| (d + a, l + b)),
-        Expr::Pow(base, exponent) => match (**exponent).clone() {
-            Expr::Num(k) => {
-                let (d, l) = total_degree(base);
-                let k = to_rational(k).unwrap_or_else(Q::zero);
-                (d * k, l * k)
+    crate::deep(|| {
+        let zero = (Q::zero(), Q::zero());
+        match e {
+            Expr::Apply(..) => zero,
+            Expr::Num(_) => zero,
+            Expr::Var(_) => (Q::one(), Q::zero()),
+            Expr::Add(items) | Expr::Call(Func::Max, items) => {
+                items.iter().map(total_degree).max().unwrap_or(zero)
             }
-            _ => zero,
-        },
-        Expr::Call(Func::Log2 | Func::Ln | Func::Log, _) => (Q::zero(), Q::one()),
-        Expr::Call(Func::Sqrt, args) => {
-            let (d, l) = total_degree(&args[0]);
-            (d / Q::from_integer(2), l / Q::from_integer(2))
+            Expr::Call(Func::Min, items) => items.iter().map(total_degree).min().unwrap_or(zero),
+            Expr::Mul(items) => items
+                .iter()
+                .map(total_degree)
+                .fold(zero, |(d, l), (a, b)| (d + a, l + b)),
+            Expr::Pow(base, exponent) => match (**exponent).clone() {
+                Expr::Num(k) => {
+                    let (d, l) = total_degree(base);
+                    let k = to_rational(k).unwrap_or_else(Q::zero);
+                    (d * k, l * k)
+                }
+                _ => zero,
+            },
+            Expr::Call(Func::Log2 | Func::Ln | Func::Log, _) => (Q::zero(), Q::one()),
+            Expr::Call(Func::Sqrt, args) => {
+                let (d, l) = total_degree(&args[0]);
+                (d / Q::from_integer(2), l / Q::from_integer(2))
+            }
+            Expr::Call(Func::Ceil | Func::Floor, args) => total_degree(&args[0]),
         }
-        Expr::Call(Func::Ceil | Func::Floor, args) => total_degree(&args[0]),
-    }
+    })
 }
 
 /// Rounds to 12 significant digits (see the module invariants).

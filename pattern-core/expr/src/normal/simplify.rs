@@ -74,7 +74,7 @@ fn expandable_power(e: &Q) -> Option<i32> {
 /// from rational numbers by `+ - * /` and integer powers: `5/3` stays `5/3`
 /// where `5 * (1/3.0)` in floating point would not.
 fn exact_rational(e: &Expr) -> Option<Q> {
-    match e {
+    crate::deep(|| match e {
         Expr::Apply(..) => None,
         Expr::Num(v) => to_rational(*v),
         Expr::Add(items) => items
@@ -97,12 +97,12 @@ fn exact_rational(e: &Expr) -> Option<Q> {
             Some(if k < 0 { out.recip() } else { out })
         }
         Expr::Var(_) | Expr::Call(_, _) => None,
-    }
+    })
 }
 
 /// The normal form of `e` as a polynomial.
 pub(crate) fn to_poly(e: &Expr) -> Poly {
-    match e {
+    crate::deep(|| match e {
         Expr::Apply(name, args) => Poly::opaque(Expr::Apply(
             name.clone(),
             args.iter().map(|a| to_poly(a).to_expr()).collect(),
@@ -127,7 +127,7 @@ pub(crate) fn to_poly(e: &Expr) -> Poly {
             }
         }
         Expr::Call(func, args) => call(*func, args),
-    }
+    })
 }
 
 fn power(b: Poly, k: f64) -> Poly {
@@ -204,7 +204,7 @@ fn power_rational(b: Poly, q: Q) -> Poly {
 /// Whether an expression cannot be negative, given positive variables and
 /// logarithms of sizes (at least 1).
 fn is_nonnegative(e: &Expr) -> bool {
-    match e {
+    crate::deep(|| match e {
         Expr::Apply(..) => false,
         Expr::Num(v) => *v >= 0.0,
         Expr::Var(_) => true,
@@ -218,7 +218,7 @@ fn is_nonnegative(e: &Expr) -> bool {
         Expr::Call(Func::Min | Func::Ceil | Func::Floor, args) => args.iter().all(is_nonnegative),
         Expr::Call(Func::Sqrt, _) => true,
         Expr::Call(Func::Log, _) => false,
-    }
+    })
 }
 
 /// A power with an exponent that is no fraction (`x^π`): folded for a
