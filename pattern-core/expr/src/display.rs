@@ -71,7 +71,8 @@ fn is_negative(e: &Expr) -> bool {
 /// The binding strength of `e` as printed.
 fn strength(e: &Expr) -> u8 {
     match e {
-        Expr::Num(v) if *v < 0.0 => PRODUCT,
+        // `-0` too: `(-0)^2` is not `-(0^2)`.
+        Expr::Num(v) if v.is_sign_negative() && !v.is_nan() => PRODUCT,
         Expr::Num(_) | Expr::Var(_) | Expr::Call(_, _) | Expr::Apply(_, _) => ATOM,
         Expr::Add(_) => SUM,
         Expr::Mul(_) => PRODUCT,

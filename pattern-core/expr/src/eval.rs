@@ -119,10 +119,25 @@ impl Expr {
                 }
                 Expr::Pow(base, exponent) => {
                     let b = base.eval_node(bindings)?;
-                    match **exponent {
-                        Expr::Num(k) if k == k.trunc() && k.abs() <= 64.0 => b.powi(k as i32),
-                        _ => b.powf(exponent.eval_node(bindings)?),
+                    // A literal exponent is a small integer or not once and
+                    // for all, as in the compiled form.
+                    let (k, literal) = match **exponent {
+                        Expr::Num(k) => (F::from(k).unwrap_or_else(F::nan), true),
+                        _ => (exponent.eval_node(bindings)?, false),
+                    };
+                    // `b^-k` is `1/b^k`, and prints so: where `b^k`
+                    // overflows it has no value, as `1/(b^k)` has none.
+                    if k < F::zero() {
+                        let denominator = power(b, -k, literal);
+                        if !denominator.is_finite() {
+                            return Err(EvalError::NonFinite {
+                                expr: self.to_string(),
+                                value: denominator.to_f64().unwrap_or(f64::NAN),
+                                point: describe_point(bindings),
+                            });
+                        }
                     }
+                    power(b, k, literal)
                 }
                 Expr::Apply(name, _) => {
                     return Err(EvalError::Unresolved { name: name.clone() });
@@ -145,6 +160,15 @@ impl Expr {
                 })
             }
         })
+    }
+}
+
+/// `b^k`: repeated multiplication for a literal small integer exponent
+/// (exact where `powf` may round), `powf` otherwise.
+fn power<F: Float>(b: F, k: F, literal: bool) -> F {
+    match k.to_i32() {
+        Some(n) if literal && F::from(n) == Some(k) && n.abs() <= 64 => b.powi(n),
+        _ => b.powf(k),
     }
 }
 

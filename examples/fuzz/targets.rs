@@ -1,0 +1,212 @@
+//! The fuzz targets: an input generator and what is run on each input.
+//! A target returns `Err` for a broken invariant; panics, aborts and hangs
+//! are the driver's to catch.
+
+use crate::generate;
+use pattern_core::comm::MachineProfile;
+use pattern_core::fit::Fitter;
+use pattern_core::fit::extrap_io::Experiment;
+use pattern_core::prelude::*;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// One fuzz target.
+pub struct Target {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// What it reads and runs, for `--list`.
+    pub about: &'static str,
+    /// A random input.
+    pub input: fn(&mut ChaCha8Rng) -> String,
+    /// Runs the input through the entry point and what follows it.
+    pub run: fn(&str, &mut ChaCha8Rng) -> Result<(), String>,
+}
+
+/// Every target.
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "expr",
+        about: "Expr::parse, then simplify, canonical, growth, compile, eval and printing",
+        input: |rng| mutated(rng, |rng| generate::expr(rng, 5)),
+        run: run_expr,
+    },
+    Target {
+        name: "design",
+        about: "Design::parse, then check, model, model_asymptotic, latency and resources",
+        input: |rng| mutated(rng, generate::design),
+        run: run_design,
+    },
+    Target {
+        name: "extrap-text",
+        about: "Experiment::read_text (Extra-P's text format), then a fit of small data",
+        input: |rng| mutated(rng, generate::extrap_text),
+        run: |text, _| experiment(Experiment::read_text(text)),
+    },
+    Target {
+        name: "extrap-json",
+        about: "Experiment::read_json (current, legacy and JSON Lines), then a fit of small data",
+        input: |rng| mutated(rng, generate::extrap_json),
+        run: |text, _| experiment(Experiment::read_json(text)),
+    },
+    Target {
+        name: "profile",
+        about: "MachineProfile::from_json, then a design modelled on the machine",
+        input: |rng| mutated(rng, generate::profile),
+        run: run_profile,
+    },
+    Target {
+        name: "serde",
+        about: "serde_json of Expr, then the expression operations",
+        input: |rng| {
+            let e = generate::expr(rng, 4);
+            let json = serde_json::to_string(&e).expect("a string serializes");
+            if rng.random_bool(0.5) {
+                json
+            } else {
+                generate::mutate(rng, &json)
+            }
+        },
+        run: |text, rng| match serde_json::from_str::<Expr>(text) {
+            Ok(e) => expr_operations(&e, rng),
+            Err(_) => Ok(()),
+        },
+    },
+];
+
+/// The driver's own check, not in `all`: input 1 panics, 2 aborts (a
+/// stack overflow), 3 hangs, 4 breaks an invariant, the others pass.
+pub const SELF_TEST: Target = Target {
+    name: "selftest",
+    about: "the driver's check: input 1 panics, 2 aborts, 3 hangs, 4 breaks an invariant",
+    input: |_| String::new(),
+    run: |_, rng| {
+        let index = rng.get_stream() & 0xffff_ffff_ffff;
+        match index {
+            1 => panic!("a planted panic"),
+            2 => {
+                fn overflow(n: u64) -> u64 {
+                    if n == u64::MAX {
+                        return 0;
+                    }
+                    std::hint::black_box(overflow(std::hint::black_box(n + 1))) + 1
+                }
+                let _ = overflow(0);
+                Ok(())
+            }
+            3 => loop {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            },
+            4 => Err("a planted invariant".into()),
+            _ => Ok(()),
+        }
+    },
+};
+
+/// Half the inputs well-formed, half mutated.
+fn mutated(rng: &mut ChaCha8Rng, make: impl Fn(&mut ChaCha8Rng) -> String) -> String {
+    let text = make(rng);
+    if rng.random_bool(0.5) {
+        text
+    } else {
+        generate::mutate(rng, &text)
+    }
+}
+
+fn run_expr(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    match Expr::parse(text) {
+        Ok(e) => expr_operations(&e, rng),
+        Err(_) => Ok(()),
+    }
+}
+
+/// A point with every variable of `e` in `[0.5, 1000)`.
+fn point(e: &Expr, rng: &mut ChaCha8Rng) -> Vec<(String, f64)> {
+    e.vars()
+        .into_iter()
+        .map(|v| (v, rng.random_range(0.5..1000.0)))
+        .collect()
+}
+
+fn bindings(point: &[(String, f64)]) -> Vec<(&str, f64)> {
+    point.iter().map(|(v, x)| (v.as_str(), *x)).collect()
+}
+
+/// Everything done to an expression; the invariant checked is that its
+/// printed forms parse back to the same value.
+pub fn expr_operations(e: &Expr, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let point = point(e, rng);
+    let at = bindings(&point);
+    let value = e.eval(&at);
+    let _ = e.simplify().eval(&at);
+    let _ = e.canonical().eval(&at);
+    for (v, _) in &point {
+        let _ = e.growth(v);
+    }
+    let names: Vec<&str> = point.iter().map(|(v, _)| v.as_str()).collect();
+    if let Ok(compiled) = e.compile(&names) {
+        let values: Vec<f64> = point.iter().map(|(_, x)| *x).collect();
+        let _ = compiled.eval(&values);
+    }
+    let _ = e.latex().to_string();
+    for text in [e.to_string(), format!("{e:#}")] {
+        let back =
+            Expr::parse(&text).map_err(|err| format!("`{text}` does not parse back: {err}"))?;
+        let again = back.eval(&at);
+        let same = match (&value, &again) {
+            (Ok(a), Ok(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a.is_err() == b.is_err(),
+        };
+        if !same {
+            return Err(format!(
+                "`{text}` parses back to another value: {value:?} then {again:?} at {at:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn run_design(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let Ok(design) = Design::parse(text) else {
+        return Ok(());
+    };
+    design
+        .term()
+        .check()
+        .map_err(|e| format!("a parsed design fails its check: {e}"))?;
+    let model = design.model();
+    let _ = model.eval(&bindings(&point(&model, rng)));
+    let _ = design.model_asymptotic();
+    let _ = design.latency();
+    let resources = design.resources();
+    let _ = resources
+        .threads
+        .eval(&bindings(&point(&resources.threads, rng)));
+    Ok(())
+}
+
+fn run_profile(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let Ok(profile) = MachineProfile::from_json(text) else {
+        return Ok(());
+    };
+    let design = Design::parse("a = x / p + send(8 * x); b = 2 * x; on[16](pipe(a, tpool[4](b)))")
+        .map_err(|e| e.to_string())?;
+    if let Ok(model) = design.model_by(&Throughput::new().machine(&profile)) {
+        expr_operations(&model, rng)?;
+    }
+    Ok(())
+}
+
+/// A fit of what was read, when it is small.
+fn experiment<E>(read: Result<Experiment, E>) -> Result<(), String> {
+    let Ok(experiment) = read else {
+        return Ok(());
+    };
+    let fitter = Fitter::new();
+    for (_, _, fit) in experiment.fit_all(&fitter) {
+        if let Ok(fit) = fit {
+            let _ = fit.to_string();
+        }
+    }
+    Ok(())
+}
