@@ -318,7 +318,11 @@ fn histogram_suite() -> Suite<HistogramJob> {
         // (o = 768 keys, d(x) = x values each), the executor's own code.
         .probe("hist_shuffle", move |harness: &Harness| {
             let one = hist_map(&image());
-            harness.run(&sizes, |x| vec![one.clone(); x], group_by_key)
+            harness.run(
+                &sizes,
+                |x| vec![one.clone(); x],
+                |outputs| group_by_key(outputs, 768),
+            )
         })
         // The reduce: one key's d(x) = x counts.
         .probe("hist_reduce", move |harness: &Harness| {

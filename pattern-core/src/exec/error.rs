@@ -59,7 +59,29 @@ pub enum ExecError {
     /// The operating system refused a thread.
     #[error("could not start a thread: {0}")]
     Spawn(String),
-    /// An option is out of range.
+    /// An option is out of range: the message names it, the value given and
+    /// the limit.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    /// A map kernel emitted a key outside the keys the design declares.
+    #[error(
+        "the map kernel of `{atom}` emitted the key {key}, outside the {keys} keys the design declares (0..{keys})"
+    )]
+    KeyOutOfRange {
+        /// The map atom.
+        atom: String,
+        /// The key emitted.
+        key: usize,
+        /// The keys declared, `k(x)` for the job's `x`.
+        keys: usize,
+    },
+    /// The run passed its deadline ([`super::Executor::deadline`]); the
+    /// threads still in a kernel are left to finish on their own.
+    #[error("the run passed its deadline of {after:?}; still running: {}", running.join(", "))]
+    DeadlineExceeded {
+        /// The deadline.
+        after: std::time::Duration,
+        /// The atoms whose kernels were still running, each once.
+        running: Vec<String>,
+    },
 }

@@ -178,7 +178,9 @@ impl<E: Job> Kernels<E> {
     /// Registers the map kernel `name` of a mapReduce: it turns one input of
     /// a job into `(key, value)` pairs. The executor applies it to every
     /// input of the job on the mapReduce's `n` threads, then groups the pairs
-    /// by key ([`group_by_key`]).
+    /// by key ([`group_by_key`]). Keys run from 0 to `k(x) - 1`, the keys
+    /// the design declares for the job's `x` inputs: a key outside is
+    /// [`ExecError::KeyOutOfRange`](crate::exec::ExecError::KeyOutOfRange).
     pub fn add_map(
         mut self,
         name: &str,
@@ -187,8 +189,19 @@ impl<E: Job> Kernels<E> {
         let atom = name.to_string();
         let phase: MapPhase<E> = Arc::new(move |job: &E, workers: &Workers<'_>| {
             let inputs = job.inputs();
+            let keys = workers.keys(inputs.len())?;
             let emitted = workers.for_each_index(&atom, inputs.len(), |i| map(&inputs[i]))?;
-            Some(Grouped(Box::new(group_by_key(emitted))))
+            match group_by_key(emitted, keys) {
+                Ok(grouped) => Some(Grouped(Box::new(grouped))),
+                Err(out) => {
+                    workers.fail(crate::exec::ExecError::KeyOutOfRange {
+                        atom: atom.clone(),
+                        key: out.key,
+                        keys: out.keys,
+                    });
+                    None
+                }
+            }
         });
         self.kernels.insert(name.to_string(), Kernel::Map(phase));
         self
@@ -206,20 +219,17 @@ impl<E: Job> Kernels<E> {
         let atom = name.to_string();
         let phase: ReducePhase<E> = Arc::new(
             move |job: &mut E, grouped: Grouped, workers: &Workers<'_>| {
-                let Ok(buckets) = grouped.0.downcast::<Vec<Vec<E::Value>>>() else {
+                let Ok(buckets) = grouped.0.downcast::<Vec<(usize, Vec<E::Value>)>>() else {
                     // Unreachable: map and reduce kernels of one registry
                     // share `E::Value`.
                     return false;
                 };
-                let keys: Vec<usize> = (0..buckets.len())
-                    .filter(|&k| !buckets[k].is_empty())
-                    .collect();
-                let Some(results) = workers
-                    .for_each_index(&atom, keys.len(), |i| reduce(keys[i], &buckets[keys[i]]))
-                else {
+                let Some(results) = workers.for_each_index(&atom, buckets.len(), |i| {
+                    reduce(buckets[i].0, &buckets[i].1)
+                }) else {
                     return false;
                 };
-                job.set_output(keys.into_iter().zip(results).collect());
+                job.set_output(buckets.iter().map(|(k, _)| *k).zip(results).collect());
                 true
             },
         );
@@ -228,35 +238,77 @@ impl<E: Job> Kernels<E> {
     }
 }
 
+/// A key a map kernel emitted outside the keys the design declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the key {key} is outside the {keys} keys declared (0..{keys})")]
+pub struct KeyOutOfRange {
+    /// The key emitted.
+    pub key: usize,
+    /// The number of keys declared: keys run from 0 to `keys - 1`.
+    pub keys: usize,
+}
+
 /// The shuffle of a mapReduce on one node: the map outputs (one list of
-/// `(key, value)` pairs per input, in input order) grouped into one bucket
-/// per key, `0..=max key`; within a bucket, values keep the input order.
+/// `(key, value)` pairs per input, in input order) grouped by key, for
+/// every key that has values, in increasing key order; within a key,
+/// values keep the input order. Keys must be below `keys`, the number the
+/// design declares (its `k`).
+///
+/// Memory is linear in the pairs whatever the keys: dense keys are counted
+/// into buckets, sparse ones (fewer pairs than keys) are sorted.
 ///
 /// This is the code the executor runs between the map and the reduce phase,
 /// public so that its cost can be measured as an atom of its own.
 ///
 /// ```
-/// use pattern_core::exec::group_by_key;
+/// use pattern_core::exec::{KeyOutOfRange, group_by_key};
 ///
-/// let grouped = group_by_key(vec![vec![(0, 'a'), (2, 'b')], vec![(2, 'c')]]);
-/// assert_eq!(grouped, [vec!['a'], vec![], vec!['b', 'c']]);
+/// let grouped = group_by_key(vec![vec![(0, 'a'), (2, 'b')], vec![(2, 'c')]], 3);
+/// assert_eq!(grouped, Ok(vec![(0, vec!['a']), (2, vec!['b', 'c'])]));
+///
+/// let outside = group_by_key(vec![vec![(7, 'a')]], 3);
+/// assert_eq!(outside, Err(KeyOutOfRange { key: 7, keys: 3 }));
 /// ```
-pub fn group_by_key<V>(outputs: Vec<Vec<(usize, V)>>) -> Vec<Vec<V>> {
-    let keys = outputs
-        .iter()
-        .flat_map(|o| o.iter().map(|(k, _)| k + 1))
-        .max()
-        .unwrap_or(0);
-    // Size every bucket once: count first, then move.
-    let mut counts = vec![0usize; keys];
+pub fn group_by_key<V>(
+    outputs: Vec<Vec<(usize, V)>>,
+    keys: usize,
+) -> Result<Vec<(usize, Vec<V>)>, KeyOutOfRange> {
+    let mut pairs = 0usize;
+    let mut top = 0usize;
     for (k, _) in outputs.iter().flatten() {
-        counts[*k] += 1;
+        if *k >= keys {
+            return Err(KeyOutOfRange { key: *k, keys });
+        }
+        pairs += 1;
+        top = top.max(*k + 1);
     }
-    let mut buckets: Vec<Vec<V>> = counts.into_iter().map(Vec::with_capacity).collect();
-    for output in outputs {
-        for (k, v) in output {
-            buckets[k].push(v);
+    if top <= pairs.saturating_mul(2).saturating_add(1024) {
+        // Dense: size every bucket once, count first, then move.
+        let mut counts = vec![0usize; top];
+        for (k, _) in outputs.iter().flatten() {
+            counts[*k] += 1;
+        }
+        let mut buckets: Vec<Vec<V>> = counts.into_iter().map(Vec::with_capacity).collect();
+        for output in outputs {
+            for (k, v) in output {
+                buckets[k].push(v);
+            }
+        }
+        return Ok(buckets
+            .into_iter()
+            .enumerate()
+            .filter(|(_, b)| !b.is_empty())
+            .collect());
+    }
+    // Sparse: a stable sort keeps the input order within a key.
+    let mut flat: Vec<(usize, V)> = outputs.into_iter().flatten().collect();
+    flat.sort_by_key(|(k, _)| *k);
+    let mut grouped: Vec<(usize, Vec<V>)> = Vec::new();
+    for (k, v) in flat {
+        match grouped.last_mut() {
+            Some((last, values)) if *last == k => values.push(v),
+            _ => grouped.push((k, vec![v])),
         }
     }
-    buckets
+    Ok(grouped)
 }

@@ -22,7 +22,7 @@ mod metrics;
 mod placement;
 
 pub use error::ExecError;
-pub use executor::{Executor, MAX_THREADS, Run};
-pub use kernels::{ElementKernel, Job, Kernels, group_by_key};
+pub use executor::{Executor, MAX_BUFFER, MAX_SPIN, MAX_THREADS, Run};
+pub use kernels::{ElementKernel, Job, Kernels, KeyOutOfRange, group_by_key};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
 pub use placement::Cores;

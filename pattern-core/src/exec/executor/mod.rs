@@ -28,11 +28,19 @@ use crossbeam_channel::unbounded;
 use plan::{Compiler, Plan};
 use stages::{join_all, spawn};
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 use workers::{Ctx, In, Item, Out};
 
 pub use plan::MAX_THREADS;
+
+/// The largest channel capacity and window ([`Executor::capacity`],
+/// [`Executor::window`]): both are allocated up front, so memory stays
+/// bounded by what the design holds in flight.
+pub const MAX_BUFFER: usize = 1 << 20;
+/// The longest spin before a stage blocks ([`Executor::spin`]).
+pub const MAX_SPIN: Duration = Duration::from_secs(1);
 
 /// Runs designs over streams of elements of type `E` with the kernels of a
 /// [`Kernels`] registry.
@@ -68,6 +76,7 @@ pub struct Executor<'k, E> {
     trim: f64,
     pin: bool,
     bindings: Vec<(String, u64)>,
+    deadline: Option<Duration>,
 }
 
 /// The result of [`Executor::run`].
@@ -112,34 +121,98 @@ impl<'k, E: Send> Executor<'k, E> {
             trim: 0.1,
             pin: false,
             bindings: Vec::new(),
+            deadline: None,
         }
     }
 
-    /// Capacity of the channel between two pipeline stages (default 4; at
-    /// least 1).
+    /// Capacity of the channel between two pipeline stages (default 4;
+    /// `1..=`[`MAX_BUFFER`], checked by [`Executor::run`]).
     pub fn capacity(mut self, elements: usize) -> Self {
-        self.capacity = elements.max(1);
+        self.capacity = elements;
         self
     }
 
     /// How long a stage spins on an empty or full channel before it blocks
     /// (default 100 µs). Blocking costs the other side a wake-up system call
     /// per element; spinning costs the waiting stage's core, which the
-    /// pipeline owns anyway. `Duration::ZERO` blocks at once.
+    /// pipeline owns anyway. `Duration::ZERO` blocks at once; at most
+    /// [`MAX_SPIN`].
     pub fn spin(mut self, spin: Duration) -> Self {
         self.spin = spin;
         self
     }
 
-    /// Elements per window of a `seq` over parallel parts (default 64; at
-    /// least 1).
+    /// Elements per window of a `seq` over parallel parts (default 64;
+    /// `1..=`[`MAX_BUFFER`]).
     pub fn window(mut self, elements: usize) -> Self {
-        self.window = elements.max(1);
+        self.window = elements;
         self
     }
 
+    /// Stops waiting for the run after `limit`: [`Executor::run`] then
+    /// returns [`ExecError::DeadlineExceeded`] naming the atoms whose
+    /// kernels are still running (default: no deadline). Rust cannot kill
+    /// a thread: a kernel that never returns keeps its thread, detached,
+    /// until the process ends; the other threads stop at their next
+    /// element.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::exec::{ExecError, Executor, Kernels};
+    /// use std::time::Duration;
+    ///
+    /// let kernels = Kernels::<u64>::new()
+    ///     .add("quick", |v| *v += 1)
+    ///     .add("stuck", |_| std::thread::sleep(Duration::from_secs(3600)));
+    /// let design = Design::parse("quick = 1; stuck = 1; pipe(quick, stuck)")?;
+    /// let err = Executor::new(&kernels)
+    ///     .deadline(Duration::from_millis(100))
+    ///     .run(design.term(), vec![0; 4])
+    ///     .unwrap_err();
+    /// assert!(matches!(&err, ExecError::DeadlineExceeded { running, .. } if running == &["stuck"]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn deadline(mut self, limit: Duration) -> Self {
+        self.deadline = Some(limit);
+        self
+    }
+
+    /// The options out of range, as [`ExecError::InvalidOption`] naming
+    /// the option, the value and the limit.
+    fn validate(&self) -> Result<(), ExecError> {
+        let invalid = |what: String| Err(ExecError::InvalidOption(what));
+        if !(1..=MAX_BUFFER).contains(&self.capacity) {
+            return invalid(format!(
+                "capacity({}): the channel capacity runs from 1 to {MAX_BUFFER} elements",
+                self.capacity
+            ));
+        }
+        if !(1..=MAX_BUFFER).contains(&self.window) {
+            return invalid(format!(
+                "window({}): a window runs from 1 to {MAX_BUFFER} elements",
+                self.window
+            ));
+        }
+        if self.spin > MAX_SPIN {
+            return invalid(format!(
+                "spin({:?}): a stage spins at most {MAX_SPIN:?} before it blocks",
+                self.spin
+            ));
+        }
+        if !(0.0..=0.5).contains(&self.trim) {
+            return invalid(format!(
+                "steady_state_trim({}): the trimmed fraction runs from 0 to 0.5",
+                self.trim
+            ));
+        }
+        if self.deadline == Some(Duration::ZERO) {
+            return invalid("deadline(0s): a deadline is longer than zero".into());
+        }
+        Ok(())
+    }
+
     /// The fraction of departures left out at each end of the run for the
-    /// steady state (default 0.1; clamped to `0..=0.5`).
+    /// steady state (default 0.1; `0..=0.5`).
     pub fn steady_state_trim(mut self, fraction: f64) -> Self {
         self.trim = fraction;
         self
@@ -195,6 +268,7 @@ impl<'k, E: Send> Executor<'k, E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn threads(&self, term: &Term) -> Result<usize, ExecError> {
+        self.validate()?;
         term.check()?;
         self.compile(term)?;
         let env: Vec<(&str, f64)> = self
@@ -213,70 +287,44 @@ impl<'k, E: Send> Executor<'k, E> {
     ///
     /// Every input element leaves exactly once (unless a kernel panics: then
     /// the run stops and the error names the atom). Warns when the design
-    /// runs more threads than the machine has cores.
-    pub fn run(&self, term: &Term, inputs: Vec<E>) -> Result<Run<E>, ExecError> {
+    /// runs more threads than the machine has cores. The options are checked
+    /// first ([`ExecError::InvalidOption`]); with a [`deadline`](Executor::deadline),
+    /// a run that takes longer is an error naming the atoms still running.
+    pub fn run(&self, term: &Term, inputs: Vec<E>) -> Result<Run<E>, ExecError>
+    where
+        E: 'static,
+    {
+        self.validate()?;
         term.check()?;
         let plan = self.compile(term)?;
-        let threads = plan.threads();
-        let cores = thread::available_parallelism().map_or(1, |n| n.get());
-        let mut warnings = Vec::new();
-        if threads > cores {
-            warnings.push(Warning::Oversubscribed { threads, cores });
-        }
         let mut ctx = Ctx::new(self.spin, self.capacity, self.window);
         ctx.cores = self.pin.then(Cores::of_current_thread);
-        let (in_tx, in_rx) = unbounded();
-        for (index, value) in inputs.into_iter().enumerate() {
-            // The receiver is alive: this cannot fail.
-            let _ = in_tx.send(Item::new(index, value));
-        }
-        drop(in_tx);
-        let (out_tx, out_rx) = unbounded();
-        let start = Instant::now();
-        thread::scope(|s| {
-            let mut handles = Vec::new();
-            let input = In {
-                rx: in_rx,
-                entry: true,
-            };
-            let output = Out {
-                tx: out_tx,
-                exit: true,
-            };
-            if let Err(e) = spawn(s, &plan, input, output, &ctx, &mut handles, 0) {
-                ctx.fail(e);
-            }
-            join_all(handles, &ctx);
-        });
-        if let Some(e) = ctx.take_failure() {
-            return Err(e);
-        }
-        let mut items: Vec<Item<E>> = out_rx.try_iter().collect();
-        items.sort_by_key(|it| it.leave);
-        let ns = |t: Option<Instant>| t.map_or(0.0, |t| t.duration_since(start).as_nanos() as f64);
-        let departures: Vec<Departure> = items
-            .iter()
-            .map(|it| Departure {
-                index: it.index,
-                enter_ns: ns(it.enter),
-                leave_ns: ns(it.leave),
+        let trim = self.trim;
+        let Some(limit) = self.deadline else {
+            return execute(&plan, inputs, &ctx, trim);
+        };
+        // The run goes on a thread of its own that the caller stops
+        // waiting for at the deadline.
+        ctx.track_running();
+        let ctx = Arc::new(ctx);
+        let shared = Arc::clone(&ctx);
+        let (tx, rx) = mpsc::channel();
+        thread::Builder::new()
+            .name("pattern-run".into())
+            .spawn(move || {
+                let _ = tx.send(execute(&plan, inputs, &shared, trim));
             })
-            .collect();
-        let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
-        let mut metrics = Metrics::from_departures(
-            &departures,
-            self.trim,
-            makespan_ns,
-            ctx.max_in_flight.load(Ordering::SeqCst),
-            threads,
-        );
-        metrics.set_thread_times(ctx.take_thread_times());
-        Ok(Run {
-            outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
-            departures,
-            metrics,
-            warnings,
-        })
+            .map_err(|e| ExecError::Spawn(e.to_string()))?;
+        match rx.recv_timeout(limit) {
+            Ok(result) => result,
+            Err(_) => {
+                ctx.stop();
+                Err(ExecError::DeadlineExceeded {
+                    after: limit,
+                    running: ctx.running(),
+                })
+            }
+        }
     }
 
     fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
@@ -286,4 +334,71 @@ impl<'k, E: Send> Executor<'k, E> {
         }
         .compile(term)
     }
+}
+
+/// Runs a compiled plan over `inputs` and measures it.
+fn execute<E: Send>(
+    plan: &Plan<E>,
+    inputs: Vec<E>,
+    ctx: &Ctx,
+    trim: f64,
+) -> Result<Run<E>, ExecError> {
+    let threads = plan.threads();
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
+    let mut warnings = Vec::new();
+    if threads > cores {
+        warnings.push(Warning::Oversubscribed { threads, cores });
+    }
+    let (in_tx, in_rx) = unbounded();
+    for (index, value) in inputs.into_iter().enumerate() {
+        // The receiver is alive: this cannot fail.
+        let _ = in_tx.send(Item::new(index, value));
+    }
+    drop(in_tx);
+    let (out_tx, out_rx) = unbounded();
+    let start = Instant::now();
+    thread::scope(|s| {
+        let mut handles = Vec::new();
+        let input = In {
+            rx: in_rx,
+            entry: true,
+        };
+        let output = Out {
+            tx: out_tx,
+            exit: true,
+        };
+        if let Err(e) = spawn(s, plan, input, output, ctx, &mut handles, 0) {
+            ctx.fail(e);
+        }
+        join_all(handles, ctx);
+    });
+    if let Some(e) = ctx.take_failure() {
+        return Err(e);
+    }
+    let mut items: Vec<Item<E>> = out_rx.try_iter().collect();
+    items.sort_by_key(|it| it.leave);
+    let ns = |t: Option<Instant>| t.map_or(0.0, |t| t.duration_since(start).as_nanos() as f64);
+    let departures: Vec<Departure> = items
+        .iter()
+        .map(|it| Departure {
+            index: it.index,
+            enter_ns: ns(it.enter),
+            leave_ns: ns(it.leave),
+        })
+        .collect();
+    let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
+    let mut metrics = Metrics::from_departures(
+        &departures,
+        trim,
+        makespan_ns,
+        ctx.max_in_flight.load(Ordering::SeqCst),
+        threads,
+    );
+    metrics.set_thread_times(ctx.take_thread_times());
+    Ok(Run {
+        outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
+        departures,
+        metrics,
+        warnings,
+    })
 }

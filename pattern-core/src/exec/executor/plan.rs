@@ -4,7 +4,7 @@
 
 use crate::exec::error::ExecError;
 use crate::exec::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
-use crate::{Count, Term};
+use crate::{Count, Expr, Term};
 
 /// The most threads a design may ask for; more is refused (a typo such as
 /// `tpool[100000]` should not bring the machine down).
@@ -150,8 +150,16 @@ impl<E> Compiler<'_, E> {
                         });
                     }
                 };
+                // The keys declared, `k(x)`, with the bound counts in.
+                let bound: Vec<(&str, Expr)> = self
+                    .bindings
+                    .iter()
+                    .map(|(name, v)| (name.as_str(), Expr::num(*v as f64)))
+                    .collect();
+                let keys = params.k.subs_all(&bound);
                 Plan::Step(Step::MapReduce {
                     n,
+                    keys,
                     map_name,
                     map,
                     reduce_name,
@@ -171,6 +179,8 @@ pub(super) enum Step<E> {
     Seq(Vec<Step<E>>),
     MapReduce {
         n: usize,
+        /// The keys declared, `k(x)`: a map's keys run below its value.
+        keys: Expr,
         map_name: String,
         map: MapPhase<E>,
         reduce_name: String,

@@ -17,6 +17,7 @@ impl<E> Step<E> {
             Step::Seq(steps) => steps.iter().all(|s| s.run(value, ctx, thread)),
             Step::MapReduce {
                 n,
+                keys,
                 map_name,
                 map,
                 reduce_name,
@@ -24,6 +25,7 @@ impl<E> Step<E> {
             } => {
                 let workers = Workers {
                     n: *n,
+                    keys,
                     ctx,
                     first: thread,
                 };

@@ -80,6 +80,8 @@ pub(crate) struct Ctx {
     pub(super) window: usize,
     /// Where to pin the threads ([`Executor::pin_threads`](super::Executor::pin_threads)).
     pub(super) cores: Option<Cores>,
+    /// Kernels running per atom, kept when the run has a deadline.
+    running: Option<Mutex<std::collections::BTreeMap<String, usize>>>,
 }
 
 impl Ctx {
@@ -94,6 +96,7 @@ impl Ctx {
             capacity,
             window,
             cores: None,
+            running: None,
         }
     }
 
@@ -136,6 +139,42 @@ impl Ctx {
             .take()
     }
 
+    /// Counts the kernels of `atom` running, when a deadline asks for it.
+    fn track(&self, atom: &str, entering: bool) {
+        let Some(running) = &self.running else {
+            return;
+        };
+        let mut running = running.lock().unwrap_or_else(|p| p.into_inner());
+        let count = running.entry(atom.to_string()).or_insert(0);
+        if entering {
+            *count += 1;
+        } else {
+            *count = count.saturating_sub(1);
+        }
+    }
+
+    /// Keeps count of the kernels running, to name them at a deadline.
+    pub(super) fn track_running(&mut self) {
+        self.running = Some(Mutex::new(std::collections::BTreeMap::new()));
+    }
+
+    /// The atoms with a kernel running now.
+    pub(super) fn running(&self) -> Vec<String> {
+        self.running.as_ref().map_or_else(Vec::new, |running| {
+            let running = running.lock().unwrap_or_else(|p| p.into_inner());
+            running
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(atom, _)| atom.clone())
+                .collect()
+        })
+    }
+
+    /// Tells every thread to stop (at a deadline).
+    pub(super) fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
     pub(super) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -161,7 +200,9 @@ impl Ctx {
     pub(super) fn call<R>(&self, atom: &str, f: impl FnOnce() -> R) -> Option<R> {
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        self.track(atom, true);
         let result = catch_unwind(AssertUnwindSafe(f));
+        self.track(atom, false);
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         match result {
             Ok(r) => Some(r),
@@ -297,12 +338,39 @@ fn sched_now() -> Option<(u64, u64)> {
 /// helpers.
 pub(crate) struct Workers<'a> {
     pub(super) n: usize,
+    /// The keys the design declares, `k(x)`.
+    pub(super) keys: &'a crate::Expr,
     pub(super) ctx: &'a Ctx,
     /// The design's number of the calling thread; the helpers follow it.
     pub(super) first: usize,
 }
 
 impl Workers<'_> {
+    /// The keys declared for a job of `x` inputs, `k(x)` rounded up; `None`
+    /// (the run failed) where `k` has no such value.
+    pub(crate) fn keys(&self, x: usize) -> Option<usize> {
+        let value = self.keys.eval(&[("x", x as f64)]);
+        match value {
+            Ok(k) if k >= 0.0 && k.ceil() < usize::MAX as f64 => Some(k.ceil() as usize),
+            other => {
+                let why = match other {
+                    Ok(k) => format!("{k} is not a number of keys"),
+                    Err(e) => e.to_string(),
+                };
+                self.fail(ExecError::InvalidOption(format!(
+                    "the keys of the mapReduce, k = {}, at x = {x}: {why}",
+                    self.keys
+                )));
+                None
+            }
+        }
+    }
+
+    /// Stops the run with `e`.
+    pub(crate) fn fail(&self, e: ExecError) {
+        self.ctx.fail(e);
+    }
+
     /// Calls `f(i)` for every `i` in `0..len` on the workers (each pulls the
     /// next index from a shared counter) and returns the results in index
     /// order; `None` if a kernel failed or the run stopped.
