@@ -128,6 +128,48 @@ impl Series {
     }
 }
 
+/// Series filled point by point in time linear in the points: the readers'
+/// way to build an experiment ([`Experiment::add`] searches the series and
+/// points it already has, which is quadratic over a whole file).
+#[derive(Default)]
+pub(super) struct SeriesFiller {
+    series: Vec<Series>,
+    series_at: std::collections::HashMap<(String, String), usize>,
+    /// Per series, its points by the bits of their coordinates.
+    points_at: Vec<std::collections::HashMap<Vec<u64>, usize>>,
+}
+
+impl SeriesFiller {
+    /// Appends repetitions at a coordinate, as [`Experiment::add`] does.
+    pub(super) fn add(&mut self, region: &str, metric: &str, coordinate: &[f64], values: &[f64]) {
+        let key = (region.to_string(), metric.to_string());
+        let s = *self.series_at.entry(key).or_insert_with(|| {
+            self.series.push(Series {
+                region: region.to_string(),
+                metric: metric.to_string(),
+                points: Vec::new(),
+            });
+            self.points_at.push(std::collections::HashMap::new());
+            self.series.len() - 1
+        });
+        let series = &mut self.series[s];
+        let bits: Vec<u64> = coordinate.iter().map(|v| v.to_bits()).collect();
+        let p = *self.points_at[s].entry(bits).or_insert_with(|| {
+            series.points.push(Point {
+                coordinate: coordinate.to_vec(),
+                values: Vec::new(),
+            });
+            series.points.len() - 1
+        });
+        series.points[p].values.extend_from_slice(values);
+    }
+
+    /// The series, in order of first appearance.
+    pub(super) fn into_series(self) -> Vec<Series> {
+        self.series
+    }
+}
+
 pub(super) fn same_coordinate(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }

@@ -1,7 +1,7 @@
 //! Extra-P's JSON formats: reading the current format, the legacy format
 //! and JSON Lines; writing the current format.
 
-use super::experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError};
+use super::experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, SeriesFiller};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use std::collections::BTreeMap;
@@ -99,6 +99,7 @@ impl NewJson {
             parameters: self.parameters,
             series: Vec::new(),
         };
+        let mut filler = SeriesFiller::default();
         for (region, metrics) in self.measurements {
             for (metric, points) in metrics {
                 for p in points {
@@ -109,10 +110,11 @@ impl NewJson {
                             ex.parameters.len()
                         )));
                     }
-                    ex.add(&region, &metric, &c, &p.values.into_vec());
+                    filler.add(&region, &metric, &c, &p.values.into_vec());
                 }
             }
         }
+        ex.series = filler.into_series();
         Ok(ex)
     }
 }
@@ -155,9 +157,9 @@ struct LegacyJson {
 impl LegacyJson {
     fn into_experiment(mut self) -> Result<Experiment, ExtrapError> {
         self.parameters.sort_by_key(|p| p.id);
-        let name_of = |list: &[Named], id: i64, what: &str| {
-            list.iter()
-                .find(|n| n.id == id)
+        let name_of = |names: &std::collections::HashMap<i64, &Named>, id: i64, what: &str| {
+            names
+                .get(&id)
                 .map(|n| n.name.clone())
                 .ok_or_else(|| ExtrapError::Invalid(format!("unknown {what} id {id}")))
         };
@@ -184,14 +186,21 @@ impl LegacyJson {
                     .collect::<Vec<f64>>(),
             );
         }
+        // Names by id, looked up once per measurement.
+        let callpaths: std::collections::HashMap<_, _> =
+            self.callpaths.iter().rev().map(|n| (n.id, n)).collect();
+        let metrics: std::collections::HashMap<_, _> =
+            self.metrics.iter().rev().map(|n| (n.id, n)).collect();
+        let mut filler = SeriesFiller::default();
         for m in &self.measurements {
-            let region = name_of(&self.callpaths, m.callpath_id, "callpath")?;
-            let metric = name_of(&self.metrics, m.metric_id, "metric")?;
+            let region = name_of(&callpaths, m.callpath_id, "callpath")?;
+            let metric = name_of(&metrics, m.metric_id, "metric")?;
             let c = coordinates.get(&m.coordinate_id).ok_or_else(|| {
                 ExtrapError::Invalid(format!("unknown coordinate id {}", m.coordinate_id))
             })?;
-            ex.add(&region, &metric, c, &[m.value]);
+            filler.add(&region, &metric, c, &[m.value]);
         }
+        ex.series = filler.into_series();
         Ok(ex)
     }
 }
@@ -230,6 +239,7 @@ struct JsonLine {
 
 fn read_json_lines(text: &str) -> Result<Experiment, ExtrapError> {
     let mut ex = Experiment::default();
+    let mut filler = SeriesFiller::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -255,8 +265,9 @@ fn read_json_lines(text: &str) -> Result<Experiment, ExtrapError> {
         }
         let region = record.callpath.as_deref().unwrap_or(DEFAULT_REGION);
         let metric = record.metric.as_deref().unwrap_or(DEFAULT_METRIC);
-        ex.add(region, metric, &coordinate, &record.value.into_vec());
+        filler.add(region, metric, &coordinate, &record.value.into_vec());
     }
+    ex.series = filler.into_series();
     if ex.series.is_empty() {
         return Err(ExtrapError::Invalid("no measurements".into()));
     }

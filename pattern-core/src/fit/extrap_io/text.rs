@@ -1,7 +1,9 @@
 //! Extra-P's text format: `PARAMETER`, `POINTS`, `REGION`, `METRIC` and
 //! `DATA` lines.
 
-use super::experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, same_coordinate};
+use super::experiment::{
+    DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, SeriesFiller, same_coordinate,
+};
 use std::fmt::Write as _;
 
 impl Experiment {
@@ -16,6 +18,7 @@ impl Experiment {
         let mut metric = DEFAULT_METRIC.to_string();
         let mut next_point = 0;
         let mut any_data = false;
+        let mut filler = SeriesFiller::default();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
             let line = raw.trim();
@@ -83,7 +86,7 @@ impl Experiment {
                             ),
                         ));
                     };
-                    ex.add(&region, &metric, &c.clone(), &values);
+                    filler.add(&region, &metric, c, &values);
                     next_point += 1;
                     any_data = true;
                 }
@@ -103,6 +106,7 @@ impl Experiment {
         if !any_data {
             return Err(ExtrapError::Invalid("no DATA line".into()));
         }
+        ex.series = filler.into_series();
         Ok(ex)
     }
 
