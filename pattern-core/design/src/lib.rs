@@ -9,9 +9,11 @@
 #![warn(missing_docs)]
 
 pub mod check;
+mod display;
 mod error;
 pub mod fold;
 pub mod parse;
+mod structure;
 pub mod syntax;
 mod term;
 
