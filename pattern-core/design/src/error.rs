@@ -70,9 +70,27 @@ pub enum DesignErrorKind {
         /// The processors there are.
         available: u64,
     },
-    /// Group sizes whose sum does not fit in 64 bits.
-    #[error("the group sizes add up to more than {}", u64::MAX)]
-    CountOverflow,
+    /// A count above [`crate::MAX_COUNT`].
+    #[error(
+        "a count of {count} is more than {} = 2^53, the largest count a model holds exactly",
+        crate::MAX_COUNT
+    )]
+    CountTooLarge {
+        /// The count.
+        count: u64,
+    },
+    /// Counts whose sum or product (group sizes, the threads of a pool, a
+    /// pipeline or a mapReduce) passes [`crate::MAX_COUNT`].
+    #[error(
+        "{what}, come to {total}, more than {} = 2^53, the largest count a model holds exactly",
+        crate::MAX_COUNT
+    )]
+    CountOverflow {
+        /// What adds or multiplies up, with the counts.
+        what: String,
+        /// What they come to.
+        total: u128,
+    },
     /// `par` with a different number of group sizes and components.
     #[error("`par` has {sizes} group sizes but {parts} components: one size per component")]
     ParSizes {

@@ -16,7 +16,9 @@ pub mod parse;
 mod structure;
 pub mod syntax;
 mod term;
+mod threads;
 
 pub use error::{DesignError, DesignErrorKind, Problem, Site, TermError};
 pub use fold::{Scope, Semantics, fold};
 pub use term::{Atom, Count, MapReduceParams, NegativeCount, Preorder, Term};
+pub use threads::MAX_COUNT;

@@ -306,7 +306,11 @@ fn task_groups_parse_print_back_and_check() {
     );
     assert_eq!(e.offset(), 16);
     let e = Design::parse("a = 1; par[18446744073709551615, 1](a, a)").unwrap_err();
-    assert_eq!(e.kind(), &DesignErrorKind::CountOverflow);
+    assert_eq!(
+        e.kind(),
+        &DesignErrorKind::CountTooLarge { count: u64::MAX }
+    );
+    assert_eq!(e.offset(), 11);
 }
 
 #[test]
