@@ -20,7 +20,8 @@
 
 use crate::comm::{CommError, Context, MachineProfile};
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::{Expr, Func};
+use crate::semantics::flat;
+use crate::Expr;
 use std::cmp::Ordering;
 use std::convert::Infallible;
 
@@ -221,7 +222,7 @@ impl<R: Resolver> Semantics for Throughput<R> {
     }
 
     fn par(&mut self, sizes: &[Count], parts: Vec<Expr>, _: &Scope) -> Result<Expr, R::Error> {
-        Ok(flat_max_of(
+        Ok(flat::max(
             sizes
                 .iter()
                 .zip(parts)
@@ -279,9 +280,9 @@ pub struct Operators {
 impl Operators {
     /// The operators of seed 001 (eqs. 2–5), `pipe` as a pointwise `max`.
     pub const POINTWISE: Operators = Operators {
-        seq: |parts| parts.into_iter().sum(),
-        pipe: flat_max_of,
-        tpool: |t, n| t / n,
+        seq: flat::sum,
+        pipe: flat::max,
+        tpool: flat::divide,
         map_reduce: eq5,
     };
 }
@@ -350,9 +351,9 @@ fn slower_stage(a: Expr, b: Expr) -> Expr {
                     b
                 }
             }
-            _ => flat_max_of(vec![a, b]),
+            _ => flat::max(vec![a, b]),
         },
-        None => flat_max_of(vec![a, b]),
+        None => flat::max(vec![a, b]),
     }
 }
 
@@ -374,19 +375,6 @@ pub(crate) fn group_size(s: &Count) -> Expr {
         Count::Fixed(1) => Expr::var("p"),
         s => (Expr::var("p") / s.to_expr()).floor(),
     }
-}
-
-/// `max` of the stages with nested maxima flattened, so an n-stage pipeline
-/// is one n-ary `max` instead of a deep tree.
-pub(crate) fn flat_max_of(stages: Vec<Expr>) -> Expr {
-    let mut args = Vec::with_capacity(stages.len());
-    for e in stages {
-        match e {
-            Expr::Call(Func::Max, inner) => args.extend(inner),
-            other => args.push(other),
-        }
-    }
-    Expr::max(args)
 }
 
 #[cfg(test)]
