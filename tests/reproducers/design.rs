@@ -268,3 +268,19 @@ fn pool_sizes_whose_product_overflows_are_an_error_naming_the_counts() {
         matches!(mr.check().unwrap_err().kind(), DesignErrorKind::CountOverflow { total, .. } if *total == 1 << 80)
     );
 }
+
+child_test!(a_design_of_100k_atoms_with_an_error_at_each_use, || {
+    // Every error once copied the whole text (and listed every definition):
+    // 10^5 errors of a 2 MB text ran out of memory.
+    let mut text: String = (0..N).map(|i| format!("a{i} = {i}*x;\n")).collect();
+    let uses: Vec<String> = (0..N).map(|i| format!("b{i}")).collect();
+    text.push_str(&format!("seq({})", uses.join(", ")));
+    let mut defined = pattern_core::grammar::parse::Defined;
+    let all = pattern_core::grammar::parse::parse_with(&text, &mut defined).unwrap_err();
+    assert_eq!(all.len(), N);
+    let last = all.last().unwrap();
+    let before: usize = uses[..N - 1].iter().map(|u| u.len() + 2).sum();
+    assert_eq!(last.line_col(), (N + 1, 4 + before + 1));
+    assert!(last.to_string().contains("and 99990 more"), "{last}");
+    assert_eq!(Design::parse(&text).unwrap_err(), all[0]);
+});

@@ -13,6 +13,7 @@ mod display;
 mod error;
 pub mod fold;
 pub mod parse;
+mod position;
 mod structure;
 pub mod syntax;
 mod term;

@@ -321,3 +321,40 @@ fn paths_and_quoted_models() {
         .unwrap();
     assert_eq!(d.atoms()[0].1.to_string(), "x/2");
 }
+
+#[test]
+fn an_unknown_atom_lists_ten_definitions_and_how_many_more() {
+    let defs: String = (0..12).map(|i| format!("a{i} = {i};")).collect();
+    let e = Design::parse(&format!("{defs} pipe(a0, b)")).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &DesignErrorKind::UnknownAtom {
+            name: "b".into(),
+            defined: "a0, a1, a2, a3, a4, a5, a6, a7, a8, a9 and 2 more".into()
+        }
+    );
+}
+
+#[test]
+fn many_atoms_and_many_unknown_names_are_read_in_linear_time() {
+    // 10^4 definitions and 10^4 unknown names: each error once copied the
+    // list of every definition (10^8 names in all).
+    let n = 10_000;
+    let mut text: String = (0..n).map(|i| format!("a{i} = {i}*x;\n")).collect();
+    let uses: Vec<String> = (0..n).map(|i| format!("b{i}")).collect();
+    text.push_str(&format!("pipe({})", uses.join(", ")));
+    let all =
+        crate::grammar::parse::parse_with(&text, &mut crate::grammar::parse::Defined).unwrap_err();
+    assert_eq!(all.len(), n);
+    assert!(all.iter().all(|e| e.to_string().len() < 400), "{}", all[0]);
+    // The same atoms, defined and used: every one is read, checked and
+    // modeled.
+    let uses: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let mut text: String = (0..n).map(|i| format!("a{i} = {i}*x;\n")).collect();
+    text.push_str(&format!("seq({})", uses.join(", ")));
+    let d = Design::parse(&text).unwrap();
+    assert_eq!(d.atoms().len(), n);
+    let sum = (n * (n - 1) / 2) as f64;
+    assert_eq!(d.model().eval(&[("x", 2.0)]).unwrap(), 2.0 * sum);
+    assert_eq!(Design::parse(&d.to_string()).unwrap(), d);
+}
