@@ -44,11 +44,12 @@ fn left_pipe(n: usize) -> Term {
     t
 }
 
-/// `tpool[2](tpool[2](..(a)))`, `n` pools deep.
+/// `tpool[k](tpool[k](..(a)))`, `n` pools deep (a named size: 2^n threads
+/// would be more than a model holds exactly).
 fn pool_tower(n: usize) -> Term {
     let mut t = a();
     for _ in 0..n {
-        t = Term::Tpool(Count::Fixed(2), Box::new(t));
+        t = Term::Tpool(Count::from("k"), Box::new(t));
     }
     t
 }
@@ -156,11 +157,13 @@ child_test!(
 );
 
 child_test!(a_tower_of_100k_task_pools_through_every_entry_point, || {
-    // `tpool[2](` and `)` per level, then `a`.
+    // `tpool[k](` and `)` per level, then `a`.
     term_entry_points(pool_tower(N), 10 * N + 1);
     let d = Design::from_term(pool_tower(N)).unwrap();
-    // x / 2^N underflows to 0: the model is a product of N factors 1/2.
     assert_eq!(d.latency(), Expr::var("x"));
+    let fixed = Term::tpool(1u64 << 30, Term::tpool(1u64 << 30, pool_tower(N)));
+    let e = fixed.check().unwrap_err();
+    assert!(e.to_string().len() > 10 * N, "the error names the sub-term");
     let m = Throughput::new().expr(d.term());
     assert!(matches!(&m, Expr::Mul(items) if items.len() == N + 1));
     let threads = Footprint::of(d.term()).threads;

@@ -18,11 +18,10 @@
 //! Invariants: every operator is monotone in the models of its parts, and the
 //! variables of the result are those of the atoms plus the symbolic counts.
 
+use crate::Expr;
 use crate::comm::{CommError, Context, MachineProfile};
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::semantics::flat;
-use crate::Expr;
-use std::cmp::Ordering;
+use crate::semantics::{asymptotic, flat};
 use std::convert::Infallible;
 
 /// How `pipe` is lowered.
@@ -129,7 +128,7 @@ impl<R: Resolver> Throughput<R> {
     pub fn mode(mut self, mode: Mode) -> Self {
         self.operators.pipe = match mode {
             Mode::Pointwise => Operators::POINTWISE.pipe,
-            Mode::Asymptotic => slowest_stage,
+            Mode::Asymptotic => asymptotic::slowest_stage,
         };
         self
     }
@@ -326,47 +325,6 @@ impl MapReducePhases {
 /// Eq. (5): `x·M[map](1)/(m·n) + M[shuffle] + k(x)·M[reduce](d(x))/(m·n)`.
 fn eq5(p: MapReducePhases) -> Expr {
     Expr::var("x") * p.map_one / p.workers.clone() + p.shuffle + p.keys * p.reduce_d / p.workers
-}
-
-/// The stage that dominates as `x` grows, over all stages (folded from the
-/// right, as a right-nested chain reads).
-fn slowest_stage(stages: Vec<Expr>) -> Expr {
-    let mut stages = stages.into_iter().rev();
-    let Some(last) = stages.next() else {
-        return Expr::max(Vec::new());
-    };
-    stages.fold(last, |acc, stage| slower_stage(stage, acc))
-}
-
-/// Picks the stage that dominates as `x` grows.
-fn slower_stage(a: Expr, b: Expr) -> Expr {
-    match a.cmp_growth(&b, "x") {
-        Some(Ordering::Greater) => a,
-        Some(Ordering::Less) => b,
-        Some(Ordering::Equal) => match (a.leading_coefficient("x"), b.leading_coefficient("x")) {
-            (Some(ca), Some(cb)) if same_monomial(&a, &b) => {
-                if ca >= cb {
-                    a
-                } else {
-                    b
-                }
-            }
-            _ => flat::max(vec![a, b]),
-        },
-        None => flat::max(vec![a, b]),
-    }
-}
-
-/// Whether the dominant terms differ only in their numeric coefficient.
-fn same_monomial(a: &Expr, b: &Expr) -> bool {
-    let strip = |e: &Expr| match e.dominant("x") {
-        Expr::Mul(items) if matches!(items.first(), Some(Expr::Num(_))) => {
-            Expr::Mul(items[1..].to_vec())
-        }
-        Expr::Num(_) => Expr::num(1.0),
-        other => other,
-    };
-    strip(a) == strip(b)
 }
 
 /// `floor(p/s)`: the smallest of `s` equal groups out of `p` processors.
