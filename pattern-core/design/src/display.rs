@@ -68,15 +68,10 @@ fn syntax<'t>(t: &'t Term, out: &mut Vec<Piece<'t>>) {
             out.push(Piece::Text(if seq { "seq(" } else { "pipe(" }));
             // A right-nested chain of the same pattern prints as one call.
             let mut node = t;
-            loop {
-                match (seq, node) {
-                    (true, Term::Seq(a, b)) | (false, Term::Pipe(a, b)) => {
-                        out.push(Piece::Term(a));
-                        out.push(Piece::Text(", "));
-                        node = b;
-                    }
-                    _ => break,
-                }
+            while let (true, Term::Seq(a, b)) | (false, Term::Pipe(a, b)) = (seq, node) {
+                out.push(Piece::Term(a));
+                out.push(Piece::Text(", "));
+                node = b;
             }
             out.push(Piece::Term(node));
             out.push(Piece::Text(")"));

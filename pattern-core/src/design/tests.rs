@@ -358,3 +358,47 @@ fn many_atoms_and_many_unknown_names_are_read_in_linear_time() {
     assert_eq!(d.model().eval(&[("x", 2.0)]).unwrap(), 2.0 * sum);
     assert_eq!(Design::parse(&d.to_string()).unwrap(), d);
 }
+
+mod properties {
+    use super::*;
+    use crate::grammar::Term;
+    use crate::strategies::shuffle_free_term;
+    use proptest::prelude::*;
+
+    /// The derived `Debug` form, written recursively: what the iterative
+    /// `Debug` must print.
+    fn derived_debug(t: &Term) -> String {
+        match t {
+            Term::Atom(a) => format!("Atom({a:?})"),
+            Term::Seq(a, b) => format!("Seq({}, {})", derived_debug(a), derived_debug(b)),
+            Term::Pipe(a, b) => format!("Pipe({}, {})", derived_debug(a), derived_debug(b)),
+            Term::Tpool(n, b) => format!("Tpool({n:?}, {})", derived_debug(b)),
+            other => panic!("not generated: {other}"),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn clone_eq_debug_and_display_agree(
+            t in shuffle_free_term(5),
+            u in shuffle_free_term(5),
+        ) {
+            let copy = t.clone();
+            prop_assert!(copy == t);
+            prop_assert_eq!(format!("{copy:?}"), derived_debug(&t));
+            prop_assert_eq!(copy.to_string(), t.to_string());
+            // Structural equality is equality of the derived form.
+            prop_assert_eq!(t == u, derived_debug(&t) == derived_debug(&u));
+            prop_assert_eq!(t.map_children(Term::clone), t.clone());
+        }
+
+        #[test]
+        fn a_design_prints_back_to_itself(t in shuffle_free_term(5)) {
+            let d = Design::from_term(t).unwrap();
+            let back = Design::parse(&d.to_string()).unwrap();
+            prop_assert!(back.term() == d.term());
+            prop_assert_eq!(back.model(), d.model());
+            prop_assert_eq!(back.resources(), d.resources());
+        }
+    }
+}
