@@ -157,9 +157,9 @@ impl fmt::Display for Design {
     /// The design text: the definitions of the atoms the term uses, then the
     /// term. It parses back to the same design.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let used = self.term.atoms();
+        let used: HashSet<&str> = self.term.atoms().iter().map(|a| a.name.as_str()).collect();
         for (name, model) in &self.atoms {
-            if used.iter().any(|a| a.name == *name) {
+            if used.contains(name.as_str()) {
                 writeln!(f, "{name} = {model:#};")?;
             }
         }

@@ -57,7 +57,11 @@ fn keys_within_the_declared_range_are_counted() {
     assert_eq!(run_keys("2 * x", vec![5, 5, 5]), Ok(vec![(5, 3)]));
     assert!(matches!(
         run_keys("2 * x", vec![5, 5]),
-        Err(ExecError::KeyOutOfRange { key: 5, keys: 4, .. })
+        Err(ExecError::KeyOutOfRange {
+            key: 5,
+            keys: 4,
+            ..
+        })
     ));
 }
 

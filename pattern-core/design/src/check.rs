@@ -6,7 +6,10 @@
 //!   wraps a `mapreduce`, however deep;
 //! - processor groups fit: `on[p]` and `groups[s]` ask for at most the
 //!   processors of the enclosing group, the sizes of `par` add up to at most
-//!   them (without overflow), and `par` has one size per component;
+//!   them, and `par` has one size per component;
+//! - counts stay exact ([`crate::MAX_COUNT`]): every count, and the threads
+//!   every node occupies (products of pool sizes, sums of stages and group
+//!   sizes), at most 2^53, computed without overflow;
 //! - one model per atom name.
 //!
 //! The check walks the term without recursion, so a design of any depth is
@@ -145,19 +148,12 @@ pub fn check(term: &Term) -> Vec<Problem> {
                         report(DesignErrorKind::ZeroCount, Site::Count(i));
                     }
                 }
-                let known: Option<Vec<u64>> = sizes.iter().map(fixed).collect();
-                if let Some(known) = known {
-                    match known
-                        .iter()
-                        .try_fold(0u64, |sum, size| sum.checked_add(*size))
-                    {
-                        None => report(DesignErrorKind::CountOverflow, Site::Params),
-                        Some(needed) => {
-                            if let Some(kind) = over(Some(needed), ctx.processors) {
-                                report(kind, Site::Params);
-                            }
-                        }
-                    }
+                // A sum that overflows is reported by the count check.
+                let needed = sizes
+                    .iter()
+                    .try_fold(0u64, |sum, size| sum.checked_add(fixed(size)?));
+                if let Some(kind) = over(needed, ctx.processors) {
+                    report(kind, Site::Params);
                 }
                 per_child = Some(
                     (0..parts.len())
@@ -180,6 +176,7 @@ pub fn check(term: &Term) -> Vec<Problem> {
             stack.push((child, ctx));
         }
     }
+    problems.extend(crate::threads::check(term));
     problems.sort_by_key(|p| p.node);
     problems
 }
@@ -309,7 +306,40 @@ mod tests {
         );
         assert_eq!(
             kinds(&huge),
-            vec![(DesignErrorKind::CountOverflow, 0, Site::Params)]
+            vec![(
+                DesignErrorKind::CountTooLarge { count: u64::MAX },
+                0,
+                Site::Count(0)
+            )]
+        );
+        let half = crate::MAX_COUNT / 2 + 1;
+        let over = Term::On(
+            8u64.into(),
+            Box::new(Term::Par(
+                vec![half.into(), half.into()],
+                vec![atom("a"), atom("a")],
+            )),
+        );
+        assert_eq!(
+            kinds(&over),
+            vec![
+                (
+                    DesignErrorKind::OverSubscribed {
+                        needed: 2 * half,
+                        available: 8
+                    },
+                    1,
+                    Site::Params
+                ),
+                (
+                    DesignErrorKind::CountOverflow {
+                        what: "the group sizes, 4503599627370497 + 4503599627370497".into(),
+                        total: 2 * u128::from(half)
+                    },
+                    1,
+                    Site::Params
+                )
+            ]
         );
         let uneven = Term::Par(vec![2u64.into()], vec![atom("a"), atom("a")]);
         assert_eq!(

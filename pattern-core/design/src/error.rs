@@ -3,6 +3,7 @@
 //! ([`TermError`], naming the sub-term) and the `design!` macro (a compile
 //! error at the user's tokens).
 
+use crate::position::{Locator, Position};
 use crate::term::Term;
 use pattern_expr::ParseError;
 use std::fmt;
@@ -70,9 +71,27 @@ pub enum DesignErrorKind {
         /// The processors there are.
         available: u64,
     },
-    /// Group sizes whose sum does not fit in 64 bits.
-    #[error("the group sizes add up to more than {}", u64::MAX)]
-    CountOverflow,
+    /// A count above [`crate::MAX_COUNT`].
+    #[error(
+        "a count of {count} is more than {} = 2^53, the largest count a model holds exactly",
+        crate::MAX_COUNT
+    )]
+    CountTooLarge {
+        /// The count.
+        count: u64,
+    },
+    /// Counts whose sum or product (group sizes, the threads of a pool, a
+    /// pipeline or a mapReduce) passes [`crate::MAX_COUNT`].
+    #[error(
+        "{what}, come to {total}, more than {} = 2^53, the largest count a model holds exactly",
+        crate::MAX_COUNT
+    )]
+    CountOverflow {
+        /// What adds or multiplies up, with the counts.
+        what: String,
+        /// What they come to.
+        total: u128,
+    },
     /// `par` with a different number of group sizes and components.
     #[error("`par` has {sizes} group sizes but {parts} components: one size per component")]
     ParSizes {
@@ -150,21 +169,25 @@ pub enum Site {
 }
 
 /// A design text that could not be read: what went wrong and where.
-/// `Display` shows the line with a caret under the position.
+/// `Display` shows the line with a caret under the position (at most 60
+/// characters on each side of it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DesignError {
     kind: Box<DesignErrorKind>,
-    input: String,
-    offset: usize,
+    at: Box<Position>,
 }
 
 impl DesignError {
     /// An error at byte `offset` of `input`.
     pub fn new(kind: DesignErrorKind, input: &str, offset: usize) -> DesignError {
+        DesignError::located(kind, Locator::new(input).locate(offset))
+    }
+
+    /// An error at a position already located.
+    pub(crate) fn located(kind: DesignErrorKind, at: Position) -> DesignError {
         DesignError {
             kind: Box::new(kind),
-            input: input.to_string(),
-            offset,
+            at: Box::new(at),
         }
     }
 
@@ -175,42 +198,20 @@ impl DesignError {
 
     /// The byte offset in the design text.
     pub fn offset(&self) -> usize {
-        self.offset
+        self.at.offset
     }
 
     /// The line (1-based) and column (1-based, in characters).
     pub fn line_col(&self) -> (usize, usize) {
-        let before = &self.input[..self.clamped()];
-        let line = before.matches('\n').count() + 1;
-        let start = before.rfind('\n').map_or(0, |i| i + 1);
-        (line, before[start..].chars().count() + 1)
-    }
-
-    /// The offset, moved back to a character boundary inside the input.
-    fn clamped(&self) -> usize {
-        let mut at = self.offset.min(self.input.len());
-        while !self.input.is_char_boundary(at) {
-            at -= 1;
-        }
-        at
+        (self.at.line, self.at.column)
     }
 }
 
 impl fmt::Display for DesignError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (line, col) = self.line_col();
-        write!(f, "{} at line {line}, column {col}", self.kind)?;
-        let offset = self.clamped();
-        let start = self.input[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let end = self.input[offset..]
-            .find('\n')
-            .map_or(self.input.len(), |i| offset + i);
-        write!(
-            f,
-            "\n  {}\n  {}^",
-            &self.input[start..end],
-            " ".repeat(col - 1)
-        )
+        let at = &self.at;
+        write!(f, "{} at line {}, column {}", self.kind, at.line, at.column)?;
+        write!(f, "\n  {}\n  {}^", at.excerpt, " ".repeat(at.caret))
     }
 }
 

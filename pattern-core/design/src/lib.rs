@@ -9,12 +9,17 @@
 #![warn(missing_docs)]
 
 pub mod check;
+mod display;
 mod error;
 pub mod fold;
 pub mod parse;
+mod position;
+mod structure;
 pub mod syntax;
 mod term;
+mod threads;
 
 pub use error::{DesignError, DesignErrorKind, Problem, Site, TermError};
 pub use fold::{Scope, Semantics, fold};
 pub use term::{Atom, Count, MapReduceParams, NegativeCount, Preorder, Term};
+pub use threads::MAX_COUNT;

@@ -31,6 +31,7 @@
 
 use crate::check::check;
 use crate::error::{DesignError, DesignErrorKind, Site};
+use crate::position::Locator;
 use crate::syntax::{self, RawParam, Syn};
 use crate::term::{Atom, Count, MapReduceParams, PATTERNS, Term};
 use pattern_expr::Expr;
@@ -139,18 +140,30 @@ impl Resolve for Defined {
     ) -> Result<Atom, DesignErrorKind> {
         match definitions.get(name) {
             Some(d) => Ok(Atom::new(name, d.model.clone())),
-            None => {
-                let defined: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
-                Err(DesignErrorKind::UnknownAtom {
-                    name: name.into(),
-                    defined: if defined.is_empty() {
-                        "none".into()
-                    } else {
-                        defined.join(", ")
-                    },
-                })
-            }
+            None => Err(DesignErrorKind::UnknownAtom {
+                name: name.into(),
+                defined: defined_list(definitions),
+            }),
         }
+    }
+}
+
+/// At most this many defined names are listed in an unknown atom's error.
+const LISTED: usize = 10;
+
+/// The names defined, for an error: the first [`LISTED`] and how many more
+/// (an error per unknown name must not copy a design of 10^5 atoms).
+fn defined_list(definitions: &Definitions) -> String {
+    let total = definitions.list.len();
+    let names: Vec<&str> = definitions
+        .iter()
+        .take(LISTED)
+        .map(|d| d.name.as_str())
+        .collect();
+    match total {
+        0 => "none".into(),
+        _ if total <= LISTED => names.join(", "),
+        _ => format!("{} and {} more", names.join(", "), total - LISTED),
     }
 }
 
@@ -199,9 +212,10 @@ pub fn parse_with(text: &str, resolve: &mut dyn Resolve) -> Result<Parsed, Vec<D
         });
     }
     errors.sort_by_key(|(at, _)| *at);
+    let mut locator = Locator::new(text);
     Err(errors
         .into_iter()
-        .map(|(at, kind)| DesignError::new(kind, text, at))
+        .map(|(at, kind)| DesignError::located(kind, locator.locate(at)))
         .collect())
 }
 

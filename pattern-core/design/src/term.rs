@@ -154,7 +154,10 @@ impl MapReduceParams {
 /// let design = Design::from_term(term).unwrap();
 /// assert_eq!(design.model().to_string(), "max(258.5425·x·log₂(x), 536.185·x)");
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A term may be built any number of levels deep in code: cloning,
+/// comparing, printing, dropping, checking and folding it never recurse
+/// (only the text syntax limits nesting, to [`crate::syntax::MAX_DEPTH`]).
 pub enum Term {
     /// A sequential block.
     Atom(Atom),
@@ -262,23 +265,8 @@ impl Term {
     }
 
     /// Rebuilds this node with `f` applied to each direct sub-term.
-    pub fn map_children(&self, mut f: impl FnMut(&Term) -> Term) -> Term {
-        match self {
-            Term::Atom(_) => self.clone(),
-            Term::Seq(a, b) => Term::seq(f(a), f(b)),
-            Term::Pipe(a, b) => Term::pipe(f(a), f(b)),
-            Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(f(t))),
-            Term::MapReduce {
-                params,
-                map,
-                shuffle,
-                reduce,
-            } => Term::map_reduce(params.clone(), f(map), shuffle.clone(), f(reduce)),
-            Term::On(p, t) => Term::On(p.clone(), Box::new(f(t))),
-            Term::Groups(s, t) => Term::Groups(s.clone(), Box::new(f(t))),
-            Term::Par(sizes, parts) => Term::Par(sizes.clone(), parts.iter().map(f).collect()),
-            Term::Redist(cost, a, b) => Term::Redist(cost.clone(), Box::new(f(a)), Box::new(f(b))),
-        }
+    pub fn map_children(&self, f: impl FnMut(&Term) -> Term) -> Term {
+        self.with_parts(self.children().into_iter().map(f).collect())
     }
 
     /// The sub-terms in pre-order (this term first, then each child's
@@ -340,52 +328,6 @@ impl<'t> Iterator for Preorder<'t> {
         let t = self.stack.pop()?;
         self.stack.extend(t.children().into_iter().rev());
         Some(t)
-    }
-}
-
-impl fmt::Display for Term {
-    /// The design syntax: `pipe(tpool[4](qsort), inc, nop)`. Right-nested
-    /// chains of `pipe` and `seq` print as one n-ary call, which is how the
-    /// parser reads them back.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Term::Atom(a) => f.write_str(&a.name),
-            Term::Seq(..) | Term::Pipe(..) => {
-                let name = if matches!(self, Term::Seq(..)) {
-                    "seq"
-                } else {
-                    "pipe"
-                };
-                write!(f, "{name}(")?;
-                let mut node = self;
-                while let (Term::Seq(..), Term::Seq(a, b)) | (Term::Pipe(..), Term::Pipe(a, b)) =
-                    (self, node)
-                {
-                    write!(f, "{a}, ")?;
-                    node = b;
-                }
-                write!(f, "{node})")
-            }
-            Term::Tpool(n, t) => write!(f, "tpool[{n}]({t})"),
-            Term::On(p, t) => write!(f, "on[{p}]({t})"),
-            Term::Groups(s, t) => write!(f, "groups[{s}]({t})"),
-            Term::Par(sizes, parts) => {
-                let sizes: Vec<String> = sizes.iter().map(Count::to_string).collect();
-                let parts: Vec<String> = parts.iter().map(Term::to_string).collect();
-                write!(f, "par[{}]({})", sizes.join(", "), parts.join(", "))
-            }
-            Term::Redist(cost, a, b) => write!(f, "seq[redist = {cost:#}]({a}, {b})"),
-            Term::MapReduce {
-                params,
-                map,
-                shuffle,
-                reduce,
-            } => write!(
-                f,
-                "mapreduce[m = {}, n = {}, d = {:#}, k = {:#}]({map}, {}, {reduce})",
-                params.m, params.n, params.d, params.k, shuffle.name
-            ),
-        }
     }
 }
 

@@ -306,7 +306,11 @@ fn task_groups_parse_print_back_and_check() {
     );
     assert_eq!(e.offset(), 16);
     let e = Design::parse("a = 1; par[18446744073709551615, 1](a, a)").unwrap_err();
-    assert_eq!(e.kind(), &DesignErrorKind::CountOverflow);
+    assert_eq!(
+        e.kind(),
+        &DesignErrorKind::CountTooLarge { count: u64::MAX }
+    );
+    assert_eq!(e.offset(), 11);
 }
 
 #[test]
@@ -316,4 +320,85 @@ fn paths_and_quoted_models() {
     let d = Design::parse("a = \"x / 2\"; mapreduce[n = 2, d = \"max(1, x)\", k = 4](a, a, a)")
         .unwrap();
     assert_eq!(d.atoms()[0].1.to_string(), "x/2");
+}
+
+#[test]
+fn an_unknown_atom_lists_ten_definitions_and_how_many_more() {
+    let defs: String = (0..12).map(|i| format!("a{i} = {i};")).collect();
+    let e = Design::parse(&format!("{defs} pipe(a0, b)")).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &DesignErrorKind::UnknownAtom {
+            name: "b".into(),
+            defined: "a0, a1, a2, a3, a4, a5, a6, a7, a8, a9 and 2 more".into()
+        }
+    );
+}
+
+#[test]
+fn many_atoms_and_many_unknown_names_are_read_in_linear_time() {
+    // 10^4 definitions and 10^4 unknown names: each error once copied the
+    // list of every definition (10^8 names in all).
+    let n = 10_000;
+    let mut text: String = (0..n).map(|i| format!("a{i} = {i}*x;\n")).collect();
+    let uses: Vec<String> = (0..n).map(|i| format!("b{i}")).collect();
+    text.push_str(&format!("pipe({})", uses.join(", ")));
+    let all =
+        crate::grammar::parse::parse_with(&text, &mut crate::grammar::parse::Defined).unwrap_err();
+    assert_eq!(all.len(), n);
+    assert!(all.iter().all(|e| e.to_string().len() < 400), "{}", all[0]);
+    // The same atoms, defined and used: every one is read, checked and
+    // modeled.
+    let uses: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let mut text: String = (0..n).map(|i| format!("a{i} = {i}*x;\n")).collect();
+    text.push_str(&format!("seq({})", uses.join(", ")));
+    let d = Design::parse(&text).unwrap();
+    assert_eq!(d.atoms().len(), n);
+    let sum = (n * (n - 1) / 2) as f64;
+    assert_eq!(d.model().eval(&[("x", 2.0)]).unwrap(), 2.0 * sum);
+    assert_eq!(Design::parse(&d.to_string()).unwrap(), d);
+}
+
+mod properties {
+    use super::*;
+    use crate::grammar::Term;
+    use crate::strategies::shuffle_free_term;
+    use proptest::prelude::*;
+
+    /// The derived `Debug` form, written recursively: what the iterative
+    /// `Debug` must print.
+    fn derived_debug(t: &Term) -> String {
+        match t {
+            Term::Atom(a) => format!("Atom({a:?})"),
+            Term::Seq(a, b) => format!("Seq({}, {})", derived_debug(a), derived_debug(b)),
+            Term::Pipe(a, b) => format!("Pipe({}, {})", derived_debug(a), derived_debug(b)),
+            Term::Tpool(n, b) => format!("Tpool({n:?}, {})", derived_debug(b)),
+            other => panic!("not generated: {other}"),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn clone_eq_debug_and_display_agree(
+            t in shuffle_free_term(5),
+            u in shuffle_free_term(5),
+        ) {
+            let copy = t.clone();
+            prop_assert!(copy == t);
+            prop_assert_eq!(format!("{copy:?}"), derived_debug(&t));
+            prop_assert_eq!(copy.to_string(), t.to_string());
+            // Structural equality is equality of the derived form.
+            prop_assert_eq!(t == u, derived_debug(&t) == derived_debug(&u));
+            prop_assert_eq!(t.map_children(Term::clone), t.clone());
+        }
+
+        #[test]
+        fn a_design_prints_back_to_itself(t in shuffle_free_term(5)) {
+            let d = Design::from_term(t).unwrap();
+            let back = Design::parse(&d.to_string()).unwrap();
+            prop_assert!(back.term() == d.term());
+            prop_assert_eq!(back.model(), d.model());
+            prop_assert_eq!(back.resources(), d.resources());
+        }
+    }
 }

@@ -3,7 +3,8 @@
 
 use crate::Expr;
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::semantics::throughput::{flat_max_of, group_size};
+use crate::semantics::flat;
+use crate::semantics::throughput::group_size;
 use std::convert::Infallible;
 
 /// The threads and nodes a design occupies.
@@ -44,7 +45,7 @@ fn widest(parts: Vec<Resources>, threads: fn(Vec<Expr>) -> Expr) -> Resources {
     let (t, n): (Vec<Expr>, Vec<Expr>) = parts.into_iter().map(|r| (r.threads, r.nodes)).unzip();
     Resources {
         threads: threads(t),
-        nodes: flat_max_of(n),
+        nodes: flat::max(n),
     }
 }
 
@@ -66,17 +67,17 @@ impl Semantics for Footprint {
 
     fn seq(&mut self, parts: Vec<Resources>, _: &Scope) -> Result<Resources, Infallible> {
         // One after the other: the widest part.
-        Ok(widest(parts, flat_max_of))
+        Ok(widest(parts, flat::max))
     }
 
     fn pipe(&mut self, stages: Vec<Resources>, _: &Scope) -> Result<Resources, Infallible> {
         // At once: the stages' threads add up.
-        Ok(widest(stages, |t| t.into_iter().sum()))
+        Ok(widest(stages, flat::sum))
     }
 
     fn tpool(&mut self, n: &Count, body: Resources, _: &Scope) -> Result<Resources, Infallible> {
         Ok(Resources {
-            threads: n.to_expr() * body.threads,
+            threads: flat::product(vec![n.to_expr(), body.threads]),
             nodes: body.nodes,
         })
     }
@@ -89,9 +90,9 @@ impl Semantics for Footprint {
         reduce: Resources,
         _: &Scope,
     ) -> Result<Resources, Infallible> {
-        let per_worker = flat_max_of(vec![map.threads, reduce.threads]);
+        let per_worker = flat::max(vec![map.threads, reduce.threads]);
         Ok(Resources {
-            threads: params.m.to_expr() * params.n.to_expr() * per_worker,
+            threads: flat::product(vec![params.m.to_expr(), params.n.to_expr(), per_worker]),
             nodes: params.m.to_expr(),
         })
     }
@@ -106,7 +107,9 @@ impl Semantics for Footprint {
         _: Vec<Resources>,
         _: &Scope,
     ) -> Result<Resources, Infallible> {
-        Ok(processors(sizes.iter().map(Count::to_expr).sum()))
+        Ok(processors(flat::sum(
+            sizes.iter().map(Count::to_expr).collect(),
+        )))
     }
 
     fn groups(&mut self, s: &Count, _: Resources, _: &Scope) -> Result<Resources, Infallible> {
@@ -120,6 +123,6 @@ impl Semantics for Footprint {
         b: Resources,
         _: &Scope,
     ) -> Result<Resources, Infallible> {
-        Ok(widest(vec![a, b], flat_max_of))
+        Ok(widest(vec![a, b], flat::max))
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::Expr;
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
+use crate::semantics::flat;
 use crate::semantics::{MapReducePhases, Throughput};
 use std::convert::Infallible;
 
@@ -67,7 +68,7 @@ impl Semantics for Latency {
     fn seq(&mut self, parts: Vec<Timed>, scope: &Scope) -> Result<Timed, Infallible> {
         let (latency, times) = split(parts);
         Ok(Timed {
-            latency: latency.into_iter().sum(),
+            latency: flat::sum(latency),
             time: time(|t| t.seq(times, scope), &mut self.throughput),
         })
     }
@@ -75,7 +76,7 @@ impl Semantics for Latency {
     fn pipe(&mut self, stages: Vec<Timed>, scope: &Scope) -> Result<Timed, Infallible> {
         let (latency, times) = split(stages);
         Ok(Timed {
-            latency: latency.into_iter().sum(),
+            latency: flat::sum(latency),
             time: time(|t| t.pipe(times, scope), &mut self.throughput),
         })
     }
@@ -97,7 +98,7 @@ impl Semantics for Latency {
     ) -> Result<Timed, Infallible> {
         let phases = MapReducePhases::new(params, map.latency, &shuffle.model, reduce.latency);
         Ok(Timed {
-            latency: phases.map_one + phases.shuffle + phases.reduce_d,
+            latency: flat::sum(vec![phases.map_one, phases.shuffle, phases.reduce_d]),
             time: time(
                 |t| t.map_reduce(params, map.time, shuffle, reduce.time, scope),
                 &mut self.throughput,

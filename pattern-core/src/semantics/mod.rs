@@ -21,6 +21,8 @@
 //! assert_eq!(us.to_string(), "max(3·x, 5) + 0.02136·x + 13.965");
 //! ```
 
+mod asymptotic;
+mod flat;
 mod footprint;
 mod latency;
 mod throughput;

@@ -18,10 +18,10 @@
 //! Invariants: every operator is monotone in the models of its parts, and the
 //! variables of the result are those of the atoms plus the symbolic counts.
 
+use crate::Expr;
 use crate::comm::{CommError, Context, MachineProfile};
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::{Expr, Func};
-use std::cmp::Ordering;
+use crate::semantics::{asymptotic, flat};
 use std::convert::Infallible;
 
 /// How `pipe` is lowered.
@@ -128,7 +128,7 @@ impl<R: Resolver> Throughput<R> {
     pub fn mode(mut self, mode: Mode) -> Self {
         self.operators.pipe = match mode {
             Mode::Pointwise => Operators::POINTWISE.pipe,
-            Mode::Asymptotic => slowest_stage,
+            Mode::Asymptotic => asymptotic::slowest_stage,
         };
         self
     }
@@ -221,7 +221,7 @@ impl<R: Resolver> Semantics for Throughput<R> {
     }
 
     fn par(&mut self, sizes: &[Count], parts: Vec<Expr>, _: &Scope) -> Result<Expr, R::Error> {
-        Ok(flat_max_of(
+        Ok(flat::max(
             sizes
                 .iter()
                 .zip(parts)
@@ -279,9 +279,9 @@ pub struct Operators {
 impl Operators {
     /// The operators of seed 001 (eqs. 2–5), `pipe` as a pointwise `max`.
     pub const POINTWISE: Operators = Operators {
-        seq: |parts| parts.into_iter().sum(),
-        pipe: flat_max_of,
-        tpool: |t, n| t / n,
+        seq: flat::sum,
+        pipe: flat::max,
+        tpool: flat::divide,
         map_reduce: eq5,
     };
 }
@@ -327,69 +327,12 @@ fn eq5(p: MapReducePhases) -> Expr {
     Expr::var("x") * p.map_one / p.workers.clone() + p.shuffle + p.keys * p.reduce_d / p.workers
 }
 
-/// The stage that dominates as `x` grows, over all stages (folded from the
-/// right, as a right-nested chain reads).
-fn slowest_stage(stages: Vec<Expr>) -> Expr {
-    let mut stages = stages.into_iter().rev();
-    let Some(last) = stages.next() else {
-        return Expr::max(Vec::new());
-    };
-    stages.fold(last, |acc, stage| slower_stage(stage, acc))
-}
-
-/// Picks the stage that dominates as `x` grows.
-fn slower_stage(a: Expr, b: Expr) -> Expr {
-    match a.cmp_growth(&b, "x") {
-        Some(Ordering::Greater) => a,
-        Some(Ordering::Less) => b,
-        Some(Ordering::Equal) => match (a.leading_coefficient("x"), b.leading_coefficient("x")) {
-            (Some(ca), Some(cb)) if same_monomial(&a, &b) => {
-                if ca >= cb {
-                    a
-                } else {
-                    b
-                }
-            }
-            _ => flat_max_of(vec![a, b]),
-        },
-        None => flat_max_of(vec![a, b]),
-    }
-}
-
-/// Whether the dominant terms differ only in their numeric coefficient.
-fn same_monomial(a: &Expr, b: &Expr) -> bool {
-    let strip = |e: &Expr| {
-        let dominant = e.dominant("x");
-        match &dominant {
-            Expr::Mul(items) if matches!(items.first(), Some(Expr::Num(_))) => {
-                Expr::Mul(items[1..].to_vec())
-            }
-            Expr::Num(_) => Expr::num(1.0),
-            _ => dominant,
-        }
-    };
-    strip(a) == strip(b)
-}
-
 /// `floor(p/s)`: the smallest of `s` equal groups out of `p` processors.
 pub(crate) fn group_size(s: &Count) -> Expr {
     match s {
         Count::Fixed(1) => Expr::var("p"),
         s => (Expr::var("p") / s.to_expr()).floor(),
     }
-}
-
-/// `max` of the stages with nested maxima flattened, so an n-stage pipeline
-/// is one n-ary `max` instead of a deep tree.
-pub(crate) fn flat_max_of(stages: Vec<Expr>) -> Expr {
-    let mut args = Vec::with_capacity(stages.len());
-    for mut e in stages {
-        match &mut e {
-            Expr::Call(Func::Max, inner) => args.append(inner),
-            _ => args.push(e),
-        }
-    }
-    Expr::max(args)
 }
 
 #[cfg(test)]
