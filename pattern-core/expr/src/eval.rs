@@ -2,6 +2,7 @@
 
 use super::{Expr, Func};
 use num_traits::Float;
+use std::collections::HashMap;
 
 /// Why an expression could not be evaluated.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -75,20 +76,35 @@ impl Expr {
     /// Evaluates in any `Float` type: `f32`, or a dual number to carry
     /// derivatives through the model.
     pub fn eval_as<F: Float>(&self, bindings: &[(&str, F)]) -> Result<F, EvalError> {
-        let value = self.eval_node(bindings)?;
+        // Many bindings are looked up through an index, so that evaluating
+        // a sum over many variables stays linear.
+        let index = (bindings.len() > 16).then(|| {
+            bindings
+                .iter()
+                .rev()
+                .map(|(n, v)| (*n, *v))
+                .collect::<HashMap<&str, F>>()
+        });
+        let value = self.eval_node(bindings, index.as_ref())?;
         Ok(value)
     }
 
-    fn eval_node<F: Float>(&self, bindings: &[(&str, F)]) -> Result<F, EvalError> {
+    fn eval_node<F: Float>(
+        &self,
+        bindings: &[(&str, F)],
+        index: Option<&HashMap<&str, F>>,
+    ) -> Result<F, EvalError> {
         crate::deep(|| {
             let value = match self {
                 Expr::Num(v) => F::from(*v).unwrap_or_else(F::nan),
                 Expr::Var(name) => {
-                    return match bindings.iter().find(|(n, _)| n == name) {
-                        Some((_, v)) if v.is_nan() => {
-                            Err(EvalError::NotANumber { name: name.clone() })
-                        }
-                        Some((_, v)) => Ok(*v),
+                    let bound = match index {
+                        Some(index) => index.get(name.as_str()).copied(),
+                        None => bindings.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
+                    };
+                    return match bound {
+                        Some(v) if v.is_nan() => Err(EvalError::NotANumber { name: name.clone() }),
+                        Some(v) => Ok(v),
                         None => Err(EvalError::Unbound {
                             name: name.clone(),
                             bound: if bindings.is_empty() {
@@ -106,24 +122,24 @@ impl Expr {
                 Expr::Add(items) => {
                     let mut acc = F::zero();
                     for item in items {
-                        acc = acc + item.eval_node(bindings)?;
+                        acc = acc + item.eval_node(bindings, index)?;
                     }
                     acc
                 }
                 Expr::Mul(items) => {
                     let mut acc = F::one();
                     for item in items {
-                        acc = acc * item.eval_node(bindings)?;
+                        acc = acc * item.eval_node(bindings, index)?;
                     }
                     acc
                 }
                 Expr::Pow(base, exponent) => {
-                    let b = base.eval_node(bindings)?;
+                    let b = base.eval_node(bindings, index)?;
                     // A literal exponent is a small integer or not once and
                     // for all, as in the compiled form.
                     let (k, literal) = match **exponent {
                         Expr::Num(k) => (F::from(k).unwrap_or_else(F::nan), true),
-                        _ => (exponent.eval_node(bindings)?, false),
+                        _ => (exponent.eval_node(bindings, index)?, false),
                     };
                     // `b^-k` is `1/b^k`, and prints so: where `b^k`
                     // overflows it has no value, as `1/(b^k)` has none.
@@ -145,7 +161,7 @@ impl Expr {
                 Expr::Call(func, args) => {
                     let mut values = Vec::with_capacity(args.len());
                     for arg in args {
-                        values.push(arg.eval_node(bindings)?);
+                        values.push(arg.eval_node(bindings, index)?);
                     }
                     apply(*func, &values)
                 }

@@ -9,7 +9,7 @@
 //! atom    := number | ident | ident '(' expr (',' expr)* ')' | '(' expr ')'
 //! ```
 
-use super::{Expr, Func, divide, negate, product_of, sum_of};
+use super::{Expr, Func, negate, product_of, sum_of};
 use std::fmt;
 
 /// A syntax error: what was expected, what was found, and where.
@@ -217,6 +217,14 @@ fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, ParseError> {
     Ok(tokens)
 }
 
+/// Appends a factor to a product, flattening a product into its factors.
+fn push_factor(factors: &mut Vec<Expr>, mut factor: Expr) {
+    match &mut factor {
+        Expr::Mul(items) => factors.append(items),
+        _ => factors.push(factor),
+    }
+}
+
 /// The length of the number at the start of `text`: digits, an optional
 /// fraction and an optional exponent (`1.241e7`, `.5`, `3E-2`).
 fn number_length(text: &str) -> usize {
@@ -295,21 +303,28 @@ impl<'a> Parser<'a> {
         Ok(sum_of(terms))
     }
 
+    /// A product, its factors gathered in one list (folding them pairwise
+    /// copied the list at every factor: quadratic in a long product).
     fn term(&mut self) -> Result<Expr, ParseError> {
-        let mut acc = self.unary()?;
+        let mut factors = Vec::new();
+        push_factor(&mut factors, self.unary()?);
         loop {
             match self.peek() {
                 Token::Star => {
                     self.bump();
                     let rhs = self.unary()?;
-                    acc = product_of(vec![acc, rhs]);
+                    push_factor(&mut factors, rhs);
                 }
                 Token::Slash => {
                     self.bump();
-                    let rhs = self.unary()?;
-                    acc = divide(acc, rhs);
+                    let rhs = self.unary()?.recip();
+                    // `1/b` is the reciprocal alone, as `divide` makes it.
+                    if factors.len() == 1 && factors[0] == Expr::Num(1.0) {
+                        factors.clear();
+                    }
+                    push_factor(&mut factors, rhs);
                 }
-                _ => return Ok(acc),
+                _ => return Ok(product_of(factors)),
             }
         }
     }
