@@ -164,3 +164,75 @@ child_test!(compile_constant_with_unresolved_function, || {
         );
     }
 });
+
+/// `depth` nested sums and products built through the public variants:
+/// `x + 0.5·(x + 0.5·(x + ...))`.
+fn deep_sum_product(depth: usize) -> Expr {
+    let mut e = Expr::Var("x".into());
+    for _ in 0..depth {
+        e = Expr::Add(vec![
+            Expr::Var("x".into()),
+            Expr::Mul(vec![Expr::Num(0.5), e]),
+        ]);
+    }
+    e
+}
+
+/// `depth` nested calls: `log2(1 + sqrt(1 + log2(1 + ... x)))`.
+fn deep_calls(depth: usize) -> Expr {
+    let mut e = Expr::Var("x".into());
+    for i in 0..depth {
+        let f = if i % 2 == 0 {
+            pattern_core::expr::Func::Log2
+        } else {
+            pattern_core::expr::Func::Sqrt
+        };
+        e = Expr::Call(f, vec![Expr::Add(vec![Expr::Num(1.0), e])]);
+    }
+    e
+}
+
+/// Every operation but the normal form's, checked on a deep expression.
+fn every_operation(e: &Expr, x: f64) {
+    let copy = e.clone();
+    assert_eq!(&copy, e);
+    assert_eq!(copy.cmp(e), std::cmp::Ordering::Equal);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(e, &mut h);
+    assert!(format!("{e:?}").len() > 1000);
+    let text = e.to_string();
+    assert!(format!("{e:#}").len() > 1000);
+    assert!(e.latex().to_string().len() > 1000);
+    let value = e.eval(&[("x", x)]).expect("a value");
+    let compiled = e.compile(&["x"]).expect("compiles");
+    assert!((compiled.eval(&[x]) - value).abs() <= 1e-9 * value.abs());
+    assert_eq!(e.vars().len(), 1);
+    assert!(e.size() > 100_000);
+    let y = e.subs("x", &Expr::Var("y".into()));
+    assert_eq!(y.eval(&[("y", x)]).expect("a value"), value);
+    drop((copy, text, y));
+}
+
+/// The normal form's operations on a deep expression: its opaque factors
+/// hold their whole subtree, so a deep chain of calls costs time quadratic
+/// in its depth (docs/expressions.md); checked here for the stack.
+fn normal_form_operations(e: &Expr, x: f64) {
+    let value = e.eval(&[("x", x)]).expect("a value");
+    let simplified = e.simplify();
+    let s = simplified.eval(&[("x", x)]).expect("a value");
+    assert!((s - value).abs() <= 1e-9 * value.abs(), "{s} vs {value}");
+    let canonical = e.canonical();
+    let c = canonical.eval(&[("x", x)]).expect("a value");
+    assert!((c - value).abs() <= 1e-9 * value.abs(), "{c} vs {value}");
+    assert!(e.growth("x").is_some());
+}
+
+// Through the public variants, deeper than any parse: on a 2 MiB stack.
+child_test!(deep_sums_and_products_on_a_small_stack, || {
+    every_operation(&deep_sum_product(100_000), 3.0);
+    normal_form_operations(&deep_sum_product(10_000), 3.0);
+});
+child_test!(deep_calls_on_a_small_stack, || {
+    every_operation(&deep_calls(100_000), 3.0);
+    normal_form_operations(&deep_calls(1_000), 3.0);
+});

@@ -356,7 +356,13 @@ fn latex_node(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Resu
             for (i, item) in items.iter().enumerate() {
                 if i > 0 && is_negative(item) {
                     out.write_str(" - ")?;
-                    latex_operand(&negate(item.clone()), PRODUCT, precision, out)?;
+                    // Negated in place: a copy of each negative term would
+                    // make a deep expression quadratic.
+                    match item {
+                        Expr::Num(v) => latex_number(-v, precision, out)?,
+                        Expr::Mul(factors) => latex_product(factors, true, precision, out)?,
+                        _ => latex_operand(&negate(item.clone()), PRODUCT, precision, out)?,
+                    }
                 } else {
                     if i > 0 {
                         out.write_str(" + ")?;
@@ -366,41 +372,7 @@ fn latex_node(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Resu
             }
             Ok(())
         }
-        Expr::Mul(items) => {
-            let (numerator, denominator): (Vec<&Expr>, Vec<&Expr>) =
-                items.iter().partition(|f| reciprocal_power(f).is_none());
-            let mut numerator: Vec<Expr> = numerator.into_iter().cloned().collect();
-            let mut sign = "";
-            if let Some(Expr::Num(c)) = numerator.first() {
-                if *c == -1.0 && numerator.len() > 1 {
-                    numerator.remove(0);
-                    sign = "-";
-                }
-            }
-            out.write_str(sign)?;
-            if denominator.is_empty() {
-                return latex_factors(&numerator, precision, out);
-            }
-            out.write_str(r"\frac{")?;
-            if numerator.is_empty() {
-                out.write_char('1')?;
-            } else {
-                latex_factors(&numerator, precision, out)?;
-            }
-            out.write_str("}{")?;
-            let denominator: Vec<Expr> = denominator
-                .into_iter()
-                .map(|f| f.clone().recip())
-                .map(|mut f| match &mut f {
-                    Expr::Pow(base, k) if **k == Expr::Num(1.0) => {
-                        std::mem::replace(&mut **base, Expr::Num(0.0))
-                    }
-                    _ => f,
-                })
-                .collect();
-            latex_factors(&denominator, precision, out)?;
-            out.write_char('}')
-        }
+        Expr::Mul(items) => latex_product(items, false, precision, out),
         Expr::Pow(base, exponent) => {
             if let Some((base, k)) = reciprocal_power(e) {
                 out.write_str(r"\frac{1}{")?;
@@ -496,15 +468,85 @@ fn latex_node(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Resu
     }
 }
 
-fn latex_factors(factors: &[Expr], precision: Option<usize>, out: &mut String) -> fmt::Result {
-    if let [single] = factors {
+/// A factor of a product as LaTeX prints it, by reference: a number (a
+/// negated leading one), an expression, or `base^k` of a denominator.
+enum Factor<'a> {
+    Num(f64),
+    Expr(&'a Expr),
+    Power(&'a Expr, f64),
+}
+
+impl Factor<'_> {
+    fn latex(&self, min: u8, precision: Option<usize>, out: &mut String) -> fmt::Result {
+        match *self {
+            Factor::Num(v) => latex_operand(&Expr::Num(v), min, precision, out),
+            Factor::Expr(e) => latex_operand(e, min, precision, out),
+            Factor::Power(base, k) => {
+                latex_operand(base, ATOM, precision, out)?;
+                out.write_str("^{")?;
+                latex_number(k, precision, out)?;
+                out.write_char('}')
+            }
+        }
+    }
+}
+
+/// A product, its leading number negated when `negated` (a negative term
+/// of a sum after its ` - `), reciprocal powers below a fraction bar.
+fn latex_product(
+    items: &[Expr],
+    negated: bool,
+    precision: Option<usize>,
+    out: &mut String,
+) -> fmt::Result {
+    let mut numerator: Vec<Factor<'_>> = Vec::with_capacity(items.len());
+    let mut denominator: Vec<Factor<'_>> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match (reciprocal_power(item), item) {
+            (Some((base, k)), _) if k == 1.0 => denominator.push(Factor::Expr(base)),
+            (Some((base, k)), _) => denominator.push(Factor::Power(base, k)),
+            (None, Expr::Num(c)) if negated && i == 0 => {
+                // As `negate` does: a leading 1 left by the negation goes.
+                if -c != 1.0 || items.len() == 1 {
+                    numerator.push(Factor::Num(-c));
+                }
+            }
+            (None, _) => numerator.push(Factor::Expr(item)),
+        }
+    }
+    if let Some(Factor::Num(c)) | Some(Factor::Expr(Expr::Num(c))) = numerator.first() {
+        if *c == -1.0 && numerator.len() > 1 {
+            numerator.remove(0);
+            out.write_char('-')?;
+        }
+    }
+    if denominator.is_empty() {
+        return latex_factors(&numerator, precision, out);
+    }
+    out.write_str(r"\frac{")?;
+    if numerator.is_empty() {
+        out.write_char('1')?;
+    } else {
+        latex_factors(&numerator, precision, out)?;
+    }
+    out.write_str("}{")?;
+    latex_factors(&denominator, precision, out)?;
+    out.write_char('}')
+}
+
+fn latex_factors(
+    factors: &[Factor<'_>],
+    precision: Option<usize>,
+    out: &mut String,
+) -> fmt::Result {
+    if let [Factor::Expr(single)] = factors {
         return latex(single, precision, out);
     }
     for (i, factor) in factors.iter().enumerate() {
         if i > 0 {
             out.write_str(r" \cdot ")?;
         }
-        latex_operand(factor, if i == 0 { PRODUCT } else { POWER }, precision, out)?;
+        factor.latex(if i == 0 { PRODUCT } else { POWER }, precision, out)?;
     }
     Ok(())
 }
