@@ -503,7 +503,7 @@ fn latex_product(
     let mut denominator: Vec<Factor<'_>> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match (reciprocal_power(item), item) {
-            (Some((base, k)), _) if k == 1.0 => denominator.push(Factor::Expr(base)),
+            (Some((base, 1.0)), _) => denominator.push(Factor::Expr(base)),
             (Some((base, k)), _) => denominator.push(Factor::Power(base, k)),
             (None, Expr::Num(c)) if negated && i == 0 => {
                 // As `negate` does: a leading 1 left by the negation goes.
