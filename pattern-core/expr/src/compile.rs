@@ -250,6 +250,19 @@ impl Compiler<'_> {
     }
 }
 
+/// `max` that keeps a NaN, as the tree has no value there either
+/// (`f64::max` would drop it).
+#[inline(always)]
+fn max_nan(a: f64, b: f64) -> f64 {
+    if a >= b || a.is_nan() { a } else { b }
+}
+
+/// `min` that keeps a NaN.
+#[inline(always)]
+fn min_nan(a: f64, b: f64) -> f64 {
+    if a <= b || a.is_nan() { a } else { b }
+}
+
 #[inline(always)]
 fn step(instr: Instr, regs: &[f64], inputs: &[f64]) -> f64 {
     let r = |i: u32| regs[i as usize];
@@ -265,8 +278,8 @@ fn step(instr: Instr, regs: &[f64], inputs: &[f64]) -> f64 {
         Instr::Sqrt(a) => r(a).sqrt(),
         Instr::Call1(f, a) => apply(f, &[r(a)]),
         Instr::Log(a, b) => r(b).log2() / r(a).log2(),
-        Instr::Max(a, b) => r(a).max(r(b)),
-        Instr::Min(a, b) => r(a).min(r(b)),
+        Instr::Max(a, b) => max_nan(r(a), r(b)),
+        Instr::Min(a, b) => min_nan(r(a), r(b)),
     }
 }
 
@@ -406,8 +419,8 @@ impl CompiledExpr {
                     Instr::Div(a, b) => zip2(dst, src(a), src(b), |p, q| p / q),
                     Instr::PowF(a, b) => zip2(dst, src(a), src(b), f64::powf),
                     Instr::Log(a, b) => zip2(dst, src(a), src(b), |p, q| q.log2() / p.log2()),
-                    Instr::Max(a, b) => zip2(dst, src(a), src(b), f64::max),
-                    Instr::Min(a, b) => zip2(dst, src(a), src(b), f64::min),
+                    Instr::Max(a, b) => zip2(dst, src(a), src(b), max_nan),
+                    Instr::Min(a, b) => zip2(dst, src(a), src(b), min_nan),
                     Instr::PowI(a, k) => map1(dst, src(a), |p| p.powi(k)),
                     Instr::Sqrt(a) => map1(dst, src(a), f64::sqrt),
                     Instr::Call1(Func::Log2, a) => map1(dst, src(a), f64::log2),

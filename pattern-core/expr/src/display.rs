@@ -85,6 +85,9 @@ fn strength(e: &Expr) -> u8 {
 
 fn reciprocal_power(e: &Expr) -> Option<(&Expr, f64)> {
     match e {
+        // The reciprocal of a reciprocal prints as a power, `(1/x)^-1`:
+        // `1/(1/x)` would read back as `x`, which rounds differently.
+        Expr::Pow(base, _) if reciprocal_power(base).is_some() => None,
         Expr::Pow(base, exponent) => match **exponent {
             Expr::Num(k) if k < 0.0 => Some((base, -k)),
             _ => None,

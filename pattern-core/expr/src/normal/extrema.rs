@@ -87,12 +87,25 @@ fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
     let content = scaled
         .first()
         .map_or(1.0, |p| p.leading_coefficient().abs());
-    let content = if content > 0.0 && content.is_finite() {
+    // A content far from 1 stays inside: taken out, it could overflow or
+    // underflow once the product around the extremum multiplies it.
+    let content = if (1e-100..=1e100).contains(&content) {
         content
     } else {
         1.0
     };
     let scaled: Vec<Poly> = scaled.into_iter().map(|p| p.scale(1.0 / content)).collect();
+    // Factoring must not overflow or underflow a coefficient: then the
+    // extremum stays as written (its arguments in normal form).
+    let exact = scaled.iter().all(|p| {
+        p.terms
+            .values()
+            .all(|c| c.value.is_finite() && c.value != 0.0)
+    });
+    if !exact {
+        let polys: Vec<Poly> = args.iter().map(to_poly).collect();
+        return to_poly(&extremum_expr(func, polys)).to_expr();
+    }
     let inner = extremum_expr(func, scaled);
     let mut factor = Poly::default();
     factor.insert(

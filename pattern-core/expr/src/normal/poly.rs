@@ -268,6 +268,11 @@ impl Poly {
         let Some(first) = self.sorted_terms().first().map(|(_, c)| c.value) else {
             return (1.0, self.clone());
         };
+        // Dividing by a subnormal or huge content would overflow or
+        // underflow the others: such a sum keeps its content.
+        if !(1e-300..=1e300).contains(&first.abs()) {
+            return (1.0, self.clone());
+        }
         (first, self.clone().scale(1.0 / first))
     }
 
