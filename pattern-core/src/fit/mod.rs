@@ -59,7 +59,9 @@ mod significance;
 pub mod stats;
 
 pub use error::FitError;
-pub use fitter::{Aggregate, Fit, FitStats, FittedTerm, Fitter, Resolution};
+pub use fitter::{
+    Aggregate, Alternative, Fit, FitStats, FittedTerm, Fitter, Resolution, within_noise,
+};
 pub use hypothesis::{HypothesisSpace, TermClass};
 pub use num_rational::Rational64;
 pub use search::{Selection, Weighting};

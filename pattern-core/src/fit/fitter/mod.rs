@@ -3,6 +3,7 @@
 //! searches ([`single`], [`multi`]) and the fitted model with its statistics
 //! ([`result`]).
 
+mod alternatives;
 mod data;
 mod multi;
 mod result;
@@ -12,6 +13,7 @@ mod single;
 use crate::fit::error::FitError;
 use data::Data;
 
+pub use alternatives::{Alternative, within_noise};
 pub use result::{Fit, FitStats, FittedTerm, Resolution};
 pub use settings::{Aggregate, Fitter};
 

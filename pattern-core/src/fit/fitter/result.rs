@@ -89,6 +89,7 @@ pub struct Fit {
     points: Vec<(Vec<f64>, f64)>,
     pub(super) significance: Option<Significance>,
     pub(super) resolution: Option<Resolution>,
+    pub(super) alternatives: Vec<super::Alternative>,
 }
 
 /// The check of [`Fitter::resolution`](crate::fit::Fitter::resolution):
@@ -135,6 +136,7 @@ impl Fit {
             points,
             significance: None,
             resolution: None,
+            alternatives: Vec::new(),
         }
     }
 
@@ -154,6 +156,32 @@ impl Fit {
     /// model.
     pub fn significance(&self) -> Option<&Significance> {
         self.significance.as_ref()
+    }
+
+    /// Models of other leading classes that fit the same data within the
+    /// noise ([`within_noise`](super::within_noise)), closest first, with
+    /// how far each parts from this model at 4x and 16x the largest size
+    /// measured. Empty when the data tell the classes apart, without
+    /// cross-validation, and for multi-parameter fits.
+    ///
+    /// ```
+    /// use pattern_core::fit::Fitter;
+    ///
+    /// // x^(2/3) with ±5 % noise over three decades.
+    /// let points: Vec<(f64, f64)> = (0..30)
+    ///     .map(|i| {
+    ///         let x = 10f64.powf(1.0 + 3.0 * (i / 5) as f64 / 5.0);
+    ///         let noise = 1.0 + 0.05 * ((i as f64 * 2.399963).sin());
+    ///         (x, 100.0 * x.powf(2.0 / 3.0) * noise)
+    ///     })
+    ///     .collect();
+    /// let fit = Fitter::default().fit(&points).unwrap();
+    /// for alternative in fit.alternatives() {
+    ///     println!("{alternative}");
+    /// }
+    /// ```
+    pub fn alternatives(&self) -> &[super::Alternative] {
+        &self.alternatives
     }
 
     /// The model in PMNF normal form, exact exponents

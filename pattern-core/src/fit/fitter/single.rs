@@ -2,6 +2,7 @@
 //! multi-term mode, every combination of up to `max_terms` of them) scored
 //! by the engine, then the noise test and the resolution floor.
 
+use super::alternatives::{self, Alternative};
 use super::result::{Fit, FitStats, FittedTerm, Resolution};
 use super::settings::Fitter;
 use crate::fit::error::FitError;
@@ -48,6 +49,7 @@ impl Fitter {
         let mut best = engine.constant();
         let mut best_terms: Vec<usize> = Vec::new();
         let mut evaluated = 1;
+        let mut scored: Vec<alternatives::Scored> = Vec::new();
         if tss > 0.0 {
             let mut combo: Vec<usize> = Vec::new();
             for k in 1..=self.max_terms.min(classes.len()) {
@@ -57,6 +59,11 @@ impl Fitter {
                     let cols: Vec<&[f64]> = combo.iter().map(|&h| columns[h].as_slice()).collect();
                     evaluated += 1;
                     if let Some(s) = engine.evaluate(&cols) {
+                        scored.push(alternatives::Scored {
+                            classes: combo.iter().map(|&h| classes[h]).collect(),
+                            coefficients: s.coefficients.clone(),
+                            cv_rss: s.cv_rss,
+                        });
                         if s.score < best.score {
                             best = s;
                             best_terms.clone_from(&combo);
@@ -109,6 +116,16 @@ impl Fitter {
             }
             resolved = Some(check);
         }
+        let others = alternatives::alternatives(
+            &self.var,
+            &alternatives::Scored {
+                classes: best_terms.iter().map(|&h| classes[h]).collect(),
+                coefficients: best.coefficients.clone(),
+                cv_rss: best.cv_rss,
+            },
+            &scored,
+            xs,
+        );
         let cols: Vec<&[f64]> = best_terms.iter().map(|&h| columns[h].as_slice()).collect();
         let (rss, smape) = engine.in_sample(&cols, &best.coefficients);
         let stats = FitStats::new(xs.len(), best_terms.len(), rss, smape, tss, &best);
@@ -120,6 +137,7 @@ impl Fitter {
             log_terms_dropped,
             significance: tested,
             resolution: resolved,
+            alternatives: others,
         })
     }
 }
@@ -150,6 +168,7 @@ pub(crate) struct Single {
     pub log_terms_dropped: bool,
     pub significance: Option<Significance>,
     pub resolution: Option<Resolution>,
+    pub alternatives: Vec<Alternative>,
 }
 
 impl Single {
@@ -173,6 +192,7 @@ impl Single {
             xs.into_iter().map(|x| vec![x]).zip(ys).collect(),
         );
         fit.significance = self.significance;
+        fit.alternatives = self.alternatives;
         fit.resolution = self.resolution;
         fit
     }
