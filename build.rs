@@ -343,9 +343,9 @@ impl Generator {
                     return Node::Par(parts);
                 }
                 6 => {
-                    // Powers of two: floor(p/s) of the normal form stays
-                    // exact (see the test's note on floor).
-                    let choices: Vec<u64> = [1, 2, 4, 8]
+                    // Counts that do not divide a power of two too: the
+                    // normal form keeps floor(p/s) exact.
+                    let choices: Vec<u64> = [1, 2, 3, 4, 6, 8]
                         .into_iter()
                         .filter(|&s| cx.processors.is_none_or(|p| s <= p))
                         .collect();

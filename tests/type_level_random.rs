@@ -198,13 +198,10 @@ impl CostModel for Share {
     const MODEL: ConstExpr = ConstExpr::Div(&ConstExpr::Num(1000.0), &ConstExpr::Var("p"));
 }
 
-/// Why the random designs use fixed group counts that are powers of two:
-/// the normal form rounds `p/3` to `0.333333333333·p` inside `floor`, which
-/// drops a processor at every multiple of 3 (`floor(20.99999999998) = 20`),
-/// while the const model and the term's model give 21. Fails until the
-/// normal form keeps divisions inside `floor` and `ceil` exact.
+/// The normal form keeps `floor(p/3)` unrounded: rounding `1/3` to 12
+/// digits (`floor(20.99999999998) = 20`) dropped a processor at every
+/// multiple of 3, where the const model and the term's model give 21.
 #[test]
-#[ignore = "the normal form rounds 1/3 inside floor: Design::model() of groups[3] is off at multiples of 3"]
 fn groups_of_three_in_normal_form() {
     type D = Groups<Fixed<3>, Share>;
     let design = D::design().unwrap();

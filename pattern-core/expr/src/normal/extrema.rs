@@ -1,13 +1,81 @@
-//! Canonical `max`/`min`: the strong form of [`Expr::canonical`], with the
-//! terms, the variable powers and the positive constant that all arguments
-//! share factored out, so that equal functions built along different
-//! routes meet.
+//! `max`/`min` over arguments in normal form. The plain form of
+//! [`Expr::simplify`]: constants folded into one, duplicates removed,
+//! arguments sorted. The strong form of [`Expr::canonical`] also factors
+//! out the terms, the variable powers and the positive constant that all
+//! arguments share, so that equal functions built along different routes
+//! meet. Both work on the arguments' polynomials, so that a nest of
+//! extrema is normalized in one pass, each level once.
 
-use super::poly::{Base, CANCELLATION, Coef, Monomial, Poly, Q};
-use super::simplify::{extremum_expr, to_poly};
+use super::poly::{Base, CANCELLATION, Degree, Monomial, Poly, Q, round_significant};
 use crate::{Expr, Func};
-use num_traits::{Signed, Zero};
+use num_traits::{One, Signed, Zero};
+use std::cell::Cell;
 use std::collections::BTreeMap;
+
+thread_local! {
+    /// Whether extrema take their strong form on this thread.
+    static STRONG: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with extrema in their strong form (for [`Expr::canonical`]).
+pub(super) fn strongly<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRONG.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STRONG.with(|s| s.replace(true)));
+    f()
+}
+
+/// `func` over arguments in normal form, in the plain or the strong form.
+/// `renormalize` normalizes the one argument left after deduplication.
+pub(super) fn combine(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Poly {
+    if STRONG.with(Cell::get) {
+        factored(func, polys, renormalize)
+    } else {
+        plain(func, polys, renormalize)
+    }
+}
+
+/// The plain form: constants folded into one, duplicates removed, sorted
+/// like the terms of a sum (fastest-growing first).
+fn plain(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Poly {
+    let zero = (Q::zero(), Q::zero());
+    let mut constant: Option<f64> = None;
+    let mut args: Vec<(Degree, Expr)> = Vec::with_capacity(polys.len());
+    for p in polys {
+        match p.as_constant() {
+            Some(c) => {
+                constant = Some(match (constant, func) {
+                    (None, _) => c,
+                    (Some(a), Func::Max) => a.max(c),
+                    (Some(a), _) => a.min(c),
+                });
+            }
+            None => args.push((p.degree(), p.into_expr())),
+        }
+    }
+    if let Some(c) = constant {
+        args.push((zero, Expr::Num(round_significant(c))));
+    }
+    args.sort_by(|(ka, a), (kb, b)| kb.cmp(ka).then_with(|| a.cmp(b)));
+    args.dedup_by(|(_, a), (_, b)| a == b);
+    if args.len() == 1 {
+        let (_, single) = args.pop().expect("one argument");
+        return renormalize(&single);
+    }
+    let degrees = args.iter().map(|(d, _)| *d);
+    let degree = if func == Func::Max {
+        degrees.max()
+    } else {
+        degrees.min()
+    }
+    .unwrap_or(zero);
+    let call = Expr::Call(func, args.into_iter().map(|(_, e)| e).collect());
+    Poly::opaque_with(call, degree)
+}
 
 /// The power of each variable that every term of every polynomial has with
 /// the same sign (the smallest in size): what `max` can factor out.
@@ -55,13 +123,10 @@ fn common_variable_powers(polys: &[Poly]) -> Monomial {
     common
 }
 
-/// The strong form of a `max`/`min` call whose arguments are in normal form:
-/// common variable powers and a positive constant factored out, so that
-/// `max(c·a, c·b)` and `c·max(a, b)` meet.
-fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
-    let polys: Vec<Poly> = args.iter().map(to_poly).collect();
-    // Translation: a term that every argument has with the same coefficient
-    // comes out, `max(a + c, b + c) = max(a, b) + c`.
+/// The strong form: the terms every argument shares come out
+/// (`max(a + c, b + c) = max(a, b) + c`), then the common variable powers
+/// and a positive constant (`max(c·a/n, c·b/n) = c·max(a, b)/n`).
+fn factored(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Poly {
     let shared = common_terms(&polys);
     let polys: Vec<Poly> = if shared.terms.is_empty() {
         polys
@@ -72,21 +137,23 @@ fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
             .collect()
     };
     let common = common_variable_powers(&polys);
-    let mut scaled: Vec<Poly> = polys.iter().map(|p| p.divide_monomial(&common)).collect();
+    // In place: copying the arguments at every level of a nest would be
+    // quadratic.
+    let mut scaled: Vec<Poly> = if common.0.is_empty() {
+        polys
+    } else {
+        let divisor = common.pow(-Q::one()).unwrap_or_default();
+        polys
+            .into_iter()
+            .map(|p| p.times_term(1.0, &divisor))
+            .collect()
+    };
     // The content: the size of the leading coefficient of the argument
     // that comes first once every argument is made monic.
-    let monic = |p: &Poly| {
-        let c = p.leading_coefficient();
-        if c == 0.0 {
-            p.to_expr()
-        } else {
-            p.clone().scale(1.0 / c).to_expr()
-        }
-    };
-    scaled.sort_by_cached_key(monic);
-    let content = scaled
-        .first()
-        .map_or(1.0, |p| p.leading_coefficient().abs());
+    let keys: Vec<Vec<(&Monomial, f64)>> = scaled.iter().map(monic_key).collect();
+    let first = (0..scaled.len()).min_by(|&i, &j| compare_keys(&keys[i], &keys[j]));
+    let content = first.map_or(1.0, |i| scaled[i].leading_coefficient().abs());
+    drop(keys);
     // A content far from 1 stays inside: taken out, it could overflow or
     // underflow once the product around the extremum multiplies it.
     let content = if (1e-100..=1e100).contains(&content) {
@@ -94,28 +161,31 @@ fn factor_extremum(func: Func, args: &[Expr]) -> Expr {
     } else {
         1.0
     };
-    let scaled: Vec<Poly> = scaled.into_iter().map(|p| p.scale(1.0 / content)).collect();
-    // Factoring must not overflow or underflow a coefficient: then the
-    // extremum stays as written (its arguments in normal form).
-    let exact = scaled.iter().all(|p| {
-        p.terms
-            .values()
-            .all(|c| c.value.is_finite() && c.value != 0.0)
-    });
-    if !exact {
-        let polys: Vec<Poly> = args.iter().map(to_poly).collect();
-        return to_poly(&extremum_expr(func, polys)).to_expr();
+    scaled = scaled.into_iter().map(|p| p.scale(1.0 / content)).collect();
+    let inner = plain(func, scaled, renormalize);
+    inner.times_term(content, &common).add(shared)
+}
+
+/// An argument made monic, as a sort key: its terms with their
+/// coefficients over the leading one, rounded as the normal form prints
+/// them (so that rounding noise does not reorder).
+fn monic_key(p: &Poly) -> Vec<(&Monomial, f64)> {
+    let lead = p.leading_coefficient();
+    let lead = if lead == 0.0 { 1.0 } else { lead };
+    p.terms
+        .iter()
+        .map(|(m, c)| (m, round_significant(c.value / lead)))
+        .collect()
+}
+
+fn compare_keys(a: &[(&Monomial, f64)], b: &[(&Monomial, f64)]) -> std::cmp::Ordering {
+    for ((ma, ca), (mb, cb)) in a.iter().zip(b) {
+        let order = ma.cmp(mb).then_with(|| ca.total_cmp(cb));
+        if order.is_ne() {
+            return order;
+        }
     }
-    let inner = extremum_expr(func, scaled);
-    let mut factor = Poly::default();
-    factor.insert(
-        common,
-        Coef {
-            value: content,
-            magnitude: content,
-        },
-    );
-    to_poly(&inner).mul(&factor).add(shared).to_expr()
+    a.len().cmp(&b.len())
 }
 
 /// The terms every polynomial has with the same coefficient (within
@@ -136,48 +206,6 @@ fn common_terms(polys: &[Poly]) -> Poly {
         }
     }
     out
-}
-
-/// Rewrites every `max`/`min` (innermost first) into its strong form.
-fn factor_extrema(e: &Expr) -> Expr {
-    crate::deep(|| match e {
-        Expr::Num(_) | Expr::Var(_) => e.clone(),
-        Expr::Call(func @ (Func::Max | Func::Min), args) => {
-            let args: Vec<Expr> = args.iter().map(factor_extrema).collect();
-            factor_extremum(*func, &args)
-        }
-        _ => e.map_children(factor_extrema),
-    })
-}
-
-impl Expr {
-    /// The strong normal form used to decide equality: [`Expr::simplify`]
-    /// plus, in every `max` and `min`, the common powers of variables and a
-    /// positive constant factored out (`max(a/n, b/n) = max(a, b)/n`,
-    /// `max(2a, 2b) = 2·max(a, b)`). Less readable than `simplify`, which
-    /// leaves the arguments as written; equal functions built by the
-    /// composition operators along different routes meet here.
-    ///
-    /// ```
-    /// use pattern_core::Expr;
-    ///
-    /// let pipe_of_pools = Expr::parse("max(1034.17*x*log2(x)/n, 536.185*x/n)").unwrap();
-    /// let pool_of_pipe = Expr::parse("max(1034.17*x*log2(x), 536.185*x)/n").unwrap();
-    /// assert_ne!(pipe_of_pools.simplify(), pool_of_pipe.simplify());
-    /// assert_eq!(pipe_of_pools.canonical(), pool_of_pipe.canonical());
-    /// ```
-    pub fn canonical(&self) -> Expr {
-        let mut e = self.simplify();
-        // Factoring can expose like terms; a few rounds reach the fixpoint.
-        for _ in 0..4 {
-            let next = factor_extrema(&e).simplify();
-            if next == e {
-                break;
-            }
-            e = next;
-        }
-        e
-    }
 }
 
 #[cfg(test)]

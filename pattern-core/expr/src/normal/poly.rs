@@ -15,7 +15,26 @@ pub(crate) type Q = Ratio<i64>;
 pub(crate) enum Base {
     Var(String),
     Log2(String),
-    Opaque(Expr),
+    /// A factor PMNF cannot express, with its [`Degree`] (computed once:
+    /// walking a deep factor at every comparison would be quadratic).
+    Opaque(Expr, Degree),
+    /// A piece of the input kept as written: its coefficients would
+    /// overflow or underflow `f64` if they were folded (`x·1e308·1e308`,
+    /// `(2·x)^1024`), and the written order evaluates it as the input does.
+    /// Never expanded, so a normal form that holds one is a fixed point.
+    Kept(Expr, Degree),
+}
+
+/// The growth of a factor in all variables together, for ordering terms:
+/// (degree, log degree). See [`total_degree`].
+pub(crate) type Degree = (Q, Q);
+
+impl Base {
+    /// An opaque factor, its degree computed by walking it.
+    pub(super) fn opaque(e: Expr) -> Base {
+        let degree = total_degree(&e);
+        Base::Opaque(e, degree)
+    }
 }
 
 /// A product of bases with non-zero rational exponents.
@@ -34,6 +53,41 @@ pub(super) struct Coef {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Poly {
     pub(super) terms: BTreeMap<Monomial, Coef>,
+    /// Set when folding coefficients left the range where `f64` keeps
+    /// their value (an overflow to infinity, an underflow to zero or a
+    /// subnormal): the node that made this polynomial is then kept as
+    /// written (see `to_poly`).
+    pub(super) lost: bool,
+}
+
+/// Whether `r`, the product or sum of the finite non-zero `a` and `b`, left
+/// the range where `f64` keeps a value: infinite, zero or subnormal.
+pub(super) fn leaves_range(a: f64, b: f64, r: f64) -> bool {
+    a.is_finite()
+        && b.is_finite()
+        && a != 0.0
+        && b != 0.0
+        && (!r.is_finite() || r.abs() < f64::MIN_POSITIVE)
+}
+
+thread_local! {
+    /// How many `floor`/`ceil` arguments are being normalized on this thread.
+    static EXACT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with coefficients printed unrounded: `floor` and `ceil` jump
+/// at integers, so the 12-digit rounding of `1/3` would move
+/// `floor(63/3)` from 21 to 20. Their arguments keep every bit.
+pub(super) fn exactly<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EXACT.with(|e| e.set(e.get() - 1));
+        }
+    }
+    EXACT.with(|e| e.set(e.get() + 1));
+    let _restore = Restore;
+    f()
 }
 
 /// Products with more terms than this keep their factors unexpanded.
@@ -74,6 +128,56 @@ impl Monomial {
         Some(Monomial(out))
     }
 
+    /// `self · other` in place; `false` (and `self` untouched) when an
+    /// exponent leaves the `i64` fractions.
+    fn mul_assign(&mut self, other: &Monomial) -> bool {
+        let mut sums = Vec::with_capacity(other.0.len());
+        for (base, e) in &other.0 {
+            match self.0.get(base) {
+                Some(a) => match a.checked_add(e) {
+                    Some(sum) => sums.push(sum),
+                    None => return false,
+                },
+                None => sums.push(*e),
+            }
+        }
+        for ((base, _), sum) in other.0.iter().zip(sums) {
+            if sum.is_zero() {
+                self.0.remove(base);
+            } else {
+                self.0.insert(base.clone(), sum);
+            }
+        }
+        true
+    }
+
+    /// `self · other`, moving the bases of `other` in (a deep opaque
+    /// factor is not copied); `Err` with both untouched when an exponent
+    /// leaves the `i64` fractions.
+    fn mul_moved(mut self, other: Monomial) -> Result<Monomial, (Monomial, Monomial)> {
+        let fits = other.0.iter().all(|(base, e)| match self.0.get(base) {
+            Some(a) => a.checked_add(e).is_some(),
+            None => true,
+        });
+        if !fits {
+            return Err((self, other));
+        }
+        for (base, e) in other.0 {
+            match self.0.get_mut(&base) {
+                Some(a) => {
+                    *a += e;
+                    if a.is_zero() {
+                        self.0.remove(&base);
+                    }
+                }
+                None => {
+                    self.0.insert(base, e);
+                }
+            }
+        }
+        Ok(self)
+    }
+
     pub(super) fn pow(&self, k: Q) -> Option<Monomial> {
         let mut out = BTreeMap::new();
         for (base, e) in &self.0 {
@@ -91,9 +195,8 @@ impl Monomial {
             match base {
                 Base::Var(_) => degree += e,
                 Base::Log2(_) => log += e,
-                Base::Opaque(inner) => {
+                Base::Opaque(_, (d, l)) | Base::Kept(_, (d, l)) => {
                     opaque = true;
-                    let (d, l) = total_degree(inner);
                     degree += d * e;
                     log += l * e;
                 }
@@ -130,10 +233,31 @@ impl Poly {
         p
     }
 
+    /// An opaque factor whose degree is known.
+    pub(super) fn opaque_with(e: Expr, degree: Degree) -> Poly {
+        match e {
+            Expr::Num(v) => Poly::constant(v),
+            e => Poly::base(Base::Opaque(e, degree), Q::one()),
+        }
+    }
+
+    /// The degree of the sum: that of its fastest-growing term (as
+    /// [`total_degree`] has it for the sum written out).
+    pub(super) fn degree(&self) -> Degree {
+        self.terms
+            .keys()
+            .map(|m| {
+                let (d, l, _) = m.degrees();
+                (d, l)
+            })
+            .max()
+            .unwrap_or((Q::zero(), Q::zero()))
+    }
+
     pub(super) fn opaque(e: Expr) -> Poly {
         match e {
             Expr::Num(v) => Poly::constant(v),
-            e => Poly::base(Base::Opaque(e), Q::one()),
+            e => Poly::base(Base::opaque(e), Q::one()),
         }
     }
 
@@ -142,7 +266,10 @@ impl Poly {
             value: 0.0,
             magnitude: 0.0,
         });
-        entry.value += coef.value;
+        let sum = entry.value + coef.value;
+        // A zero entry is new: only a sum of two values can overflow.
+        self.lost |= leaves_range(entry.value, coef.value, sum) && !sum.is_finite();
+        entry.value = sum;
         entry.magnitude += coef.magnitude;
     }
 
@@ -164,7 +291,7 @@ impl Poly {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
                 || m.0.keys().any(|b| match b {
-                    Base::Opaque(e) => {
+                    Base::Opaque(e, _) | Base::Kept(e, _) => {
                         e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err()
                     }
                     _ => false,
@@ -175,14 +302,113 @@ impl Poly {
     /// Zero times `self`: zero, or NaN when `self` is not finite (as
     /// `0 · inf` is in floating point).
     pub(super) fn times_zero(&self) -> Poly {
-        if self.has_non_finite() {
+        let zero = if self.has_non_finite() {
             Poly::constant(f64::NAN)
         } else {
             Poly::default()
+        };
+        Poly {
+            lost: self.lost,
+            ..zero
         }
     }
 
+    /// Adds the terms of `other` without looking for cancellation: the sum
+    /// of many parts calls [`Poly::finish_sum`] once, after the last.
+    pub(super) fn extend(&mut self, other: Poly) {
+        self.lost |= other.lost;
+        for (m, c) in other.terms {
+            self.insert(m, c);
+        }
+    }
+
+    /// Drops what cancelled in the parts [`Poly::extend`] added.
+    pub(super) fn finish_sum(&mut self) {
+        self.drop_cancelled();
+    }
+
+    /// `self · c·m`: every monomial multiplied in place, in one pass (a
+    /// long product of factors stays linear).
+    pub(super) fn times_term(self, c: f64, m: &Monomial) -> Poly {
+        let mut out = Poly {
+            lost: self.lost,
+            ..Poly::default()
+        };
+        for (mut ma, ca) in self.terms {
+            let coef = Coef {
+                value: ca.value * c,
+                magnitude: ca.magnitude * c.abs(),
+            };
+            out.lost |= leaves_range(ca.value, c, coef.value);
+            if ma.mul_assign(m) {
+                out.insert(ma, coef);
+            } else {
+                // Exponents beyond i64 fractions: keep the product opaque.
+                out.insert(
+                    Monomial::single(
+                        Base::opaque(product_of(vec![monomial_expr(&ma), monomial_expr(m)])),
+                        Q::one(),
+                    ),
+                    coef,
+                );
+            }
+        }
+        out.drop_cancelled();
+        out
+    }
+
+    /// `self · other` for a single-term `self`: the monomials are merged
+    /// by moving, so a product of deep factors copies none of them.
+    pub(super) fn single_times(self, other: Poly) -> Poly {
+        let lost = self.lost || other.lost;
+        let Some((ma, ca)) = self.terms.into_iter().next() else {
+            return Poly::default();
+        };
+        let mut out = Poly {
+            lost,
+            ..Poly::default()
+        };
+        let last = other.terms.len().saturating_sub(1);
+        let mut ma = Some(ma);
+        for (i, (mb, cb)) in other.terms.into_iter().enumerate() {
+            let coef = Coef {
+                value: ca.value * cb.value,
+                magnitude: ca.magnitude * cb.magnitude,
+            };
+            out.lost |= leaves_range(ca.value, cb.value, coef.value);
+            // The last term takes the monomial itself: a long chain of
+            // single-term factors copies nothing.
+            let own = if i == last {
+                ma.take().unwrap_or_default()
+            } else {
+                ma.clone().unwrap_or_default()
+            };
+            match own.mul_moved(mb) {
+                Ok(m) => out.insert(m, coef),
+                Err((ma, mb)) => out.insert(
+                    Monomial::single(
+                        Base::opaque(product_of(vec![monomial_expr(&ma), monomial_expr(&mb)])),
+                        Q::one(),
+                    ),
+                    coef,
+                ),
+            }
+        }
+        out.drop_cancelled();
+        out
+    }
+
+    /// Whether a term has a sum as a factor (which a product may bring to
+    /// a power that is expanded).
+    pub(super) fn has_sum_factor(&self) -> bool {
+        self.terms.keys().any(|m| {
+            m.0.keys()
+                .any(|b| matches!(b, Base::Opaque(Expr::Add(_), _)))
+        })
+    }
+
     pub(super) fn add(mut self, other: Poly) -> Poly {
+        self.lost |= other.lost;
         for (m, c) in other.terms {
             self.insert(m, c);
         }
@@ -195,7 +421,9 @@ impl Poly {
             return self.times_zero();
         }
         for c in self.terms.values_mut() {
-            c.value *= k;
+            let value = c.value * k;
+            self.lost |= leaves_range(c.value, k, value);
+            c.value = value;
             c.magnitude *= k.abs();
         }
         self
@@ -205,13 +433,17 @@ impl Poly {
     /// [`MAX_EXPANDED_TERMS`] terms (beyond, the two factors are kept whole);
     /// sums brought to an integer power stay factors (see `Poly::mul`).
     pub(super) fn product(&self, other: &Poly) -> Poly {
-        if self.terms.is_empty() {
-            return other.times_zero();
+        if self.terms.is_empty() || other.terms.is_empty() {
+            let (zero, rest) = if self.terms.is_empty() {
+                (self, other)
+            } else {
+                (other, self)
+            };
+            let mut out = rest.times_zero();
+            out.lost |= zero.lost;
+            return out;
         }
-        if other.terms.is_empty() {
-            return self.times_zero();
-        }
-        if self.terms.len() * other.terms.len() > MAX_EXPANDED_TERMS {
+        if self.terms.len().saturating_mul(other.terms.len()) > MAX_EXPANDED_TERMS {
             // Contents outside, as `power_rational` keeps a power of a sum,
             // so that the result is a fixed point of the normal form.
             let (ca, a) = self.split_content();
@@ -220,19 +452,23 @@ impl Poly {
                 .product(&Poly::opaque(b.to_expr()))
                 .scale(ca * cb);
         }
-        let mut out = Poly::default();
+        let mut out = Poly {
+            lost: self.lost || other.lost,
+            ..Poly::default()
+        };
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
                 let coef = Coef {
                     value: ca.value * cb.value,
                     magnitude: ca.magnitude * cb.magnitude,
                 };
+                out.lost |= leaves_range(ca.value, cb.value, coef.value);
                 match ma.mul(mb) {
                     Some(m) => out.insert(m, coef),
                     // Exponents beyond i64 fractions: keep the product opaque.
                     None => out.insert(
                         Monomial::single(
-                            Base::Opaque(product_of(vec![monomial_expr(ma), monomial_expr(mb)])),
+                            Base::opaque(product_of(vec![monomial_expr(ma), monomial_expr(mb)])),
                             Q::one(),
                         ),
                         coef,
@@ -278,33 +514,48 @@ impl Poly {
 
     /// Terms in display order: by growth, descending; the constant last.
     fn sorted_terms(&self) -> Vec<(&Monomial, Coef)> {
-        // The growth keys are computed once per term: for opaque factors
-        // they walk the whole factor.
         let mut keyed: Vec<((Q, Q, bool), &Monomial, Coef)> = self
             .terms
             .iter()
             .map(|(m, c)| (m.degrees(), m, *c))
             .collect();
-        keyed.sort_by(|(ka, a, _), (kb, b, _)| {
-            kb.0.cmp(&ka.0)
-                .then(kb.1.cmp(&ka.1))
-                .then(kb.2.cmp(&ka.2))
-                // The constant goes last among terms of equal degree.
-                .then(a.0.is_empty().cmp(&b.0.is_empty()))
-                .then_with(|| a.cmp(b))
-        });
+        keyed.sort_by(|(ka, a, _), (kb, b, _)| display_order((ka, a), (kb, b)));
         keyed.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
 
     /// The canonical expression of this normal form.
     pub(crate) fn to_expr(&self) -> Expr {
-        let terms: Vec<Expr> = self
-            .sorted_terms()
+        self.clone().into_expr()
+    }
+
+    /// [`Poly::to_expr`], moving the factors out instead of copying them
+    /// (a nested factor is moved once, not copied at every level).
+    pub(crate) fn into_expr(self) -> Expr {
+        let mut keyed: Vec<((Q, Q, bool), Monomial, Coef)> = self
+            .terms
             .into_iter()
-            .map(|(m, c)| term_expr(round_significant(c.value), m))
+            .map(|(m, c)| (m.degrees(), m, c))
+            .collect();
+        keyed.sort_by(|(ka, a, _), (kb, b, _)| display_order((ka, a), (kb, b)));
+        let terms: Vec<Expr> = keyed
+            .into_iter()
+            .map(|(_, m, c)| term_expr(round_significant(c.value), m))
             .collect();
         sum_of(terms)
     }
+}
+
+/// The order of terms: by growth, descending; the constant last among
+/// terms of equal degree; then by monomial.
+fn display_order(
+    (ka, a): (&(Q, Q, bool), &Monomial),
+    (kb, b): (&(Q, Q, bool), &Monomial),
+) -> std::cmp::Ordering {
+    kb.0.cmp(&ka.0)
+        .then(kb.1.cmp(&ka.1))
+        .then(kb.2.cmp(&ka.2))
+        .then(a.0.is_empty().cmp(&b.0.is_empty()))
+        .then_with(|| a.cmp(b))
 }
 
 /// The growth of an opaque factor in all variables together, for ordering
@@ -324,13 +575,16 @@ pub(super) fn total_degree(e: &Expr) -> (Q, Q) {
                 .iter()
                 .map(total_degree)
                 .fold(zero, |(d, l), (a, b)| (d + a, l + b)),
-            Expr::Pow(base, exponent) => match (**exponent).clone() {
-                Expr::Num(k) => {
+            // As the normal form has it: `x^(2/3)` is written `x^(2/3)`.
+            Expr::Pow(base, exponent) => match exact_rational(exponent) {
+                Some(k) => {
                     let (d, l) = total_degree(base);
-                    let k = to_rational(k).unwrap_or_else(Q::zero);
-                    (d * k, l * k)
+                    (
+                        d.checked_mul(&k).unwrap_or_else(Q::zero),
+                        l.checked_mul(&k).unwrap_or_else(Q::zero),
+                    )
                 }
-                _ => zero,
+                None => zero,
             },
             Expr::Call(Func::Log2 | Func::Ln | Func::Log, _) => (Q::zero(), Q::one()),
             Expr::Call(Func::Sqrt, args) => {
@@ -342,9 +596,39 @@ pub(super) fn total_degree(e: &Expr) -> (Q, Q) {
     })
 }
 
+/// The value of a constant expression as an exact fraction, if it is built
+/// from rational numbers by `+ - * /` and integer powers: `5/3` stays `5/3`
+/// where `5 * (1/3.0)` in floating point would not.
+pub(super) fn exact_rational(e: &Expr) -> Option<Q> {
+    crate::deep(|| match e {
+        Expr::Apply(..) => None,
+        Expr::Num(v) => to_rational(*v),
+        Expr::Add(items) => items
+            .iter()
+            .try_fold(Q::zero(), |acc, i| acc.checked_add(&exact_rational(i)?)),
+        Expr::Mul(items) => items
+            .iter()
+            .try_fold(Q::one(), |acc, i| acc.checked_mul(&exact_rational(i)?)),
+        Expr::Pow(base, exponent) => {
+            let b = exact_rational(base)?;
+            let k = exact_rational(exponent)?;
+            if !k.is_integer() || k.numer().abs() > 16 || b.is_zero() {
+                return None;
+            }
+            let k = *k.numer() as i32;
+            let mut out = Q::one();
+            for _ in 0..k.unsigned_abs() {
+                out = out.checked_mul(&b)?;
+            }
+            Some(if k < 0 { out.recip() } else { out })
+        }
+        Expr::Var(_) | Expr::Call(_, _) => None,
+    })
+}
+
 /// Rounds to 12 significant digits (see the module invariants).
 pub(super) fn round_significant(v: f64) -> f64 {
-    if !v.is_finite() || v == 0.0 {
+    if !v.is_finite() || v == 0.0 || EXACT.with(|e| e.get() > 0) {
         return if v == 0.0 { 0.0 } else { v };
     }
     format!("{v:.11e}").parse().unwrap_or(v)
@@ -398,15 +682,19 @@ fn exponent_expr(q: &Q) -> Expr {
 }
 
 pub(super) fn base_expr(base: &Base) -> Expr {
+    owned_base_expr(base.clone())
+}
+
+fn owned_base_expr(base: Base) -> Expr {
     match base {
-        Base::Var(v) => Expr::Var(v.clone()),
-        Base::Log2(v) => Expr::Call(Func::Log2, vec![Expr::Var(v.clone())]),
-        Base::Opaque(e) => e.clone(),
+        Base::Var(v) => Expr::Var(v),
+        Base::Log2(v) => Expr::Call(Func::Log2, vec![Expr::Var(v)]),
+        Base::Opaque(e, _) | Base::Kept(e, _) => e,
     }
 }
 
-fn factor_expr(base: &Base, e: &Q) -> Expr {
-    let b = base_expr(base);
+fn factor_expr(base: Base, e: &Q) -> Expr {
+    let b = owned_base_expr(base);
     if e.is_one() {
         return b;
     }
@@ -424,19 +712,19 @@ fn factor_expr(base: &Base, e: &Q) -> Expr {
     b.pow(exponent_expr(e))
 }
 
-fn monomial_factors(m: &Monomial) -> Vec<Expr> {
-    let (up, down): (Vec<_>, Vec<_>) = m.0.iter().partition(|(_, e)| e.is_positive());
+fn monomial_factors(m: Monomial) -> Vec<Expr> {
+    let (up, down): (Vec<_>, Vec<_>) = m.0.into_iter().partition(|(_, e)| e.is_positive());
     up.into_iter()
         .chain(down)
-        .map(|(b, e)| factor_expr(b, e))
+        .map(|(b, e)| factor_expr(b, &e))
         .collect()
 }
 
 fn monomial_expr(m: &Monomial) -> Expr {
-    product_of(monomial_factors(m))
+    product_of(monomial_factors(m.clone()))
 }
 
-fn term_expr(c: f64, m: &Monomial) -> Expr {
+fn term_expr(c: f64, m: Monomial) -> Expr {
     let mut factors = monomial_factors(m);
     if factors.is_empty() {
         return Expr::Num(c);
@@ -448,15 +736,6 @@ fn term_expr(c: f64, m: &Monomial) -> Expr {
 }
 
 impl Poly {
-    pub(super) fn divide_monomial(&self, m: &Monomial) -> Poly {
-        let divisor = m.pow(-Q::one()).unwrap_or_default();
-        let mut out = Poly::default();
-        for (t, c) in &self.terms {
-            out.insert(t.mul(&divisor).unwrap_or_else(|| t.clone()), *c);
-        }
-        out
-    }
-
     pub(super) fn leading_coefficient(&self) -> f64 {
         self.sorted_terms().first().map_or(0.0, |(_, c)| c.value)
     }

@@ -3,18 +3,50 @@
 //! [`Expr::simplify`]'s invariants (flattened, deduplicated, sorted,
 //! constants folded).
 
+use super::extrema::{combine, strongly};
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, base_expr, q_to_f64,
-    round_significant, to_rational, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, base_expr,
+    exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
 };
 use crate::{Expr, Func};
-use num_traits::{CheckedAdd, CheckedMul, One, Signed, Zero};
+use num_traits::{One, Signed, Zero};
 
 impl Poly {
     /// The product of two normal forms: [`Poly::product`], then every sum
     /// that the product brought to a small integer power expanded.
     pub(super) fn mul(&self, other: &Poly) -> Poly {
         self.product(other).expand_integer_powers_of_sums()
+    }
+
+    /// [`Poly::mul`] taking `self`: linear in a long product. Both factors
+    /// are normal forms, so a product can only need an expansion when both
+    /// have a sum as a factor (the exponent of such a sum changes).
+    pub(super) fn mul_owned(self, other: &Poly) -> Poly {
+        let expand = other.has_sum_factor() && self.has_sum_factor();
+        let out = match other.single_term() {
+            Some((c, m)) if !self.terms.is_empty() => self.times_term(c, m),
+            _ => self.product(other),
+        };
+        if expand {
+            out.expand_integer_powers_of_sums()
+        } else {
+            out
+        }
+    }
+
+    /// [`Poly::mul_owned`] taking both: a single-term `self` (the product
+    /// so far of a chain of factors) is merged into `other` by moving.
+    pub(super) fn mul_moved(self, other: Poly) -> Poly {
+        if self.terms.len() != 1 || other.terms.is_empty() {
+            return self.mul_owned(&other);
+        }
+        let expand = other.has_sum_factor() && self.has_sum_factor();
+        let out = self.single_times(other);
+        if expand {
+            out.expand_integer_powers_of_sums()
+        } else {
+            out
+        }
     }
 
     /// A product can bring an opaque sum to a small positive integer power
@@ -27,7 +59,7 @@ impl Poly {
             let mut any = false;
             let mut terms = 1.0_f64;
             for (b, e) in &m.0 {
-                if let (Base::Opaque(Expr::Add(items)), Some(k)) = (b, expandable_power(e)) {
+                if let (Base::Opaque(Expr::Add(items), _), Some(k)) = (b, expandable_power(e)) {
                     any = true;
                     terms *= (items.len() as f64).powi(k);
                 }
@@ -47,7 +79,7 @@ impl Poly {
             let mut expanded = Poly::constant(1.0);
             for (b, e) in m.0 {
                 match &b {
-                    Base::Opaque(sum @ Expr::Add(_)) if expandable_power(&e).is_some() => {
+                    Base::Opaque(sum @ Expr::Add(_), _) if expandable_power(&e).is_some() => {
                         expanded = expanded.mul(&power_rational(to_poly(sum), e));
                     }
                     _ => {
@@ -70,51 +102,41 @@ fn expandable_power(e: &Q) -> Option<i32> {
         .then(|| *e.numer() as i32)
 }
 
-/// The value of a constant expression as an exact fraction, if it is built
-/// from rational numbers by `+ - * /` and integer powers: `5/3` stays `5/3`
-/// where `5 * (1/3.0)` in floating point would not.
-fn exact_rational(e: &Expr) -> Option<Q> {
-    crate::deep(|| match e {
-        Expr::Apply(..) => None,
-        Expr::Num(v) => to_rational(*v),
-        Expr::Add(items) => items
-            .iter()
-            .try_fold(Q::zero(), |acc, i| acc.checked_add(&exact_rational(i)?)),
-        Expr::Mul(items) => items
-            .iter()
-            .try_fold(Q::one(), |acc, i| acc.checked_mul(&exact_rational(i)?)),
-        Expr::Pow(base, exponent) => {
-            let b = exact_rational(base)?;
-            let k = exact_rational(exponent)?;
-            if !k.is_integer() || k.numer().abs() > 16 || b.is_zero() {
-                return None;
-            }
-            let k = *k.numer() as i32;
-            let mut out = Q::one();
-            for _ in 0..k.unsigned_abs() {
-                out = out.checked_mul(&b)?;
-            }
-            Some(if k < 0 { out.recip() } else { out })
+/// The normal form of `e` as a polynomial. A node whose coefficients
+/// would leave the range of `f64` when folded (`x·1e308·1e308`) is kept as
+/// written ([`Base::Kept`]): folded, it would be infinite (or zero) where
+/// the input is finite.
+pub(crate) fn to_poly(e: &Expr) -> Poly {
+    crate::deep(|| {
+        let p = node_poly(e);
+        if p.lost {
+            Poly::base(Base::Kept(e.clone(), total_degree(e)), Q::one())
+        } else {
+            p
         }
-        Expr::Var(_) | Expr::Call(_, _) => None,
     })
 }
 
-/// The normal form of `e` as a polynomial.
-pub(crate) fn to_poly(e: &Expr) -> Poly {
-    crate::deep(|| match e {
+fn node_poly(e: &Expr) -> Poly {
+    match e {
         Expr::Apply(name, args) => Poly::opaque(Expr::Apply(
             name.clone(),
             args.iter().map(|a| to_poly(a).to_expr()).collect(),
         )),
         Expr::Num(v) => Poly::constant(*v),
         Expr::Var(v) => Poly::base(Base::Var(v.clone()), Q::one()),
-        Expr::Add(items) => items
-            .iter()
-            .fold(Poly::default(), |acc, item| acc.add(to_poly(item))),
-        Expr::Mul(items) => items
-            .iter()
-            .fold(Poly::constant(1.0), |acc, item| acc.mul(&to_poly(item))),
+        Expr::Add(items) => {
+            // All terms first, cancellation once: linear in the terms.
+            let mut sum = Poly::default();
+            for item in items {
+                sum.extend(to_poly(item));
+            }
+            sum.finish_sum();
+            sum
+        }
+        Expr::Mul(items) => items.iter().fold(Poly::constant(1.0), |acc, item| {
+            acc.mul_moved(to_poly(item))
+        }),
         Expr::Pow(base, exponent) => {
             let b = to_poly(base);
             if let Some(q) = exact_rational(exponent) {
@@ -127,10 +149,10 @@ pub(crate) fn to_poly(e: &Expr) -> Poly {
             }
         }
         Expr::Call(func, args) => call(*func, args),
-    })
+    }
 }
 
-fn power(b: Poly, k: f64) -> Poly {
+pub(super) fn power(b: Poly, k: f64) -> Poly {
     match to_rational(k) {
         Some(q) => power_rational(b, q),
         None => power_real(b, k),
@@ -153,7 +175,10 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     if let Some(c) = b.as_constant() {
         let v = c.powf(k);
         return if v.is_finite() {
-            Poly::constant(v)
+            Poly {
+                lost: leaves_range(c, k, v),
+                ..Poly::constant(v)
+            }
         } else {
             Poly::opaque(Expr::Pow(Box::new(Expr::Num(c)), Box::new(Expr::Num(k))))
         };
@@ -164,13 +189,16 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         let combinable = q.is_integer()
             || (c > 0.0
                 && m.0.keys().all(|base| match base {
-                    Base::Opaque(e) => is_nonnegative(e),
+                    Base::Opaque(e, _) | Base::Kept(e, _) => is_nonnegative(e),
                     _ => true,
                 }));
         if combinable {
             if let Some(m) = m.pow(q) {
-                let mut out = Poly::default();
                 let value = c.powf(k);
+                let mut out = Poly {
+                    lost: leaves_range(c, k, value),
+                    ..Poly::default()
+                };
                 out.insert(
                     m,
                     Coef {
@@ -196,9 +224,16 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     }
     let (content, monic) = b.split_content();
     if content > 0.0 || q.is_integer() {
-        return Poly::base(Base::Opaque(monic.to_expr()), q).scale(content.powf(k));
+        let scale = content.powf(k);
+        let (d, l) = monic.degree();
+        let lost = monic.lost;
+        let base = Base::Opaque(monic.into_expr(), (d * q, l * q));
+        let mut out = Poly::base(base, q).scale(scale);
+        out.lost |= lost || leaves_range(content, k, scale);
+        return out;
     }
-    Poly::base(Base::Opaque(b.to_expr()), q)
+    let (d, l) = b.degree();
+    Poly::base(Base::Opaque(b.into_expr(), (d * q, l * q)), q)
 }
 
 /// Whether an expression cannot be negative, given positive variables and
@@ -225,7 +260,10 @@ fn is_nonnegative(e: &Expr) -> bool {
 /// constant base, otherwise an opaque factor.
 fn power_real(b: Poly, k: f64) -> Poly {
     match b.as_constant() {
-        Some(c) if c.powf(k).is_finite() => Poly::constant(c.powf(k)),
+        Some(c) if c.powf(k).is_finite() => Poly {
+            lost: leaves_range(c, k, c.powf(k)),
+            ..Poly::constant(c.powf(k))
+        },
         _ => Poly::opaque(Expr::Pow(Box::new(b.to_expr()), Box::new(Expr::Num(k)))),
     }
 }
@@ -254,7 +292,8 @@ fn log2_poly(a: Poly) -> Poly {
     }
     // A sum stays whole: splitting off its content (log2(2a + 2b) = 1 +
     // log2(a + b)) would cancel badly when the content is small.
-    Poly::opaque(Expr::Call(Func::Log2, vec![a.to_expr()]))
+    let log = (Q::zero(), Q::one());
+    Poly::opaque_with(Expr::Call(Func::Log2, vec![a.into_expr()]), log)
 }
 
 fn call(func: Func, args: &[Expr]) -> Poly {
@@ -267,11 +306,17 @@ fn call(func: Func, args: &[Expr]) -> Poly {
         }
         Func::Sqrt => power(to_poly(&args[0]), 0.5),
         Func::Ceil | Func::Floor => {
-            let a = to_poly(&args[0]);
+            // Unrounded: a jump at an integer turns any rounding into a
+            // difference of one.
+            let a = exactly(|| to_poly(&args[0]));
             match a.as_constant() {
                 Some(c) if func == Func::Ceil => Poly::constant(c.ceil()),
                 Some(c) => Poly::constant(c.floor()),
-                None => Poly::opaque(Expr::Call(func, vec![a.to_expr()])),
+                None => {
+                    let degree = a.degree();
+                    let inner = exactly(|| a.into_expr());
+                    Poly::opaque_with(Expr::Call(func, vec![inner]), degree)
+                }
             }
         }
         Func::Max | Func::Min => extremum(func, args),
@@ -280,17 +325,28 @@ fn call(func: Func, args: &[Expr]) -> Poly {
 
 /// `max`/`min` in normal form (see the module invariants).
 fn extremum(func: Func, args: &[Expr]) -> Poly {
-    let mut polys: Vec<Poly> = Vec::with_capacity(args.len());
-    let mut pending: Vec<Poly> = args.iter().map(to_poly).collect();
-    pending.reverse();
+    // Flatten `max(a, max(b, c))` as written, before normalizing: a nest
+    // of any depth is one call.
+    let mut flat: Vec<&Expr> = Vec::with_capacity(args.len());
+    let mut stack: Vec<&Expr> = args.iter().rev().collect();
+    while let Some(a) = stack.pop() {
+        match a {
+            Expr::Call(f, inner) if *f == func => stack.extend(inner.iter().rev()),
+            other => flat.push(other),
+        }
+    }
+    let mut polys: Vec<Poly> = Vec::with_capacity(flat.len());
+    let mut pending: Vec<Poly> = flat.into_iter().rev().map(to_poly).collect();
     while let Some(p) = pending.pop() {
-        // Flatten `max(a, max(b, c))`, and `max(a, k·max(b, c))` into
-        // `max(a, k·b, k·c)` for a positive factor `k` (a positive number
-        // times variables and logarithms of variables): scaling by it
-        // commutes with `max` and `min`.
+        // Flatten `max(a, k·max(b, c))` into `max(a, k·b, k·c)` for a
+        // positive factor `k` (a positive number times variables and
+        // logarithms of variables): scaling by it commutes with `max` and
+        // `min`.
         if let Some((c, m)) = p.single_term() {
             let nested = m.0.iter().find_map(|(b, e)| match b {
-                Base::Opaque(Expr::Call(f, inner)) if *f == func && e.is_one() => Some((b, inner)),
+                Base::Opaque(Expr::Call(f, inner), _) if *f == func && e.is_one() => {
+                    Some((b, inner))
+                }
                 _ => None,
             });
             if let Some((base, inner)) = nested {
@@ -301,57 +357,14 @@ fn extremum(func: Func, args: &[Expr]) -> Poly {
                     .keys()
                     .all(|b| matches!(b, Base::Var(_) | Base::Log2(_)));
                 if c > 0.0 && positive {
-                    let mut k = Poly::default();
-                    k.insert(
-                        rest,
-                        Coef {
-                            value: c,
-                            magnitude: c,
-                        },
-                    );
-                    pending.extend(inner.iter().rev().map(|i| to_poly(i).mul(&k)));
+                    pending.extend(inner.iter().rev().map(|i| to_poly(i).times_term(c, &rest)));
                     continue;
                 }
             }
         }
         polys.push(p);
     }
-    match extremum_expr(func, polys) {
-        call @ Expr::Call(..) => Poly::opaque(call),
-        // One argument left: it is itself in normal form.
-        single => to_poly(&single),
-    }
-}
-
-/// `max`/`min` over normalized arguments: constants folded into one,
-/// duplicates removed, sorted; a single argument is returned as it is.
-pub(super) fn extremum_expr(func: Func, polys: Vec<Poly>) -> Expr {
-    let mut constant: Option<f64> = None;
-    let mut exprs: Vec<Expr> = Vec::with_capacity(polys.len());
-    for p in polys {
-        match p.as_constant() {
-            Some(c) => {
-                constant = Some(match (constant, func) {
-                    (None, _) => c,
-                    (Some(a), Func::Max) => a.max(c),
-                    (Some(a), _) => a.min(c),
-                });
-            }
-            None => exprs.push(p.to_expr()),
-        }
-    }
-    if let Some(c) = constant {
-        exprs.push(Expr::Num(round_significant(c)));
-    }
-    // Ordered like the terms of a sum: fastest-growing first.
-    let mut keyed: Vec<((Q, Q), Expr)> = exprs.into_iter().map(|e| (total_degree(&e), e)).collect();
-    keyed.sort_by(|(ka, a), (kb, b)| kb.cmp(ka).then_with(|| a.cmp(b)));
-    let mut exprs: Vec<Expr> = keyed.into_iter().map(|(_, e)| e).collect();
-    exprs.dedup();
-    if exprs.len() == 1 {
-        return exprs.pop().expect("one argument");
-    }
-    Expr::Call(func, exprs)
+    combine(func, polys, to_poly)
 }
 
 impl Expr {
@@ -380,7 +393,37 @@ impl Expr {
     /// assert_eq!(shuffle.simplify().to_string(), "98304·x - 98304·x/m/n");
     /// ```
     pub fn simplify(&self) -> Expr {
-        to_poly(self).to_expr()
+        to_poly(self).into_expr()
+    }
+
+    /// The strong normal form used to decide equality: [`Expr::simplify`]
+    /// plus, in every `max` and `min`, the common powers of variables and a
+    /// positive constant factored out (`max(a/n, b/n) = max(a, b)/n`,
+    /// `max(2a, 2b) = 2·max(a, b)`). Less readable than `simplify`, which
+    /// leaves the arguments as written; equal functions built by the
+    /// composition operators along different routes meet here.
+    ///
+    /// ```
+    /// use pattern_core::Expr;
+    ///
+    /// let pipe_of_pools = Expr::parse("max(1034.17*x*log2(x)/n, 536.185*x/n)").unwrap();
+    /// let pool_of_pipe = Expr::parse("max(1034.17*x*log2(x), 536.185*x)/n").unwrap();
+    /// assert_ne!(pipe_of_pools.simplify(), pool_of_pipe.simplify());
+    /// assert_eq!(pipe_of_pools.canonical(), pool_of_pipe.canonical());
+    /// ```
+    pub fn canonical(&self) -> Expr {
+        strongly(|| {
+            let mut e = to_poly(self).into_expr();
+            // Factoring can expose like terms; a few rounds reach the fixpoint.
+            for _ in 0..4 {
+                let next = to_poly(&e).into_expr();
+                if next == e {
+                    break;
+                }
+                e = next;
+            }
+            e
+        })
     }
 }
 
