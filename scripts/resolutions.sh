@@ -31,10 +31,13 @@ cargo build --quiet -p pattern-core --all-features
 cargo test --quiet -p pattern-core -p pattern-expr -p pattern-design --lib
 
 echo "== a new crate that depends on pattern-core (cargo add)"
-cargo new --quiet --vcs none "$scratch/user"
+# Written by hand rather than with `cargo new`, which would join the
+# enclosing workspace when the scratch directory lies inside this one.
+mkdir -p "$scratch/user/src"
+printf '[package]\nname = "user"\nversion = "0.1.0"\nedition = "2024"\n\n[dependencies]\n\n[workspace]\n' \
+  > "$scratch/user/Cargo.toml"
 (
   cd "$scratch/user"
-  cargo add --quiet --path "$scratch/workspace/pattern-core"
   cat > src/main.rs <<'RS'
 use pattern_core::prelude::*;
 
@@ -45,6 +48,7 @@ fn main() {
     println!("pipe(a, b) at x = 10: {at}");
 }
 RS
+  cargo add --quiet --path "$scratch/workspace/pattern-core"
   CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=allow cargo run --quiet
 )
 
