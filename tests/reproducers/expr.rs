@@ -134,13 +134,28 @@ fn non_finite_and_signed_zero_print_back_to_the_same_value() {
         back.eval(&[]).unwrap_err().to_string(),
         e.eval(&[]).unwrap_err().to_string()
     );
-    // NaN prints as 0/0: no value either way.
-    assert!(
-        Expr::parse(&Expr::Num(f64::NAN).to_string())
-            .unwrap()
-            .eval(&[])
-            .is_err()
+    // NaN prints as 0/0, which reads back as NaN itself (through the
+    // parser and serde), so a normal form holding NaN round-trips.
+    let nan = Expr::Num(f64::NAN);
+    for text in [nan.to_string(), nan.to_ascii()] {
+        assert_eq!(Expr::parse(&text).unwrap(), nan, "{text}");
+    }
+    let back: Expr = serde_json::from_str(&serde_json::to_string(&nan).unwrap()).unwrap();
+    assert_eq!(back, nan);
+    assert!(back.eval(&[]).is_err());
+    // Only the literal 0/0 is NaN: -0/0 and 0/x keep their trees.
+    assert_eq!(
+        Expr::parse("0/x").unwrap(),
+        Expr::Mul(vec![
+            Expr::Num(0.0),
+            Expr::Var("x".into()).pow(Expr::Num(-1.0))
+        ])
     );
+    assert_ne!(Expr::parse("-0/0").unwrap(), nan);
+    // The case CI's random run found: (n - n)/(x - x) simplifies to NaN.
+    let e = Expr::parse("(n - n)/(x - x)").unwrap().simplify();
+    let back: Expr = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+    assert_eq!(back, e);
 }
 
 #[test]

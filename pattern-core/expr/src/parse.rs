@@ -317,7 +317,13 @@ impl<'a> Parser<'a> {
                 }
                 Token::Slash => {
                     self.bump();
-                    let rhs = self.unary()?.recip();
+                    let divisor = self.unary()?;
+                    // `0/0` is how NaN prints: it reads back as NaN.
+                    if is_plus_zero(&divisor) && factors.len() == 1 && is_plus_zero(&factors[0]) {
+                        factors[0] = Expr::Num(f64::NAN);
+                        continue;
+                    }
+                    let rhs = divisor.recip();
                     // `1/b` is the reciprocal alone, as `divide` makes it.
                     if factors.len() == 1 && factors[0] == Expr::Num(1.0) {
                         factors.clear();
@@ -458,6 +464,11 @@ pub(crate) fn parse(input: &str) -> Result<Expr, ParseError> {
         return Err(parser.error("an operator or the end of the input"));
     }
     Ok(e)
+}
+
+/// The literal `0` (not `-0`): `0/0` is the printed form of NaN.
+fn is_plus_zero(e: &Expr) -> bool {
+    matches!(e, Expr::Num(v) if *v == 0.0 && v.is_sign_positive())
 }
 
 #[cfg(test)]
