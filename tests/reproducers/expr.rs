@@ -251,3 +251,20 @@ child_test!(deep_calls_on_a_small_stack, || {
     every_operation(&deep_calls(100_000), 3.0);
     normal_form_operations(&deep_calls(1_000), 3.0);
 });
+
+/// Found by the random property run: a power of a constant without a value
+/// (`0^-1`) raised again folded only on a second simplification.
+#[test]
+fn powers_of_valueless_constants_simplify_in_one_pass() {
+    for (text, want) in [
+        ("0.01/(0.01/(m - m)) + 0.01", "0.01"),
+        ("(0^-1)^-1", "0"),
+        ("(2*0^-1)^-2", "0"),
+        ("(0^-1)^2", "1/0^2"),
+        ("1/(1/x)", "x"),
+    ] {
+        let once = Expr::parse(text).unwrap().simplify();
+        assert_eq!(once.to_string(), want, "{text}");
+        assert_eq!(once.simplify(), once, "{text} is a fixed point");
+    }
+}

@@ -80,7 +80,10 @@ struct Compiler<'a> {
 
 impl Compiler<'_> {
     fn emit(&mut self, instr: Instr) -> u32 {
-        let instr = self.fold(instr).map_or(instr, Instr::Const);
+        let instr = match self.fold(instr).map_or(instr, Instr::Const) {
+            Instr::Const(v) => Instr::Const(no_value(v)),
+            instr => instr,
+        };
         let k = key(&instr);
         if let Some(&at) = self.seen.get(&k) {
             return at;
@@ -266,21 +269,45 @@ fn min_nan(a: f64, b: f64) -> f64 {
 #[inline(always)]
 fn step(instr: Instr, regs: &[f64], inputs: &[f64]) -> f64 {
     let r = |i: u32| regs[i as usize];
-    match instr {
+    no_value(match instr {
         Instr::Const(v) => v,
         Instr::Var(i) => inputs[i as usize],
         Instr::Add(a, b) => r(a) + r(b),
         Instr::Sub(a, b) => r(a) - r(b),
         Instr::Mul(a, b) => r(a) * r(b),
         Instr::Div(a, b) => r(a) / r(b),
-        Instr::PowI(a, k) => r(a).powi(k),
-        Instr::PowF(a, b) => r(a).powf(r(b)),
+        Instr::PowI(a, k) => powi_nan(r(a), k),
+        Instr::PowF(a, b) => powf_nan(r(a), r(b)),
         Instr::Sqrt(a) => r(a).sqrt(),
         Instr::Call1(f, a) => apply(f, &[r(a)]),
         Instr::Log(a, b) => r(b).log2() / r(a).log2(),
         Instr::Max(a, b) => max_nan(r(a), r(b)),
         Instr::Min(a, b) => min_nan(r(a), r(b)),
+    })
+}
+
+/// Every step's value, with infinities made NaN: the tree has no value
+/// where any part of it has none (`1/(1/0)` is an error there, not the
+/// `0` of floating point), and NaN carries that to the result.
+#[inline(always)]
+fn no_value(v: f64) -> f64 {
+    if v.is_finite() { v } else { f64::NAN }
+}
+
+/// `powf` that keeps a NaN (`NaN^0` and `1^NaN` are 1 in floating point).
+#[inline(always)]
+fn powf_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.powf(b)
     }
+}
+
+/// `powi` that keeps a NaN (`NaN^0` is 1 in floating point).
+#[inline(always)]
+fn powi_nan(a: f64, k: i32) -> f64 {
+    if a.is_nan() { f64::NAN } else { a.powi(k) }
 }
 
 impl Expr {
@@ -334,8 +361,9 @@ impl CompiledExpr {
     }
 
     /// Evaluates at one point; `values[i]` is the value of `vars()[i]`.
-    /// Non-finite results are returned as they are; see
-    /// [`CompiledExpr::eval_checked`].
+    /// Where the tree has no value (a step of it is infinite or NaN, which
+    /// [`Expr::eval`] reports as an error), the result is NaN; see
+    /// [`CompiledExpr::eval_checked`] for the error itself.
     ///
     /// # Panics
     /// If `values` is shorter than `vars()`.
@@ -412,16 +440,16 @@ impl CompiledExpr {
                 let src = |r: u32| &done[r as usize * BLOCK..r as usize * BLOCK + len];
                 match *instr {
                     Instr::Const(v) => dst.fill(v),
-                    Instr::Var(k) => dst.copy_from_slice(&columns[k as usize][start..start + len]),
+                    Instr::Var(k) => map1(dst, &columns[k as usize][start..start + len], |p| p),
                     Instr::Add(a, b) => zip2(dst, src(a), src(b), |p, q| p + q),
                     Instr::Sub(a, b) => zip2(dst, src(a), src(b), |p, q| p - q),
                     Instr::Mul(a, b) => zip2(dst, src(a), src(b), |p, q| p * q),
                     Instr::Div(a, b) => zip2(dst, src(a), src(b), |p, q| p / q),
-                    Instr::PowF(a, b) => zip2(dst, src(a), src(b), f64::powf),
+                    Instr::PowF(a, b) => zip2(dst, src(a), src(b), powf_nan),
                     Instr::Log(a, b) => zip2(dst, src(a), src(b), |p, q| q.log2() / p.log2()),
                     Instr::Max(a, b) => zip2(dst, src(a), src(b), max_nan),
                     Instr::Min(a, b) => zip2(dst, src(a), src(b), min_nan),
-                    Instr::PowI(a, k) => map1(dst, src(a), |p| p.powi(k)),
+                    Instr::PowI(a, k) => map1(dst, src(a), |p| powi_nan(p, k)),
                     Instr::Sqrt(a) => map1(dst, src(a), f64::sqrt),
                     Instr::Call1(Func::Log2, a) => map1(dst, src(a), f64::log2),
                     Instr::Call1(Func::Ln, a) => map1(dst, src(a), f64::ln),
@@ -440,14 +468,14 @@ impl CompiledExpr {
 #[inline(always)]
 fn zip2(dst: &mut [f64], a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) {
     for ((d, &p), &q) in dst.iter_mut().zip(a).zip(b) {
-        *d = f(p, q);
+        *d = no_value(f(p, q));
     }
 }
 
 #[inline(always)]
 fn map1(dst: &mut [f64], a: &[f64], f: impl Fn(f64) -> f64) {
     for (d, &p) in dst.iter_mut().zip(a) {
-        *d = f(p);
+        *d = no_value(f(p));
     }
 }
 

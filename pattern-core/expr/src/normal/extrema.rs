@@ -149,9 +149,16 @@ fn factored(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Pol
             .collect()
     };
     // The content: the size of the leading coefficient of the argument
-    // that comes first once every argument is made monic.
+    // that comes first once every argument is made monic; among arguments
+    // equal once monic (`0.01/n`, `6386/n`), the largest, so that the order
+    // they came in does not matter and a second pass picks the same one.
     let keys: Vec<Vec<(&Monomial, f64)>> = scaled.iter().map(monic_key).collect();
-    let first = (0..scaled.len()).min_by(|&i, &j| compare_keys(&keys[i], &keys[j]));
+    let first = (0..scaled.len()).min_by(|&i, &j| {
+        compare_keys(&keys[i], &keys[j]).then_with(|| {
+            let size = |k: usize| scaled[k].leading_coefficient().abs();
+            size(j).total_cmp(&size(i))
+        })
+    });
     let content = first.map_or(1.0, |i| scaled[i].leading_coefficient().abs());
     drop(keys);
     // A content far from 1 stays inside: taken out, it could overflow or
@@ -237,6 +244,8 @@ mod tests {
         assert_ne!(strong("max(a, b)"), strong("max(a, 2*b)"));
         for text in [
             "max(a/n, b/n)",
+            // Found by the random property run: two arguments equal once monic.
+            "max(x, 0.01/n, 6386.781328607961/n)",
             "max(3*x, 2*x*log2(x)) + min(x, y)/2",
             "max(2, x)",
         ] {

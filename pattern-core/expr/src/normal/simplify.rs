@@ -183,6 +183,12 @@ fn power_rational(b: Poly, q: Q) -> Poly {
             Poly::opaque(Expr::Pow(Box::new(Expr::Num(c)), Box::new(Expr::Num(k))))
         };
     }
+    if let Some((c, base, inner)) = constant_power(&b) {
+        // (c·base^k)^q = c^q · base^(k·q): a constant power without a value
+        // (`0^-1`) folds once its exponent gives it one (`(0^-1)^-1 = 0`).
+        return power_rational(Poly::constant(c), q.clone())
+            .mul_moved(power(Poly::constant(base), inner * k));
+    }
     if let Some((c, m)) = b.single_term() {
         // (b^2)^(1/2) is |b|: fractional powers combine only over bases that
         // cannot be negative.
@@ -234,6 +240,20 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     }
     let (d, l) = b.degree();
     Poly::base(Base::Opaque(b.into_expr(), (d * q, l * q)), q)
+}
+
+/// `c·base^k` where `base^k` is a constant power kept unfolded (it has no
+/// finite value): `(c, base, k)`.
+fn constant_power(b: &Poly) -> Option<(f64, f64, f64)> {
+    let (c, m) = b.single_term()?;
+    let mut factors = m.0.iter();
+    let (Base::Opaque(Expr::Pow(base, k), _), e) = factors.next()? else {
+        return None;
+    };
+    match (&**base, &**k, e.is_one(), factors.next()) {
+        (Expr::Num(base), Expr::Num(k), true, None) => Some((c, *base, *k)),
+        _ => None,
+    }
 }
 
 /// Whether an expression cannot be negative, given positive variables and
