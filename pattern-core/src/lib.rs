@@ -36,6 +36,7 @@ pub mod laws;
 pub mod paper;
 pub mod pattern;
 pub mod prelude;
+pub mod queue;
 pub mod semantics;
 #[cfg(feature = "proptest")]
 pub mod strategies;

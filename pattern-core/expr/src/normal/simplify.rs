@@ -186,7 +186,7 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     if let Some((c, base, inner)) = constant_power(&b) {
         // (c·base^k)^q = c^q · base^(k·q): a constant power without a value
         // (`0^-1`) folds once its exponent gives it one (`(0^-1)^-1 = 0`).
-        return power_rational(Poly::constant(c), q.clone())
+        return power_rational(Poly::constant(c), q)
             .mul_moved(power(Poly::constant(base), inner * k));
     }
     if let Some((c, m)) = b.single_term() {

@@ -1,0 +1,97 @@
+//! Why a queueing network could not be solved.
+
+/// Why a [`super::Network`] could not be solved, or a solution could not
+/// answer. Bad input gives one of these, never a panic.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum QueueError {
+    /// The network has no station.
+    #[error(
+        "the network has no station: add one with `queue`, `multi_server`, `load_dependent` or `delay`"
+    )]
+    EmptyNetwork,
+    /// Two stations share a name.
+    #[error("two stations are named `{name}`: every station needs its own name")]
+    DuplicateStation {
+        /// The name.
+        name: String,
+    },
+    /// A service demand is negative, NaN or infinite.
+    #[error(
+        "the demand of `{station}` is {value}: a demand is a finite number >= 0 (visits × service time)"
+    )]
+    InvalidDemand {
+        /// The station.
+        station: String,
+        /// The demand given.
+        value: f64,
+    },
+    /// A multi-server station with no server.
+    #[error("`{station}` has 0 servers: a multi-server station needs at least 1")]
+    NoServers {
+        /// The station.
+        station: String,
+    },
+    /// A load-dependent rate `α(n)` that is not a finite number > 0.
+    #[error(
+        "the rate of `{station}` with {jobs} jobs present is α({jobs}) = {value}: a rate is a finite number > 0"
+    )]
+    InvalidRate {
+        /// The station.
+        station: String,
+        /// The number of jobs present.
+        jobs: usize,
+        /// What `α` returned.
+        value: f64,
+    },
+    /// Every demand is 0: jobs never wait anywhere and the throughput is
+    /// unbounded.
+    #[error("every demand is 0: the throughput is unbounded (give some station a demand > 0)")]
+    ZeroDemand,
+    /// A station name a solution does not know.
+    #[error("no station is named `{name}` (stations: {known})")]
+    UnknownStation {
+        /// The name asked for.
+        name: String,
+        /// The network's stations, comma-separated.
+        known: String,
+    },
+    /// A population whose solution would not fit in memory.
+    #[error(
+        "a population of {population} jobs over {stations} stations needs more memory than is available"
+    )]
+    TooLarge {
+        /// The population asked for.
+        population: usize,
+        /// The stations of the network.
+        stations: usize,
+    },
+    /// An option of the approximate solver out of its range.
+    #[error("the option `{option}` is {value}: {expected}")]
+    InvalidOption {
+        /// The option.
+        option: &'static str,
+        /// Its value, as text.
+        value: String,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// The approximate solver's fixed point was not reached.
+    #[error(
+        "approximate MVA did not converge in {iterations} iterations (last relative change {change:e})"
+    )]
+    NoConvergence {
+        /// The iterations made.
+        iterations: usize,
+        /// The last relative change of the queue lengths.
+        change: f64,
+    },
+    /// A result that is not a finite number (demands so large that the
+    /// times overflow).
+    #[error("the {quantity} is {value}: the demands are too large for f64")]
+    NonFinite {
+        /// What overflowed.
+        quantity: &'static str,
+        /// Its value.
+        value: f64,
+    },
+}
