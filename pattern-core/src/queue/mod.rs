@@ -35,6 +35,8 @@
 
 mod approx;
 mod bounds;
+mod calibrate;
+mod cluster;
 mod error;
 mod exact;
 mod network;
@@ -44,6 +46,8 @@ mod solution;
 
 pub use approx::{Approximation, MultiServer};
 pub use bounds::Bounds;
+pub use calibrate::{Calibration, MpiRun};
+pub use cluster::{Cluster, ClusterError, MpiModel, MpiPrediction, MpiWorkload, Node};
 pub use error::QueueError;
 pub use network::{Network, Station, StationKind};
 pub use solution::{Solution, StationResult, Sweep};
