@@ -6,7 +6,11 @@
 use crate::Expr;
 use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
-use crate::semantics::{Footprint, Latency, Resolver, Resources, Throughput};
+use crate::queue::Machine;
+use crate::semantics::{
+    Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, Resources,
+    Throughput,
+};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -136,6 +140,29 @@ impl Design {
         throughput: &Throughput<R>,
     ) -> Result<Expr, R::Error> {
         Ok(throughput.of(&self.term)?.simplify())
+    }
+
+    /// The time per element on `machine` at the point `at` (the models'
+    /// variables and the symbolic counts), from the [`Queueing`] semantics:
+    /// threads beyond the cores, a task pool's shared queue and the
+    /// hand-overs of a pipeline included.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::queue::Machine;
+    ///
+    /// let d = Design::parse("a = 3; b = 1; pipe(a, b)").unwrap();
+    /// let one_core = Machine::new(1).buffer(1000);
+    /// let p = d.queueing(&one_core, &[]).unwrap();
+    /// // Both stages share the core: 3 + 1 per element, not max(3, 1).
+    /// assert!((p.time_per_element - 4.0).abs() < 1e-6);
+    /// ```
+    pub fn queueing(
+        &self,
+        machine: &Machine,
+        at: &[(&str, f64)],
+    ) -> Result<QueueingPrediction, QueueingError> {
+        Queueing::new(machine).at(at).of(&self.term)
     }
 
     /// The latency (time of one element through the design), in normal form.

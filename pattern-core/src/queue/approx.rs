@@ -140,10 +140,25 @@ impl Network {
             }
         }
         let x = lo;
-        let residence = residence(x).expect("below every saturation point");
+        let mut residence = residence(x).expect("below every saturation point");
         // At the root the residence times hold N jobs; scaling the
         // throughput to them keeps Little's law exact (`Σ Q = N`).
-        let x = n / residence.iter().sum::<f64>();
+        let mut x = n / residence.iter().sum::<f64>();
+        // Schweitzer's estimate lets a station run up to N/(N − 1) times past
+        // its capacity; no network does: the throughput is capped at the
+        // bottleneck's, the jobs it holds up waiting there.
+        let cap = self.bounds(population)?.throughput_upper;
+        if x > cap {
+            let bottleneck = (0..k_all)
+                .filter(|&k| !net.delay[k])
+                .max_by(|&a, &b| {
+                    let per = |k: usize| net.demand[k] / net.servers[k];
+                    per(a).total_cmp(&per(b))
+                })
+                .unwrap_or(0);
+            residence[bottleneck] += n / cap - n / x;
+            x = cap;
+        }
         if !(x.is_finite() && x > 0.0) {
             return Err(QueueError::NonFinite {
                 quantity: "throughput",

@@ -7,6 +7,7 @@
 //! | [`Throughput`] | `Expr` | time per element in steady state (seed 001 eqs. 2–5); pointwise or asymptotic `pipe`, a machine profile's communication functions, a per-hop cost between pipeline stages — combined freely |
 //! | [`Latency`] | `Expr` | time of one element through the design |
 //! | [`Footprint`] | [`Resources`] | threads and nodes the design occupies: the one definition of a design's threads |
+//! | [`Queueing`] | [`QueueingPrediction`] | time per element on a machine with fewer cores than threads: a closed queueing network solved by MVA |
 //!
 //! ```
 //! use pattern_core::Design;
@@ -25,9 +26,11 @@ mod asymptotic;
 mod flat;
 mod footprint;
 mod latency;
+mod queueing;
 mod throughput;
 
 pub use crate::grammar::{Scope, Semantics, fold};
 pub use footprint::{Footprint, Resources};
 pub use latency::{Latency, Timed};
+pub use queueing::{Fragment, Queueing, QueueingError, QueueingPrediction};
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};
