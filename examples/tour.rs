@@ -4,10 +4,12 @@
 //! whose budget the compiler checks; designs written as terms of patterns
 //! and lowered to their throughput, latency and resources; a refactoring
 //! checked with the laws; a multi-processor design priced on the Cray T3E;
-//! and the errors a user sees. Run with `cargo run --release --example tour`.
+//! threads beyond the cores as a queueing network (seed 002); and the
+//! errors a user sees. Run with `cargo run --release --example tour`.
 use pattern_core::comm::MachineProfile;
 use pattern_core::compare::{Domain, compare};
 use pattern_core::paper::TABLE_1;
+use pattern_core::queue::{Cluster, Machine, MpiModel, MpiWorkload, Network};
 use pattern_core::semantics::Throughput;
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
@@ -166,6 +168,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         alone
             .model_by(&Throughput::new().machine(&t3e))?
             .eval(&[])?
+    );
+
+    println!(
+        "\nThreads beyond the cores (seed 002): the design as a closed queueing network, MVA:"
+    );
+    let pool = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)")?;
+    let two_cores = Machine::new(2).handoff(470.0).take(115.0);
+    for n in [1.0, 2.0, 4.0, 8.0] {
+        let at = [("x", 16384.0), ("n", n)];
+        println!(
+            "  tpool[{n}](qsort) on 2 cores, x = 16384: operators {:>5.1} ms, queueing {:>5.1} ms",
+            pool.model().eval(&at)? / 1e6,
+            pool.queueing(&two_cores, &at)?.time_per_element / 1e6
+        );
+    }
+    let net = Network::new()
+        .multi_server("cpu", 300, 1.0)
+        .queue("disk", 0.002)
+        .delay("think", 0.1);
+    let s = net.mva(400)?;
+    println!(
+        "  300 servers, 400 jobs (the textbook recursion gives a negative throughput here): X = {:.4}, bottleneck {}",
+        s.throughput(),
+        s.bottleneck()
+    );
+    let cluster = MpiModel {
+        cluster: Cluster::homogeneous(4, 8),
+        workload: MpiWorkload {
+            sends: "2000*ln(n) + 8000".parse()?,
+            message: "3e5*n^-0.6".parse()?,
+            compute: 0.85,
+            communicate: 0.15,
+        },
+        startup: 5e-6,
+        per_word: 8e-9,
+        cpu_constant: 3600.0,
+        net_constant: 1.4,
+    };
+    let (stop, times) = cluster.saturation(64, 0.05)?;
+    println!(
+        "  an MPI code on 4 nodes of 8 cores: {:.0} s on 1 process, {:.1} s on {stop}; more stops paying there",
+        times[0],
+        times[stop - 1]
     );
 
     println!("\nErrors name what went wrong and where:");

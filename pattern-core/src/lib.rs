@@ -13,8 +13,9 @@
 //! meanings ([`semantics`]: throughput, latency, resources, machine
 //! profiles), designs as types checked at compile time ([`pattern`]), the
 //! [`laws`] that relate designs (seed 001 §5), the fitting of models to
-//! measurements ([`fit`]) and an executor that runs a design for real
-//! ([`exec`]).
+//! measurements ([`fit`]), closed queueing networks solved by Mean Value
+//! Analysis for machines with fewer cores than threads ([`queue`], seed
+//! 002) and an executor that runs a design for real ([`exec`]).
 //!
 //! ## Quick start
 //!

@@ -1,0 +1,203 @@
+//! When do more threads stop paying? `tpool[n](qsort)` and a pipeline of
+//! `n` stages on this machine, for n = 1..8: the plain operators, the
+//! queueing semantics (the design as a closed network on the machine's
+//! cores, solved by MVA) and the executor's measured time per element.
+//!
+//! The atoms and the machine's costs are measured first, on this machine:
+//! qsort and inc on arrays of `x` ints, the hand-over between two pipeline
+//! stages (`pipe(pass, pass)`) and a task pool's take (`tpool[1](pass)`).
+//! Every figure is the median of the rounds.
+//!
+//! Run with `cargo run --release --example contention` (about a minute);
+//! `-- --quick` is a smoke run of a few seconds.
+
+use pattern_core::Design;
+use pattern_core::exec::{Executor, Kernels};
+use pattern_core::queue::Machine;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Array length: large enough that the threads' costs are small beside
+/// the kernels (seed 001's validation holds from 16,384 on).
+const X: usize = 16_384;
+
+fn random_array(x: usize, seed: u64) -> Vec<i32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..x)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s as i32
+        })
+        .collect()
+}
+
+fn qsort(v: &mut [i32]) {
+    v.sort_unstable();
+}
+
+/// Ten passes of +1 (Table 1's inc).
+fn inc(v: &mut [i32]) {
+    for _ in 0..10 {
+        for e in v.iter_mut() {
+            *e = e.wrapping_add(1);
+        }
+        black_box(&mut *v);
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Mean time of `kernel` over a stream of fresh arrays, ns.
+fn time_kernel(kernel: fn(&mut [i32]), elements: usize, seed: u64) -> f64 {
+    let mut inputs: Vec<Vec<i32>> = (0..elements)
+        .map(|i| random_array(X, seed + i as u64))
+        .collect();
+    let start = Instant::now();
+    for v in &mut inputs {
+        kernel(v);
+    }
+    black_box(&inputs);
+    start.elapsed().as_nanos() as f64 / elements as f64
+}
+
+/// The executor's steady-state time per element of `design`, ns. With
+/// more threads than cores, a stage waiting for its neighbour blocks at
+/// once instead of spinning (the executor's default spin assumes the
+/// waiting stage owns its core).
+fn run(kernels: &Kernels<Vec<i32>>, design: &str, inputs: Vec<Vec<i32>>, cores: usize) -> f64 {
+    let d = Design::parse(design).expect("a valid design");
+    let mut executor = Executor::new(kernels);
+    if executor.threads(d.term()).expect("a runnable design") > cores {
+        executor = executor.spin(Duration::ZERO);
+    }
+    let run = executor.run(d.term(), inputs).expect("the run");
+    run.metrics
+        .inter_departure_ns
+        .unwrap_or(run.metrics.makespan_ns / run.metrics.elements as f64)
+}
+
+/// The first `n` from which one more thread gains less than 5 %.
+fn stops_paying(times: &[f64]) -> usize {
+    (1..times.len())
+        .find(|&i| times[i] > 0.95 * times[i - 1])
+        .unwrap_or(times.len())
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (rounds, target_ms, max_threads) = if quick { (1, 20.0, 4) } else { (5, 250.0, 8) };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let kernels = Kernels::<Vec<i32>>::new()
+        .add("qsort", |v: &mut Vec<i32>| qsort(v))
+        .add("inc", |v: &mut Vec<i32>| inc(v))
+        .add("pass", |_| {});
+
+    // ---- The atoms and the machine, measured ----
+    // Streams of 16 MB, as cold in the cache as a run's inputs.
+    let per_atom = if quick { 8 } else { 256 };
+    let t_qsort = median(
+        (0..rounds)
+            .map(|r| time_kernel(qsort, per_atom, 100 * r as u64))
+            .collect(),
+    );
+    let t_inc = median(
+        (0..rounds)
+            .map(|r| time_kernel(inc, per_atom, 7 + 100 * r as u64))
+            .collect(),
+    );
+    let tiny = || {
+        (0..if quick { 2_000 } else { 50_000 })
+            .map(|_| vec![0])
+            .collect::<Vec<_>>()
+    };
+    let handoff = median(
+        (0..rounds)
+            .map(|_| run(&kernels, "pass = 0; pipe(pass, pass)", tiny(), cores))
+            .collect(),
+    );
+    let take = median(
+        (0..rounds)
+            .map(|_| run(&kernels, "pass = 0; tpool[1](pass)", tiny(), cores))
+            .collect(),
+    );
+    let machine = Machine::new(cores).handoff(handoff).take(take);
+    println!("This machine: {cores} cores; x = {X} ints per array");
+    println!(
+        "Measured: qsort {:.0} ns, inc {:.0} ns per array; hand-over {handoff:.0} ns, pool take {take:.0} ns\n",
+        t_qsort, t_inc
+    );
+
+    // ---- The designs, predicted and run ----
+    let elements_for =
+        |time_per_element: f64| ((target_ms * 1e6 / time_per_element) as usize).clamp(16, 20_000);
+    let mut table = Vec::new();
+    for n in 1..=max_threads {
+        let pool = format!("qsort = {t_qsort}; tpool[{n}](qsort)");
+        let stages = vec!["inc"; n].join(", ");
+        let pipe = if n == 1 {
+            format!("inc = {t_inc}; inc")
+        } else {
+            format!("inc = {t_inc}; pipe({stages})")
+        };
+        let mut row = Vec::new();
+        for design in [&pool, &pipe] {
+            let d = Design::parse(design).expect("a valid design");
+            let plain = d.model().eval(&[]).expect("a number");
+            let queued = d
+                .queueing(&machine, &[])
+                .expect("a prediction")
+                .time_per_element;
+            let structure = design.split("; ").last().unwrap_or_default().to_string();
+            let measured = median(
+                (0..rounds)
+                    .map(|r| {
+                        let inputs = (0..elements_for(queued))
+                            .map(|i| random_array(X, 1000 * r as u64 + i as u64))
+                            .collect();
+                        run(
+                            &kernels,
+                            &format!("qsort = 1; inc = 1; {structure}"),
+                            inputs,
+                            cores,
+                        )
+                    })
+                    .collect(),
+            );
+            row.push((plain, queued, measured));
+        }
+        table.push(row);
+    }
+
+    for (k, title) in [(0, "tpool[n](qsort)"), (1, "pipe of n inc stages")] {
+        println!("{title}: time per element, µs (error against the measured run)");
+        println!("| n | plain operators | queueing (MVA) | measured |");
+        println!("|---|---|---|---|");
+        for (i, row) in table.iter().enumerate() {
+            let (plain, queued, measured) = row[k];
+            let err = |v: f64| 100.0 * (v / measured - 1.0);
+            println!(
+                "| {} | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} |",
+                i + 1,
+                plain / 1e3,
+                err(plain),
+                queued / 1e3,
+                err(queued),
+                measured / 1e3
+            );
+        }
+        let measured: Vec<f64> = table.iter().map(|r| r[k].2).collect();
+        let queued: Vec<f64> = table.iter().map(|r| r[k].1).collect();
+        let plain: Vec<f64> = table.iter().map(|r| r[k].0).collect();
+        println!(
+            "Adding threads stops paying (< 5 % gain) at n = {} measured, {} by the queueing model, {} by the plain operators.\n",
+            stops_paying(&measured),
+            stops_paying(&queued),
+            stops_paying(&plain)
+        );
+    }
+}
