@@ -238,7 +238,7 @@ fn bad_input_is_an_error() {
     );
     assert_eq!(
         err(Network::new().load_dependent("net", 1.0, |n| 2.0 - n as f64)),
-        "the rate of `net` with 2 jobs present is α(2) = 0: a rate is a finite number > 0"
+        "the rate of `net` with 2 jobs present is α(2) = 0: a rate is a finite number > 0 (and D/α(n) finite)"
     );
     assert_eq!(
         err(Network::new().queue("a", 0.0).delay("z", 0.0)),
@@ -270,4 +270,47 @@ fn bad_input_is_an_error() {
         .sweep(usize::MAX)
         .unwrap_err();
     assert!(matches!(e, QueueError::TooLarge { .. }), "{e}");
+    // Populations that would take hours: the exact solver says so, a
+    // load-dependent station's rates are not evaluated 10^18 times.
+    assert_eq!(
+        Network::new()
+            .queue("a", 1.0)
+            .mva(usize::MAX)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "exact MVA at N = {} would take about 1.8e19 steps (at most 2e9): use mva_approx",
+            usize::MAX
+        )
+    );
+    // Three general load-dependent stations at 20,000 jobs: 4.8e9 steps.
+    let three = (0..3).fold(Network::new(), |net, i| {
+        net.load_dependent(format!("l{i}"), 1.0, |n| n as f64)
+    });
+    assert!(matches!(
+        three.mva(20_000),
+        Err(QueueError::BeyondExact { .. })
+    ));
+    assert!(three.mva_approx(20_000).is_ok());
+    let ld = Network::new().load_dependent("net", 1.0, |n| n as f64);
+    assert!(matches!(
+        ld.mva_approx(1 << 40),
+        Err(QueueError::TooManyRates { .. })
+    ));
+    assert!(matches!(
+        ld.bounds(1 << 40),
+        Err(QueueError::TooManyRates { .. })
+    ));
+    // The approximation answers for any population and server count.
+    let huge = Network::new()
+        .multi_server("cpu", 1 << 30, 1.0)
+        .multi_server("io", 1000, 1e-7)
+        .queue("disk", 1e-12)
+        .delay("think", 1.0);
+    let s = huge.mva_approx(usize::MAX).unwrap();
+    assert!(
+        close(s.throughput(), (1u64 << 30) as f64, 1e-6),
+        "{}",
+        s.throughput()
+    );
 }

@@ -281,3 +281,51 @@ pub fn mutate(rng: &mut ChaCha8Rng, text: &str) -> String {
     }
     chars.into_iter().collect()
 }
+
+/// A demand or a rate: everyday, zero, extreme or no number at all.
+fn demand(rng: &mut ChaCha8Rng) -> String {
+    match rng.random_range(0..8) {
+        0 => ["0", "-1", "NaN", "inf", "1e308", "1e-320", "-0"]
+            .choose(rng)
+            .expect("extremes")
+            .to_string(),
+        _ => format!("{}", rng.random_range(0.0..5.0f64)),
+    }
+}
+
+/// A closed network in the fuzz driver's own line format (not a library
+/// format): the population, then one station per line —
+/// `queue NAME D`, `delay NAME D`, `multi NAME C D`, `ld NAME D r1,r2,..`.
+pub fn network(rng: &mut ChaCha8Rng) -> String {
+    let population = match rng.random_range(0..6) {
+        0 => ["0", "1", "100000", "18446744073709551615"]
+            .choose(rng)
+            .expect("populations")
+            .to_string(),
+        _ => rng.random_range(1..300u32).to_string(),
+    };
+    let mut text = format!("{population}\n");
+    for i in 0..rng.random_range(0..7) {
+        let name = if rng.random_bool(0.1) {
+            "s0".to_string()
+        } else {
+            format!("s{i}")
+        };
+        let line = match rng.random_range(0..4) {
+            0 => format!("queue {name} {}", demand(rng)),
+            1 => format!("delay {name} {}", demand(rng)),
+            2 => format!(
+                "multi {name} {} {}",
+                [0, 1, 2, 7, 300, 100_000].choose(rng).expect("servers"),
+                demand(rng)
+            ),
+            _ => {
+                let rates: Vec<String> = (0..rng.random_range(1..5)).map(|_| demand(rng)).collect();
+                format!("ld {name} {} {}", demand(rng), rates.join(","))
+            }
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}

@@ -7,6 +7,7 @@ use pattern_core::comm::MachineProfile;
 use pattern_core::fit::Fitter;
 use pattern_core::fit::extrap_io::Experiment;
 use pattern_core::prelude::*;
+use pattern_core::queue::{Machine, Network, Solution};
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -54,6 +55,12 @@ pub const TARGETS: &[Target] = &[
         about: "MachineProfile::from_json, then a design modelled on the machine",
         input: |rng| mutated(rng, generate::profile),
         run: run_profile,
+    },
+    Target {
+        name: "queue",
+        about: "a closed network (the driver's line format), then mva, mva_approx, sweep and bounds",
+        input: |rng| mutated(rng, generate::network),
+        run: run_queue,
     },
     Target {
         name: "serde",
@@ -182,6 +189,91 @@ fn run_design(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
     let _ = resources
         .threads
         .eval(&bindings(&point(&resources.threads, rng)));
+    if rng.random_bool(0.25) {
+        let machine = Machine::new(rng.random_range(0..5)).take(rng.random_range(0.0..100.0));
+        let mut at = point(&model, rng);
+        at.extend(
+            ["n", "threads", "g", "p"].map(|c| (c.to_string(), rng.random_range(1..9u32) as f64)),
+        );
+        if let Ok(p) = design.queueing(&machine, &bindings(&at)) {
+            if p.time_per_element.is_nan() || p.time_per_element < 0.0 {
+                return Err(format!("a queueing prediction of {}", p.time_per_element));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds a network from the driver's line format; `None` for a line it
+/// does not read (the solvers' errors are what is fuzzed, not this).
+fn network(text: &str) -> Option<(Network, usize)> {
+    let mut lines = text.lines();
+    let population: usize = lines.next()?.trim().parse().ok()?;
+    let mut net = Network::new();
+    for line in lines {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let num = |i: usize| w.get(i).and_then(|v| v.parse::<f64>().ok());
+        net = match (w.first().copied(), w.get(1).map(|s| s.to_string())) {
+            (Some("queue"), Some(name)) => net.queue(name, num(2)?),
+            (Some("delay"), Some(name)) => net.delay(name, num(2)?),
+            (Some("multi"), Some(name)) => net.multi_server(name, w.get(2)?.parse().ok()?, num(3)?),
+            (Some("ld"), Some(name)) => {
+                let rates: Vec<f64> = w
+                    .get(3)?
+                    .split(',')
+                    .filter_map(|r| r.parse().ok())
+                    .collect();
+                if rates.is_empty() {
+                    return None;
+                }
+                net.load_dependent(name, num(2)?, move |n| rates[(n - 1) % rates.len()])
+            }
+            _ => return None,
+        };
+    }
+    Some((net, population))
+}
+
+/// Every figure a finite number, Little's law at every station and all
+/// jobs somewhere.
+fn check_solution(s: &Solution, what: &str) -> Result<(), String> {
+    let n = s.population() as f64;
+    let total: f64 = s.stations().map(|(_, r)| r.queue_length).sum();
+    let finite = s.throughput().is_finite()
+        && s.stations().all(|(_, r)| {
+            r.queue_length.is_finite() && r.residence_time.is_finite() && r.utilization.is_finite()
+        });
+    if !finite {
+        return Err(format!("{what}: a figure is not a number: {s:?}"));
+    }
+    if (total - n).abs() > 1e-6 * n.max(1.0) {
+        return Err(format!(
+            "{what}: {total} jobs at the stations, population {n}"
+        ));
+    }
+    Ok(())
+}
+
+fn run_queue(text: &str, _: &mut ChaCha8Rng) -> Result<(), String> {
+    let Some((net, population)) = network(text) else {
+        return Ok(());
+    };
+    // The exact solvers' time grows with N: a population beyond what a
+    // fuzz input may take goes to the approximation and the bounds alone.
+    if population <= 20_000 {
+        if let Ok(s) = net.mva(population) {
+            check_solution(&s, "mva")?;
+        }
+        if let Ok(sweep) = net.sweep(population.min(2_000)) {
+            if let Some(s) = sweep.at(sweep.len()) {
+                check_solution(&s, "sweep")?;
+            }
+        }
+    }
+    if let Ok(s) = net.mva_approx(population) {
+        check_solution(&s, "mva_approx")?;
+    }
+    let _ = net.bounds(population);
     Ok(())
 }
 

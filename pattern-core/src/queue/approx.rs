@@ -38,8 +38,10 @@ pub struct Approximation {
     /// The iteration stops when no queue length changes by more than this,
     /// relatively. Default `1e-10`.
     pub tolerance: f64,
-    /// The most iterations before giving up with
-    /// [`QueueError::NoConvergence`]. Default 100,000.
+    /// The most bisection steps before giving up with
+    /// [`QueueError::NoConvergence`]. Default 2,000 (bracketing the
+    /// throughput over f64's whole range takes about 1,100; then 35 more
+    /// reach 1e-10).
     pub max_iterations: usize,
     /// Multi-server stations. Default [`MultiServer::Marginals`].
     pub multi_server: MultiServer,
@@ -49,7 +51,7 @@ impl Default for Approximation {
     fn default() -> Self {
         Self {
             tolerance: 1e-10,
-            max_iterations: 100_000,
+            max_iterations: 2_000,
             multi_server: MultiServer::Marginals,
         }
     }
@@ -87,6 +89,16 @@ impl Network {
         // residence time as a function of X alone, increasing in X; so does
         // every other station's. The fixed point is the one root of
         // `X·Σ R_k(X) = N`, found by bisection: no iteration to diverge.
+        // ln α(j) of the general stations, once (the bisection evaluates
+        // their marginals at every step).
+        let ln_alpha: Vec<Vec<f64>> = net
+            .service
+            .iter()
+            .map(|s| match s {
+                Service::General(alpha) => alpha.iter().map(|a| a.ln()).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         let residence = |x: f64| -> Option<Vec<f64>> {
             (0..k_all)
                 .map(|k| {
@@ -98,18 +110,28 @@ impl Network {
                             let c = *c as f64;
                             single(d / c, x * shrink)? + d * (c - 1.0) / c
                         }
-                        service => load_dependent(service, d, x * shrink, population)?,
+                        service => {
+                            load_dependent(service, &ln_alpha[k], d, x * shrink, population)?
+                        }
                     };
                     Some(r)
                 })
                 .collect()
         };
-        let jobs = |x: f64| residence(x).map(|r| x * r.iter().sum::<f64>());
+        let jobs = |x: f64| -> Result<Option<f64>, QueueError> {
+            match residence(x).map(|r| x * r.iter().sum::<f64>()) {
+                Some(j) if j.is_nan() => Err(QueueError::NonFinite {
+                    quantity: "residence time",
+                    value: j,
+                }),
+                j => Ok(j),
+            }
+        };
         // Bracket the root: `hi` doubles until the jobs exceed N (or a
         // queue saturates, which `jobs` reports as None).
         let (mut lo, mut hi) = (0.0f64, n / net.demand.iter().sum::<f64>());
         let mut steps = 0;
-        while jobs(hi).is_some_and(|j| j < n) {
+        while jobs(hi)?.is_some_and(|j| j < n) {
             lo = hi;
             hi *= 2.0;
             steps += 1;
@@ -120,17 +142,44 @@ impl Network {
                 });
             }
         }
-        loop {
-            let mid = 0.5 * (lo + hi);
-            if jobs(mid).is_some_and(|j| j < n) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
+        // Regula falsi, Illinois variant (a retained end's value is halved),
+        // bisecting while the upper end is past a saturation point: a
+        // dozen steps where bisection takes forty, each an O(N) pass over
+        // the marginals of every general load-dependent station.
+        let (mut f_lo, mut f_hi) = (jobs(lo)?.map_or(-n, |j| j - n), jobs(hi)?.map(|j| j - n));
+        let mut kept = 0i8; // > 0: lo kept last, < 0: hi kept last
+        let x = loop {
+            let mid = match f_hi {
+                Some(fh) if fh > f_lo => {
+                    let m = hi - fh * (hi - lo) / (fh - f_lo);
+                    if m > lo && m < hi { m } else { 0.5 * (lo + hi) }
+                }
+                _ => 0.5 * (lo + hi),
+            };
             steps += 1;
+            let f = jobs(mid)?.map(|j| j - n);
+            match f {
+                Some(f) if f.abs() <= settings.tolerance * n => break mid,
+                Some(f) if f < 0.0 => {
+                    lo = mid;
+                    f_lo = f;
+                    if kept < 0 {
+                        f_hi = f_hi.map(|v| v / 2.0);
+                    }
+                    kept = -1;
+                }
+                _ => {
+                    hi = mid;
+                    f_hi = f;
+                    if kept > 0 {
+                        f_lo /= 2.0;
+                    }
+                    kept = 1;
+                }
+            }
             let change = (hi - lo) / hi;
             if change <= settings.tolerance {
-                break;
+                break lo;
             }
             if steps >= settings.max_iterations {
                 return Err(QueueError::NoConvergence {
@@ -138,8 +187,7 @@ impl Network {
                     change,
                 });
             }
-        }
-        let x = lo;
+        };
         let mut residence = residence(x).expect("below every saturation point");
         // At the root the residence times hold N jobs; scaling the
         // throughput to them keeps Little's law exact (`Σ Q = N`).
@@ -159,6 +207,12 @@ impl Network {
             residence[bottleneck] += n / cap - n / x;
             x = cap;
         }
+        if let Some(r) = residence.iter().find(|r| !r.is_finite()) {
+            return Err(QueueError::NonFinite {
+                quantity: "residence time",
+                value: *r,
+            });
+        }
         if !(x.is_finite() && x > 0.0) {
             return Err(QueueError::NonFinite {
                 quantity: "throughput",
@@ -168,7 +222,7 @@ impl Network {
         let utilization: Vec<f64> = (0..k_all)
             .map(|k| match &net.service[k] {
                 Service::General(_) => {
-                    1.0 - marginals(&net.service[k], x, net.demand[k], population)[0]
+                    1.0 - marginals(&ln_alpha[k], x, net.demand[k], population)[0]
                 }
                 _ => x * (net.demand[k] / net.servers[k]),
             })
@@ -191,9 +245,18 @@ fn single(d: f64, rate: f64) -> Option<f64> {
 /// `Q(N − 1)` is Schweitzer's, the marginals (which only weigh the first
 /// jobs, where the rate differs from `a`) those of the station alone fed
 /// at `rate`. Solved for `R`: `d/a / (1 − rate·d/a) · (1 + Σ_j j·(a/α(j) − 1)·p(j − 1))`.
-fn load_dependent(service: &Service, d: f64, rate: f64, population: usize) -> Option<f64> {
+fn load_dependent(
+    service: &Service,
+    ln_alpha: &[f64],
+    d: f64,
+    rate: f64,
+    population: usize,
+) -> Option<f64> {
+    if let Service::Multi(c) = service {
+        return multi_server(*c, d, rate, population);
+    }
     let a = service.alpha(population);
-    let p = marginals(service, rate, d, population - 1);
+    let p = marginals(ln_alpha, rate, d, population - 1);
     let correction: f64 = p
         .iter()
         .enumerate()
@@ -202,22 +265,75 @@ fn load_dependent(service: &Service, d: f64, rate: f64, population: usize) -> Op
     Some(single(d / a, rate)? * (1.0 + correction).max(0.0))
 }
 
-/// The station alone as a birth-death process: `p(j) ∝ Π_{i≤j} rate·D/α(i)`
-/// for `j = 0..=max`, normalized in log space (no subtraction).
-pub(crate) fn marginals(service: &Service, rate: f64, d: f64, max: usize) -> Vec<f64> {
+/// [`load_dependent`] for `c` servers in `O(c)`: the correction
+/// `Σ_{j<c} (c − j)·p(j − 1)` needs the first `c − 1` marginals, and the
+/// normalization's tail beyond `c` jobs is a geometric sum. Past
+/// [`MAX_MARGINAL_SERVERS`] servers, Seidmann's decomposition.
+fn multi_server(c: usize, d: f64, rate: f64, population: usize) -> Option<f64> {
+    let cf = c as f64;
+    if c > MAX_MARGINAL_SERVERS {
+        return Some(single(d / cf, rate)? + d * (cf - 1.0) / cf);
+    }
+    let max = population - 1;
     if rate <= 0.0 || d == 0.0 {
-        let mut p = vec![0.0; max + 1];
+        return Some(single(d / cf, rate)? * (1.0 + (cf - 1.0)));
+    }
+    // ln of the unnormalized p(j) = (λD)^j / j! for j < c.
+    let ln_load = (rate * d).ln();
+    let head = (c - 1).min(max);
+    let mut log_p = Vec::with_capacity(head + 1);
+    log_p.push(0.0);
+    let mut total = 0.0;
+    for j in 1..=head {
+        let next = log_p[j - 1] + ln_load - (j as f64).ln();
+        total = log_add(total, next);
+        log_p.push(next);
+    }
+    if max >= c {
+        // j = c..=max: p(j) = p(c − 1)·ρ^(j − c + 1), ρ = λD/c.
+        let ln_rho = ln_load - cf.ln();
+        let terms = (max - c + 1) as f64;
+        let ln_geometric = if ln_rho.abs() < 1e-12 {
+            terms.ln()
+        } else if ln_rho < 0.0 {
+            ln_rho + (-(terms * ln_rho).exp_m1()).ln() - (-ln_rho.exp_m1()).ln()
+        } else {
+            ln_rho + terms * ln_rho + (-(-terms * ln_rho).exp()).ln_1p() - ln_rho.exp_m1().ln()
+        };
+        total = log_add(total, log_p[c - 1] + ln_geometric);
+    }
+    let correction: f64 = (1..c)
+        .filter(|&j| j - 1 <= head)
+        .map(|j| (cf - j as f64) * (log_p[j - 1] - total).exp())
+        .sum();
+    Some(single(d / cf, rate)? * (1.0 + correction))
+}
+
+/// The most servers a station's marginals are summed over in the
+/// approximation (`O(c)` per step); beyond, Seidmann's decomposition.
+pub(crate) const MAX_MARGINAL_SERVERS: usize = 1_000_000;
+
+/// The station alone as a birth-death process: `p(j) ∝ Π_{i≤j} rate·D/α(i)`
+/// for `j = 0..=max` (`ln_alpha[i − 1] = ln α(i)`, computed once per solve),
+/// normalized by the largest term: adds and one `exp` per term, no
+/// subtraction.
+pub(crate) fn marginals(ln_alpha: &[f64], rate: f64, d: f64, max: usize) -> Vec<f64> {
+    let mut p = vec![0.0; max + 1];
+    if rate <= 0.0 || d == 0.0 {
         p[0] = 1.0;
         return p;
     }
     let ln_load = (rate * d).ln();
-    let mut log_p = Vec::with_capacity(max + 1);
-    log_p.push(0.0);
-    let mut total = 0.0;
+    let mut top = 0.0f64;
     for j in 1..=max {
-        let next = log_p[j - 1] + ln_load - service.alpha(j).ln();
-        total = log_add(total, next);
-        log_p.push(next);
+        p[j] = p[j - 1] + ln_load - ln_alpha[j - 1];
+        top = top.max(p[j]);
     }
-    log_p.iter().map(|l| (l - total).exp()).collect()
+    let mut total = 0.0;
+    for v in p.iter_mut() {
+        *v = (*v - top).exp();
+        total += *v;
+    }
+    p.iter_mut().for_each(|v| *v /= total);
+    p
 }

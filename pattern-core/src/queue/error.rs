@@ -33,7 +33,7 @@ pub enum QueueError {
     },
     /// A load-dependent rate `α(n)` that is not a finite number > 0.
     #[error(
-        "the rate of `{station}` with {jobs} jobs present is α({jobs}) = {value}: a rate is a finite number > 0"
+        "the rate of `{station}` with {jobs} jobs present is α({jobs}) = {value}: a rate is a finite number > 0 (and D/α(n) finite)"
     )]
     InvalidRate {
         /// The station.
@@ -64,6 +64,33 @@ pub enum QueueError {
         population: usize,
         /// The stations of the network.
         stations: usize,
+    },
+    /// A network whose exact solution would take too long.
+    #[error(
+        "exact MVA at N = {population} would take about {steps:.1e} steps (at most {limit:.0e}): use mva_approx"
+    )]
+    BeyondExact {
+        /// The population asked for.
+        population: usize,
+        /// The estimated steps: `N·K`, plus `N·c` per `c`-server station
+        /// and `N²` per general load-dependent station, times the
+        /// load-dependent stations (their complements).
+        steps: f64,
+        /// The most steps the exact solver takes.
+        limit: f64,
+    },
+    /// A general load-dependent station whose rates would be evaluated for
+    /// too many populations.
+    #[error(
+        "`{station}` is load-dependent: its rate is evaluated for every population up to N = {population}, at most {limit}"
+    )]
+    TooManyRates {
+        /// The station.
+        station: String,
+        /// The population asked for.
+        population: usize,
+        /// The largest population with general load-dependent stations.
+        limit: usize,
     },
     /// An option of the approximate solver out of its range.
     #[error("the option `{option}` is {value}: {expected}")]

@@ -17,6 +17,10 @@ use super::normalizing::log_constants;
 use super::prepared::{Prepared, Service};
 use super::solution::{Labels, Solution, Sweep};
 
+/// The most steps (station-populations) exact MVA takes, a few seconds:
+/// 10^4 jobs over 100 stations are 10^6.
+pub const MAX_EXACT_STEPS: f64 = 2e9;
+
 /// A station's state between populations.
 enum State {
     /// Queue length at `n − 1` (queues and delays).
@@ -107,6 +111,14 @@ fn solve(
     mut report: impl FnMut(Step<'_>, &Labels),
 ) -> Result<Labels, QueueError> {
     let net = Prepared::new(network, population)?;
+    let steps = net.exact_steps(population);
+    if steps > MAX_EXACT_STEPS {
+        return Err(QueueError::BeyondExact {
+            population,
+            steps,
+            limit: MAX_EXACT_STEPS,
+        });
+    }
     let k_all = net.demand.len();
     let labels = Labels::new(network, &net);
     let mut states: Vec<State> = Vec::with_capacity(k_all);

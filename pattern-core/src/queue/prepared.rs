@@ -18,6 +18,10 @@ pub(crate) enum Service {
     General(Vec<f64>),
 }
 
+/// The largest population for which a general load-dependent station's
+/// rates are evaluated (one call of `α` per population).
+pub(crate) const MAX_RATES: usize = 1_000_000;
+
 #[derive(Clone, Debug)]
 pub(crate) struct Prepared {
     pub demand: Vec<f64>,
@@ -48,6 +52,24 @@ impl Service {
 }
 
 impl Prepared {
+    /// The steps exact MVA takes, about: `N·K` for the recursion, `N·c` per
+    /// `c`-server and `N²` per general station, each also once per other
+    /// load-dependent station's complement.
+    pub(crate) fn exact_steps(&self, population: usize) -> f64 {
+        let n = population as f64;
+        let dependent: Vec<f64> = self
+            .service
+            .iter()
+            .filter_map(|s| match s {
+                Service::Multi(c) => Some(*c as f64),
+                Service::General(_) => Some(n),
+                _ => None,
+            })
+            .collect();
+        let m = dependent.len() as f64;
+        n * (self.demand.len() as f64 + (m + 1.0) * dependent.iter().sum::<f64>())
+    }
+
     /// Checks `network` and evaluates every rate multiplier up to
     /// `population`.
     pub(crate) fn new(network: &Network, population: usize) -> Result<Self, QueueError> {
@@ -84,13 +106,20 @@ impl Prepared {
                 Kind::MultiServer(c) if *c >= population => Service::Delay,
                 Kind::MultiServer(c) => Service::Multi(*c),
                 Kind::LoadDependent(rate) => {
+                    if population > MAX_RATES {
+                        return Err(QueueError::TooManyRates {
+                            station: s.name().to_string(),
+                            population,
+                            limit: MAX_RATES,
+                        });
+                    }
                     let mut alpha = Vec::new();
                     alpha
                         .try_reserve_exact(population)
                         .map_err(|_| too_large())?;
                     for j in 1..=population {
                         let a = (rate.0)(j);
-                        if !(a.is_finite() && a > 0.0) {
+                        if !(a.is_finite() && a > 0.0 && (s.demand() / a).is_finite()) {
                             return Err(QueueError::InvalidRate {
                                 station: s.name().to_string(),
                                 jobs: j,
