@@ -268,3 +268,27 @@ fn powers_of_valueless_constants_simplify_in_one_pass() {
         assert_eq!(once.simplify(), once, "{text} is a fixed point");
     }
 }
+
+/// Found by the long fuzz run: the reciprocal of a power with a number for
+/// exponent printed as `1/768^0.5`, which reads back as `768^-0.5` and
+/// rounds differently in the last bit.
+#[test]
+fn reciprocals_of_numeric_powers_print_back_bit_for_bit() {
+    let root = |b: Expr| Expr::Pow(Box::new(b), Box::new(Expr::Num(0.5)));
+    for base in [Expr::Num(768.0), Expr::Num(0.5), Expr::Var("n".into())] {
+        let e = Expr::Pow(Box::new(root(base)), Box::new(Expr::Num(-1.0)));
+        for text in [e.to_string(), e.to_ascii()] {
+            let back = Expr::parse(&text).unwrap();
+            assert_eq!(back, e, "{text}");
+            let at = [("n", 21.220639755545307)];
+            assert_eq!(
+                back.eval(&at).unwrap().to_bits(),
+                e.eval(&at).unwrap().to_bits()
+            );
+        }
+    }
+    // A negative power itself still prints as a fraction.
+    let e = Expr::Pow(Box::new(Expr::Num(768.0)), Box::new(Expr::Num(-0.5)));
+    assert_eq!(e.to_string(), "1/768^0.5");
+    assert_eq!(Expr::parse("1/768^0.5").unwrap(), e);
+}

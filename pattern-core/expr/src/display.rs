@@ -88,6 +88,12 @@ fn reciprocal_power(e: &Expr) -> Option<(&Expr, f64)> {
         // The reciprocal of a reciprocal prints as a power, `(1/x)^-1`:
         // `1/(1/x)` would read back as `x`, which rounds differently.
         Expr::Pow(base, _) if reciprocal_power(base).is_some() => None,
+        // So does the reciprocal of a power with a number for exponent,
+        // `(x^0.5)^-1`: `1/x^0.5` reads back as `x^-0.5`, which rounds
+        // differently.
+        Expr::Pow(base, _) if matches!(&**base, Expr::Pow(_, k) if matches!(**k, Expr::Num(_))) => {
+            None
+        }
         Expr::Pow(base, exponent) => match **exponent {
             Expr::Num(k) if k < 0.0 => Some((base, -k)),
             _ => None,
