@@ -87,7 +87,10 @@ fn bolch_example_8_4_multi_server_and_delay() {
     let (r, q, _, x) = per_visit(&sol, &["1", "2", "3", "4"], &v);
     check("Q", &q, &[0.624, 0.473, 0.686, 1.217], 3);
     check("X", &x, &[1.218, 0.609, 0.609, 1.218], 3);
-    assert!((sol.throughput() - 1.2174606338449272).abs() < 1e-15, "the exact product form");
+    assert!(
+        (sol.throughput() - 1.2174606338449272).abs() < 1e-15,
+        "the exact product form"
+    );
     // Example 8.7 (p. 349) solves the same network with load-dependent
     // rates and prints the response times too.
     check("R", &r, &[0.512, 0.776, 1.127, 1.0], 3);
