@@ -14,8 +14,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="${1:-$root/target/resolutions}"
-rm -rf "$scratch/workspace" "$scratch/user"
+rm -rf "$scratch/workspace" "$scratch/user" "$scratch/target"
 mkdir -p "$scratch/workspace"
+# Three builds of the dependency tree do not fit a small disk at once: the
+# scratch directory goes when the script ends, however it ends.
+trap 'rm -rf "$scratch"' EXIT
 export CARGO_TARGET_DIR="$scratch/target"
 
 # Tracked files only (what a clone has), without the lockfile.
@@ -53,6 +56,7 @@ RS
 )
 
 echo "== oldest versions the manifests allow (direct dependencies)"
+rm -rf "$CARGO_TARGET_DIR"
 RUSTC_BOOTSTRAP=1 cargo update --quiet -Z direct-minimal-versions
 grep -A1 -E '^name = "(proptest|rand|serde|syn|criterion)"$' Cargo.lock | grep -o '"[^"]*"' | paste - - | sed 's/^/   /'
 cargo build --quiet -p pattern-core --no-default-features
