@@ -292,3 +292,34 @@ fn reciprocals_of_numeric_powers_print_back_bit_for_bit() {
     assert_eq!(e.to_string(), "1/768^0.5");
     assert_eq!(Expr::parse("1/768^0.5").unwrap(), e);
 }
+
+// A 900-term sum times a factor holding a 300-item `max` (the shape of the
+// fuzz design whose model printed to 58 MB): distributing the product
+// copied the `max` into every term, 900 times its size. Expansion now keeps
+// such a product whole, and the three ways of writing it agree.
+child_test!(a_product_that_would_copy_a_large_factor_stays_whole, || {
+    let sum: Vec<String> = (0..900).map(|i| format!("{}*a{i}", i + 1)).collect();
+    let max: Vec<String> = (0..300).map(|i| format!("b{i} + {i}")).collect();
+    let (sum, max) = (sum.join(" + "), max.join(", "));
+    let bindings: Vec<(String, f64)> = (0..900)
+        .map(|i| (format!("a{i}"), 1.0 + i as f64 / 1000.0))
+        .chain((0..300).map(|i| (format!("b{i}"), 0.5 * i as f64)))
+        .chain([("x".to_string(), 3.0)])
+        .collect();
+    let refs: Vec<(&str, f64)> = bindings.iter().map(|(v, x)| (v.as_str(), *x)).collect();
+    for text in [
+        format!("({sum})*x*max({max})"),
+        format!("x*max({max})*({sum})"),
+        format!("({sum})*(x*max({max}))"),
+    ] {
+        let e = Expr::parse(&text).unwrap();
+        let s = e.simplify();
+        assert!(
+            s.size() < 2 * e.size(),
+            "{} nodes from {}",
+            s.size(),
+            e.size()
+        );
+        simplify_keeps_value(&text, &refs);
+    }
+});

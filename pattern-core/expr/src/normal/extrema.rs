@@ -169,8 +169,43 @@ fn factored(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Pol
         1.0
     };
     scaled = scaled.into_iter().map(|p| p.scale(1.0 / content)).collect();
-    let inner = plain(func, scaled, renormalize);
+    let inner = plain(func, extreme_multiples(func, scaled), renormalize);
     inner.times_term(content, &common).add(shared)
+}
+
+/// The arguments without the positive multiples `c·m` of a power product
+/// `m` of variables (positive wherever the variables are) that another
+/// argument `c'·m` bounds: of `max(10·x, x, 1)` only `max(10·x, 1)` can be
+/// the maximum. Nesting decides otherwise whether such copies meet in one
+/// `max` (and stay) or in an inner one (and fold).
+fn extreme_multiples(func: Func, polys: Vec<Poly>) -> Vec<Poly> {
+    fn multiple(p: &Poly) -> Option<(f64, &Monomial)> {
+        p.single_term().filter(|&(c, m)| {
+            let powers = !m.0.is_empty() && m.0.keys().all(|b| matches!(b, Base::Var(_)));
+            powers && c > 0.0 && c.is_finite()
+        })
+    }
+    let mut best: BTreeMap<&Monomial, (f64, usize)> = BTreeMap::new();
+    for (i, (c, m)) in polys
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, multiple(p)?)))
+    {
+        let better = |old: f64| if func == Func::Max { c > old } else { c < old };
+        if best.get(m).is_none_or(|&(old, _)| better(old)) {
+            best.insert(m, (c, i));
+        }
+    }
+    let keep: Vec<bool> = polys
+        .iter()
+        .enumerate()
+        .map(|(i, p)| multiple(p).is_none_or(|(_, m)| best.get(m).is_none_or(|&(_, j)| j == i)))
+        .collect();
+    polys
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(p, keep)| keep.then_some(p))
+        .collect()
 }
 
 /// An argument made monic, as a sort key: its terms with their
@@ -219,6 +254,25 @@ fn common_terms(polys: &[Poly]) -> Poly {
 mod tests {
     use super::*;
     use crate::normal::tests::strong;
+
+    /// Found by the layering law: `tpool[2](pipe(a, b))` flattens
+    /// `max(max(x^(8/3), 10·x^(8/3)), x)` into one `max` that kept the
+    /// bounded copy, `pipe(tpool[2](a), tpool[2](b))` folds it in an inner one.
+    #[test]
+    fn bounded_multiples_of_a_power_leave_the_extremum() {
+        assert_eq!(
+            strong("max(max(x^(8/3), 10*x^(8/3)), x)/2"),
+            strong("max(max(x^(8/3), 10*x^(8/3))/2, x/2)")
+        );
+        assert_eq!(strong("max(10*x, x, 1)"), strong("max(10*x, 1)"));
+        assert_eq!(strong("min(10*x*y, 3*x*y, 1)"), strong("min(3*x*y, 1)"));
+        // Not a positive multiple of a power of variables: both stay.
+        assert_eq!(strong("min(x, -3*x, 1)").to_string(), "min(x, -3·x, 1)");
+        assert_eq!(
+            strong("max(log2(x), 2*log2(x))").to_string(),
+            "2·max(0.5·log₂(x), log₂(x))"
+        );
+    }
 
     #[test]
     fn canonical_factors_extrema() {

@@ -5,8 +5,8 @@
 
 use super::extrema::{combine, strongly};
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, base_expr,
-    exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
+    Base, Coef, MAX_COPIED_NODES, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q,
+    base_expr, exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
 };
 use crate::{Expr, Func};
 use num_traits::{One, Signed, Zero};
@@ -22,6 +22,9 @@ impl Poly {
     /// are normal forms, so a product can only need an expansion when both
     /// have a sum as a factor (the exponent of such a sum changes).
     pub(super) fn mul_owned(self, other: &Poly) -> Poly {
+        if self.copies_too_much(other) {
+            return self.product_of_wholes(other);
+        }
         let expand = other.has_sum_factor() && self.has_sum_factor();
         let out = match other.single_term() {
             Some((c, m)) if !self.terms.is_empty() => self.times_term(c, m),
@@ -40,6 +43,9 @@ impl Poly {
         if self.terms.len() != 1 || other.terms.is_empty() {
             return self.mul_owned(&other);
         }
+        if self.copies_too_much(&other) {
+            return self.product_of_wholes(&other);
+        }
         let expand = other.has_sum_factor() && self.has_sum_factor();
         let out = self.single_times(other);
         if expand {
@@ -52,19 +58,32 @@ impl Poly {
     /// A product can bring an opaque sum to a small positive integer power
     /// (`sqrt(s)·sqrt(s) = s`): such a sum is expanded back into the terms.
     fn expand_integer_powers_of_sums(self) -> Poly {
-        // Only when the expansion stays within the term cap: beyond it,
-        // `power_rational` and `product` keep the sums as factors, and
-        // expanding them here again would never end.
+        // Only when the expansion stays within the term cap and the copy
+        // budget: beyond them, `power_rational` and `product` keep the sums
+        // as factors, and expanding them here again would never end. The
+        // copies are counted so that a product `product` kept whole is
+        // never expanded here: every term of the expansion holds the rest
+        // of the monomial, and the k-th power of a sum of t terms holds each
+        // of its terms k·T/t times in T terms.
         let needs = |m: &Monomial| {
-            let mut any = false;
-            let mut terms = 1.0_f64;
+            let mut sums: Vec<(f64, f64, f64)> = Vec::new();
+            let mut rest_nodes = 0.0;
             for (b, e) in &m.0 {
-                if let (Base::Opaque(Expr::Add(items), _), Some(k)) = (b, expandable_power(e)) {
-                    any = true;
-                    terms *= (items.len() as f64).powi(k);
+                match (b, expandable_power(e)) {
+                    (Base::Opaque(sum @ Expr::Add(items), _), Some(k)) => {
+                        sums.push((items.len() as f64, f64::from(k), sum.size() as f64));
+                    }
+                    (Base::Opaque(e, _) | Base::Kept(e, _), _) => rest_nodes += e.size() as f64,
+                    _ => {}
                 }
             }
-            any && terms <= MAX_EXPANDED_TERMS as f64
+            let terms: f64 = sums.iter().map(|&(t, k, _)| t.powf(k)).product();
+            let copies = (terms - 1.0) * rest_nodes
+                + sums
+                    .iter()
+                    .map(|&(t, k, size)| (k * terms / t - 1.0) * size)
+                    .sum::<f64>();
+            !sums.is_empty() && terms <= MAX_EXPANDED_TERMS as f64 && copies <= MAX_COPIED_NODES
         };
         if !self.terms.keys().any(needs) {
             return self;
@@ -92,6 +111,36 @@ impl Poly {
             out = out.add(expanded.mul(&term));
         }
         out
+    }
+}
+
+/// The normal form of a product, independent of the order of its factors:
+/// the single-term factors multiplied first (that copies nothing), then
+/// the sums, either all expanded or all kept whole
+/// ([`Poly::expansion_fits`]). Multiplying in the written order instead
+/// would distribute a light factor into a sum before a heavy one stops
+/// the expansion, and `x·max(..)·(a + b + ..)` and `(a + b + ..)·x·max(..)`
+/// would have different normal forms.
+fn product_poly(items: &[Expr]) -> Poly {
+    let mut single = Poly::constant(1.0);
+    let mut sums = Vec::new();
+    for item in items {
+        let p = to_poly(item);
+        if p.terms.len() > 1 {
+            sums.push(p);
+        } else {
+            single = single.mul_moved(p);
+        }
+    }
+    // Single terms can multiply out to a sum (`sqrt(a + b)·sqrt(a + b)`).
+    if single.terms.len() > 1 {
+        sums.push(std::mem::replace(&mut single, Poly::constant(1.0)));
+    }
+    if single.expansion_fits(&sums) {
+        sums.into_iter().fold(single, Poly::mul_moved)
+    } else {
+        sums.iter()
+            .fold(single, |acc, sum| acc.mul_moved(sum.whole()))
     }
 }
 
@@ -134,9 +183,7 @@ fn node_poly(e: &Expr) -> Poly {
             sum.finish_sum();
             sum
         }
-        Expr::Mul(items) => items.iter().fold(Poly::constant(1.0), |acc, item| {
-            acc.mul_moved(to_poly(item))
-        }),
+        Expr::Mul(items) => product_poly(items),
         Expr::Pow(base, exponent) => {
             let b = to_poly(base);
             if let Some(q) = exact_rational(exponent) {
