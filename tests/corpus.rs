@@ -69,5 +69,5 @@ fn every_ill_formed_design_gives_the_same_first_error() {
         assert_eq!(err.kind().to_string(), want, "{text}");
         cases += 1;
     }
-    assert_eq!(cases, 24);
+    assert_eq!(cases, 25);
 }

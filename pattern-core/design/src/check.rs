@@ -10,7 +10,10 @@
 //! - counts stay exact ([`crate::MAX_COUNT`]): every count, and the threads
 //!   every node occupies (products of pool sizes, sums of stages and group
 //!   sizes), at most 2^53, computed without overflow;
-//! - one model per atom name.
+//! - one model per atom name;
+//! - the model stays of a size that can be built: nested substitutions
+//!   (a mapReduce's `d(x)`, group sizes) multiply it, and
+//!   [`crate::model_size`] bounds it before it is built.
 //!
 //! The check walks the term without recursion, so a design of any depth is
 //! checked on any stack.
@@ -177,6 +180,9 @@ pub fn check(term: &Term) -> Vec<Problem> {
         }
     }
     problems.extend(crate::threads::check(term));
+    if problems.is_empty() {
+        problems.extend(crate::model_size::check(term));
+    }
     problems.sort_by_key(|p| p.node);
     problems
 }

@@ -92,6 +92,18 @@ pub enum DesignErrorKind {
         /// What they come to.
         total: u128,
     },
+    /// A design whose throughput model would have more nodes than
+    /// [`crate::model_size::MAX_MODEL_NODES`] (or eight times the design's
+    /// own size): nested substitutions multiply its size.
+    #[error(
+        "the model of this design would be built with up to {nodes} nodes (before simplification), more than the limit of {limit}: a mapReduce substitutes d(x) for every x below it (and k(x), m, n; `on` and `groups` substitute p), so nesting multiplies the model's size; give a nested part its own atom with a measured or fitted model instead"
+    )]
+    ModelTooLarge {
+        /// An upper bound of the model's nodes.
+        nodes: u128,
+        /// The most nodes allowed for this design.
+        limit: u128,
+    },
     /// `par` with a different number of group sizes and components.
     #[error("`par` has {sizes} group sizes but {parts} components: one size per component")]
     ParSizes {

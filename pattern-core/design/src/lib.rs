@@ -12,6 +12,7 @@ pub mod check;
 mod display;
 mod error;
 pub mod fold;
+pub mod model_size;
 pub mod parse;
 mod position;
 mod structure;

@@ -498,6 +498,6 @@ mod tests {
             assert_eq!(message, want, "{text}");
             cases += 1;
         }
-        assert_eq!(cases, 23);
+        assert_eq!(cases, 24);
     }
 }
