@@ -145,3 +145,32 @@ fn bad_settings_are_errors() {
         Err(QueueError::NoConvergence { iterations: 1, .. })
     ));
 }
+
+/// Found by the queue fuzz target (seed 20261123, input 830504): rates up
+/// to 1e308 round a station's Schweitzer residence time to zero, the
+/// throughput overflows, and the cap at the asymptotic bound put 198.027
+/// jobs at the stations of a population of 198. Residence times now stay at
+/// least `D·min j/α(j)`, and the cap keeps `Σ Q = N` from the residence
+/// times themselves.
+#[test]
+fn rates_near_the_largest_float_keep_every_job() {
+    let rates = [4.986127537798807, 2.1141867135692416, 1e308];
+    let net = Network::new()
+        .load_dependent("s0", 2.988761092624339, move |n: usize| rates[(n - 1) % 3])
+        .load_dependent("s1", 0.08055274963680192, |_| 1e308);
+    let approx = net.mva_approx(198).unwrap();
+    let exact = net.mva(198).unwrap();
+    let jobs = |s: &pattern_core::queue::Solution| -> f64 {
+        s.stations().map(|(_, r)| r.queue_length).sum()
+    };
+    assert!((jobs(&approx) - 198.0).abs() < 1e-9, "{}", jobs(&approx));
+    assert!((jobs(&exact) - 198.0).abs() < 1e-9, "{}", jobs(&exact));
+    assert!(approx.throughput() <= net.bounds(198).unwrap().throughput_upper);
+    // Both put all but 0.027 jobs at s0.
+    let (q, q_exact) = (
+        approx.queue_length("s0").unwrap(),
+        exact.queue_length("s0").unwrap(),
+    );
+    assert!((q - q_exact).abs() < 1e-2, "{q} vs {q_exact}");
+    assert!(approx.residence_time("s0").unwrap() >= 2.988761092624339 * 3.0 / 1e308);
+}

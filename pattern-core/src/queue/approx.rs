@@ -99,6 +99,26 @@ impl Network {
                 _ => Vec::new(),
             })
             .collect();
+        // A job's least time at a general station, D·min j/α(j) (served
+        // at the fastest rate per job): Schweitzer's correction may round
+        // a residence time below it, to zero where rates are near f64's
+        // largest.
+        let least: Vec<f64> = net
+            .service
+            .iter()
+            .zip(&net.demand)
+            .map(|(s, d)| match s {
+                Service::General(alpha) => {
+                    let fastest = alpha
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| a / (i + 1) as f64)
+                        .fold(0.0, f64::max);
+                    d / fastest
+                }
+                _ => 0.0,
+            })
+            .collect();
         let residence = |x: f64| -> Option<Vec<f64>> {
             (0..k_all)
                 .map(|k| {
@@ -112,6 +132,7 @@ impl Network {
                         }
                         service => {
                             load_dependent(service, &ln_alpha[k], d, x * shrink, population)?
+                                .max(least[k])
                         }
                     };
                     Some(r)
@@ -204,7 +225,9 @@ impl Network {
                     per(a).total_cmp(&per(b))
                 })
                 .unwrap_or(0);
-            residence[bottleneck] += n / cap - n / x;
+            // From the residence times themselves, not n/x: x may have
+            // overflowed to infinity where they underflowed.
+            residence[bottleneck] += n / cap - residence.iter().sum::<f64>();
             x = cap;
         }
         if let Some(r) = residence.iter().find(|r| !r.is_finite()) {
