@@ -15,7 +15,8 @@
 //! [`laws`] that relate designs (seed 001 §5), the fitting of models to
 //! measurements ([`fit`]), closed queueing networks solved by Mean Value
 //! Analysis for machines with fewer cores than threads ([`queue`], seed
-//! 002) and an executor that runs a design for real ([`exec`]).
+//! 002), a discrete-event simulator of flow graphs ([`sim`], seed 003) and
+//! an executor that runs a design for real ([`exec`]).
 //!
 //! ## Quick start
 //!
@@ -39,6 +40,7 @@ pub mod pattern;
 pub mod prelude;
 pub mod queue;
 pub mod semantics;
+pub mod sim;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 pub mod summary;

@@ -5,10 +5,11 @@
 //! puts `q` for `p`, `groups[s]` puts `floor(p/s)`. Each substitution copies
 //! the replacement into every occurrence, so nesting multiplies sizes: ten
 //! nested mapReduces whose `d(x)` mentions `x` twice give a model of 2^10
-//! copies, from a design of a few lines. [`check`] computes, in one linear
-//! [`fold`], an upper bound of the model's nodes (the sizes of substituted
-//! expressions follow from the occurrence counts of the substituted
-//! variables), and reports a design whose model would pass
+//! copies, from a design of a few lines. The checker ([`crate::check`])
+//! computes, in one linear [`fold`], an upper bound of the model's nodes
+//! (the sizes of substituted expressions follow from the occurrence counts
+//! of the substituted variables), and reports a design whose model would
+//! pass
 //! [`MAX_MODEL_NODES`] (or eight times the design's own size, whichever is
 //! larger) before anything is built.
 

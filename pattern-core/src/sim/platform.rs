@@ -1,0 +1,103 @@
+//! The machine a simulation runs on: nodes of cores, each node linked to a
+//! crossbar.
+
+use super::SimError;
+
+/// Nodes of identical cores, each with one outgoing and one incoming link
+/// (full duplex) to a crossbar that is never the bottleneck. Builder
+/// methods take and return `self`; [`Platform::check`] (run by every
+/// simulation) reports a value out of range.
+///
+/// ```
+/// use pattern_core::sim::Platform;
+///
+/// let p = Platform::new(4, 2).latency(50_000.0).bandwidth(12.5);
+/// assert_eq!((p.nodes(), p.cores()), (4, 2));
+/// // A transfer alone: latency + bytes / bandwidth.
+/// assert_eq!(p.transfer_time(1e6), 50_000.0 + 1e6 / 12.5);
+/// assert!(p.check().is_ok());
+/// assert!(Platform::new(4, 0).check().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Platform {
+    nodes: usize,
+    cores: usize,
+    latency: f64,
+    bandwidth: f64,
+}
+
+impl Platform {
+    /// `nodes` nodes of `cores` cores each; no latency and a bandwidth of
+    /// one byte per ns until set.
+    pub fn new(nodes: usize, cores: usize) -> Platform {
+        Platform {
+            nodes,
+            cores,
+            latency: 0.0,
+            bandwidth: 1.0,
+        }
+    }
+
+    /// The time every transfer takes before its bytes move, in ns.
+    pub fn latency(mut self, ns: f64) -> Platform {
+        self.latency = ns;
+        self
+    }
+
+    /// The bytes per ns of each node's outgoing and incoming link.
+    pub fn bandwidth(mut self, bytes_per_ns: f64) -> Platform {
+        self.bandwidth = bytes_per_ns;
+        self
+    }
+
+    /// The number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// The cores of each node.
+    pub fn cores(&self) -> usize {
+        self.cores
+    }
+
+    /// The latency of a transfer, in ns.
+    pub fn latency_ns(&self) -> f64 {
+        self.latency
+    }
+
+    /// The bandwidth of each link, in bytes per ns.
+    pub fn bandwidth_bytes_per_ns(&self) -> f64 {
+        self.bandwidth
+    }
+
+    /// The time a transfer of `bytes` takes alone on its links.
+    pub fn transfer_time(&self, bytes: f64) -> f64 {
+        self.latency + bytes / self.bandwidth
+    }
+
+    /// Every parameter in its range: at least one node of at least one
+    /// core, a finite latency `>= 0`, a finite bandwidth `> 0`.
+    pub fn check(&self) -> Result<(), SimError> {
+        if self.nodes == 0 || self.cores == 0 {
+            return Err(SimError::NoCores {
+                nodes: self.nodes,
+                cores: self.cores,
+            });
+        }
+        if !(self.latency.is_finite() && self.latency >= 0.0) {
+            return Err(SimError::InvalidPlatform {
+                parameter: "latency",
+                value: self.latency,
+                expected: "a finite number of ns >= 0",
+            });
+        }
+        if !(self.bandwidth.is_finite() && self.bandwidth > 0.0) {
+            return Err(SimError::InvalidPlatform {
+                parameter: "bandwidth",
+                value: self.bandwidth,
+                expected: "a finite number of bytes per ns > 0",
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,233 @@
+//! What a simulation reports: when each task ran, the makespan, the
+//! utilization of cores and links, dynamic efficiency and a trace.
+
+use super::Platform;
+use super::graph::{TaskGraph, TaskId, Work};
+use serde_json::json;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The outcome of a simulation: every task's start and end, in ns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimResult {
+    work: Vec<Work>,
+    nodes: usize,
+    cores: usize,
+    bandwidth: f64,
+    start: Vec<f64>,
+    finish: Vec<f64>,
+    makespan: f64,
+    busy_steps: Vec<(f64, usize)>,
+    events: u64,
+}
+
+impl SimResult {
+    pub(crate) fn new(
+        graph: &TaskGraph,
+        platform: &Platform,
+        start: Vec<f64>,
+        finish: Vec<f64>,
+        busy_steps: Vec<(f64, usize)>,
+        events: u64,
+    ) -> SimResult {
+        let makespan = finish.iter().copied().fold(0.0, f64::max);
+        SimResult {
+            work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
+            nodes: platform.nodes(),
+            cores: platform.cores(),
+            bandwidth: platform.bandwidth_bytes_per_ns(),
+            start,
+            finish,
+            makespan,
+            busy_steps,
+            events,
+        }
+    }
+
+    /// When the last task ended, in ns (0 for an empty graph).
+    pub fn makespan(&self) -> f64 {
+        self.makespan
+    }
+
+    /// When `task` ended, in ns.
+    pub fn finish(&self, task: TaskId) -> f64 {
+        self.finish[task.0]
+    }
+
+    /// When `task` started (its dependencies ended), in ns.
+    pub fn start(&self, task: TaskId) -> f64 {
+        self.start[task.0]
+    }
+
+    /// The events the loop processed (completions, latencies, stale ones).
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Each node's cores' busy fraction over the makespan: its steps'
+    /// work over `cores × makespan` (processor sharing wastes no core).
+    pub fn core_utilization(&self) -> Vec<f64> {
+        let mut work = vec![0.0; self.nodes];
+        for w in &self.work {
+            if let Work::Compute { node, duration } = w {
+                work[*node] += duration;
+            }
+        }
+        work.iter()
+            .map(|w| ratio(*w, self.cores as f64 * self.makespan))
+            .collect()
+    }
+
+    /// Each node's (outgoing, incoming) link's busy fraction over the
+    /// makespan: the bytes it carried over `bandwidth × makespan`.
+    pub fn link_utilization(&self) -> Vec<(f64, f64)> {
+        let mut bytes = vec![(0.0, 0.0); self.nodes];
+        for w in &self.work {
+            if let Work::Transfer { from, to, bytes: b } = w {
+                if from != to {
+                    bytes[*from].0 += b;
+                    bytes[*to].1 += b;
+                }
+            }
+        }
+        let capacity = self.bandwidth * self.makespan;
+        bytes
+            .iter()
+            .map(|(o, i)| (ratio(*o, capacity), ratio(*i, capacity)))
+            .collect()
+    }
+
+    /// Dynamic efficiency (seed 003 §5): for each window of `window` ns
+    /// from time 0 to the makespan, the fraction of all the platform's
+    /// cores that were busy, as `(window start, efficiency in [0, 1])`.
+    /// Empty for a window that is not a positive finite number or a run of
+    /// no time.
+    ///
+    /// ```
+    /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+    ///
+    /// let mut g = TaskGraph::new();
+    /// let a = g.compute(0, 10.0, &[]);
+    /// g.compute(0, 10.0, &[]);
+    /// g.compute(0, 10.0, &[a]);
+    /// let r = Simulation::graph(&g, &Platform::new(1, 2)).run()?;
+    /// // Two cores busy for 10 ns, then one for 10 ns.
+    /// assert_eq!(r.dynamic_efficiency(10.0), vec![(0.0, 1.0), (10.0, 0.5)]);
+    /// # Ok::<(), pattern_core::sim::SimError>(())
+    /// ```
+    pub fn dynamic_efficiency(&self, window: f64) -> Vec<(f64, f64)> {
+        if !(window.is_finite() && window > 0.0 && self.makespan > 0.0) {
+            return Vec::new();
+        }
+        let total = (self.nodes * self.cores) as f64;
+        let mut windows = ((self.makespan / window).ceil() as usize).max(1);
+        if (windows - 1) as f64 * window >= self.makespan {
+            windows -= 1; // rounding made one window too many
+        }
+        let mut busy = vec![0.0; windows];
+        // Spread each constant stretch of busy cores over the windows it covers.
+        let mut steps = self.busy_steps.iter().peekable();
+        while let Some(&(t0, cores)) = steps.next() {
+            let t1 = steps.peek().map_or(self.makespan, |s| s.0);
+            if cores == 0 {
+                continue;
+            }
+            let (mut t, mut w) = (t0, (t0 / window) as usize);
+            while t < t1 && w < windows {
+                // The last window takes what rounding leaves past it.
+                let end = if w + 1 == windows {
+                    t1
+                } else {
+                    ((w + 1) as f64 * window).min(t1)
+                };
+                if end > t {
+                    busy[w] += cores as f64 * (end - t);
+                    t = end;
+                }
+                w += 1;
+            }
+        }
+        busy.iter()
+            .enumerate()
+            .map(|(w, b)| {
+                let start = w as f64 * window;
+                let length = (start + window).min(self.makespan) - start;
+                (start, (b / (total * length)).clamp(0.0, 1.0))
+            })
+            .collect()
+    }
+
+    /// The run as a Chrome trace (the JSON trace event format that Perfetto
+    /// and `chrome://tracing` open): one process per node with a lane per
+    /// core its steps overlapped on, one per node's outgoing link; times in
+    /// µs.
+    pub fn trace_json(&self) -> String {
+        let mut events = Vec::new();
+        for node in 0..self.nodes {
+            events.push(json!({"ph": "M", "name": "process_name", "pid": node,
+                "args": {"name": format!("node {node}")}}));
+            events.push(
+                json!({"ph": "M", "name": "process_name", "pid": self.nodes + node,
+                "args": {"name": format!("link out of node {node}")}}),
+            );
+        }
+        for (task, lane) in self.lanes() {
+            let (pid, name) = match &self.work[task] {
+                Work::Compute { node, .. } => (*node, format!("task {task}")),
+                Work::Transfer { from, to, bytes } => (
+                    self.nodes + from,
+                    format!("task {task}: {bytes} B to node {to}"),
+                ),
+            };
+            events.push(json!({
+                "ph": "X", "name": name, "pid": pid, "tid": lane,
+                "ts": self.start[task] / 1e3,
+                "dur": (self.finish[task] - self.start[task]) / 1e3,
+            }));
+        }
+        json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
+    }
+
+    /// A lane for every task, so that tasks in one lane of one process never
+    /// overlap: by start time, the free lane that ended first.
+    fn lanes(&self) -> Vec<(usize, usize)> {
+        let place = |t: usize| match &self.work[t] {
+            Work::Compute { node, .. } => *node,
+            Work::Transfer { from, .. } => self.nodes + from,
+        };
+        let mut order: Vec<usize> = (0..self.work.len()).collect();
+        order.sort_by(|&a, &b| self.start[a].total_cmp(&self.start[b]).then(a.cmp(&b)));
+        let mut free: Vec<BinaryHeap<Reverse<(u64, usize)>>> =
+            (0..2 * self.nodes).map(|_| BinaryHeap::new()).collect();
+        let mut busy: Vec<BinaryHeap<Reverse<(u64, usize)>>> =
+            (0..2 * self.nodes).map(|_| BinaryHeap::new()).collect();
+        let mut count = vec![0usize; 2 * self.nodes];
+        let mut out = Vec::with_capacity(order.len());
+        for t in order {
+            let p = place(t);
+            let start = self.start[t].to_bits();
+            while let Some(&Reverse((end, lane))) = busy[p].peek() {
+                if end > start {
+                    break;
+                }
+                busy[p].pop();
+                free[p].push(Reverse((lane as u64, lane)));
+            }
+            let lane = match free[p].pop() {
+                Some(Reverse((_, lane))) => lane,
+                None => {
+                    count[p] += 1;
+                    count[p] - 1
+                }
+            };
+            busy[p].push(Reverse((self.finish[t].to_bits(), lane)));
+            out.push((t, lane));
+        }
+        out
+    }
+}
+
+/// `a / b`, 0 where `b` is 0.
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
+}
