@@ -215,8 +215,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         times[stop - 1]
     );
 
-    println!("\nA flow graph simulated on 4 nodes of 2 cores (seed 003): node 0 scatters 8 MB blocks,");
-    println!("  the others compute 2 ms on each and send it back; the scatter shares node 0's link:");
+    println!(
+        "\nA flow graph simulated on 4 nodes of 2 cores (seed 003): node 0 scatters 8 MB blocks,"
+    );
+    println!(
+        "  the others compute 2 ms on each and send it back; the scatter shares node 0's link:"
+    );
     let mut g = TaskGraph::new();
     let prepare = g.compute(0, 1e6, &[]);
     let mut back = Vec::new();
@@ -240,7 +244,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|(_, e)| format!("{:.0} %", 100.0 * e))
         .collect();
-    println!("  dynamic efficiency over sixths of the run: {}", efficiency.join(", "));
+    println!(
+        "  dynamic efficiency over sixths of the run: {}",
+        efficiency.join(", ")
+    );
 
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {

@@ -1,37 +1,21 @@
 //! The event loop: compute steps share their node's cores, transfers share
 //! their links; time jumps from one completion to the next.
 //!
-//! A node's running steps all progress at the same rate `min(1, c/k)`, so
-//! the node keeps one *virtual time* (the work each of its steps has done
-//! since the start) and a heap of the virtual times at which its steps end:
-//! a start or an end costs `O(log k)`, however many steps share the node.
+//! A node's running steps share its cores ([`Cores`]): a start or an end
+//! costs `O(log k)`, however many steps share the node.
 //! A transfer's rate is `bandwidth / max(k_out, k_in)`, the smaller of its
 //! equal shares of the sender's outgoing and the receiver's incoming link;
 //! a start or an end changes the rates of the transfers on those two links
 //! only, which are settled and rescheduled. Stale events (a node or a
 //! transfer rescheduled since) are skipped by version.
 
+use super::busy::BusyHistory;
+use super::cores::{Cores, Time};
 use super::graph::{TaskGraph, Work};
 use super::result::SimResult;
 use super::{Platform, SimError};
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// A time or a virtual time, ordered totally (never NaN here).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Time(f64);
-
-impl Eq for Time {}
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -41,31 +25,6 @@ enum Event {
     Latency { task: usize },
     /// A transfer's bytes have all moved (if its version still matches).
     Transfer { task: usize, version: u64 },
-}
-
-#[derive(Default)]
-struct Node {
-    running: usize,
-    /// Work done by each running step since the start, in ns.
-    virtual_time: f64,
-    updated: f64,
-    ends: BinaryHeap<Reverse<(Time, usize)>>,
-    version: u64,
-}
-
-impl Node {
-    fn rate(&self, cores: f64) -> f64 {
-        if self.running == 0 {
-            0.0
-        } else {
-            (cores / self.running as f64).min(1.0)
-        }
-    }
-
-    fn advance(&mut self, now: f64, cores: f64) {
-        self.virtual_time += self.rate(cores) * (now - self.updated);
-        self.updated = now;
-    }
 }
 
 /// A transfer whose bytes are moving.
@@ -95,13 +54,13 @@ impl Link {
 
 pub(crate) struct Engine<'a> {
     graph: &'a TaskGraph,
-    cores: f64,
+    cores: usize,
     bandwidth: f64,
     latency: f64,
     now: f64,
     seq: u64,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
-    nodes: Vec<Node>,
+    nodes: Vec<Cores>,
     out_links: Vec<Link>,
     in_links: Vec<Link>,
     flows: Vec<Flow>,
@@ -113,7 +72,7 @@ pub(crate) struct Engine<'a> {
     start: Vec<f64>,
     finish: Vec<f64>,
     busy_cores: usize,
-    busy_steps: Vec<(f64, usize)>,
+    history: BusyHistory,
     processed: u64,
 }
 
@@ -169,13 +128,13 @@ impl<'a> Engine<'a> {
         }
         Ok(Engine {
             graph,
-            cores: platform.cores() as f64,
+            cores: platform.cores(),
             bandwidth: platform.bandwidth_bytes_per_ns(),
             latency: platform.latency_ns(),
             now: 0.0,
             seq: 0,
             events: BinaryHeap::new(),
-            nodes: (0..nodes).map(|_| Node::default()).collect(),
+            nodes: (0..nodes).map(|_| Cores::new(platform.cores())).collect(),
             out_links: (0..nodes).map(|_| Link::default()).collect(),
             in_links: (0..nodes).map(|_| Link::default()).collect(),
             flows: vec![Flow::default(); n],
@@ -187,7 +146,7 @@ impl<'a> Engine<'a> {
             start: vec![f64::NAN; n],
             finish: vec![f64::NAN; n],
             busy_cores: 0,
-            busy_steps: vec![(0.0, 0)],
+            history: BusyHistory::new(1.0),
             processed: 0,
         })
     }
@@ -231,7 +190,7 @@ impl<'a> Engine<'a> {
             platform,
             self.start,
             self.finish,
-            self.busy_steps,
+            self.history,
             self.processed,
         )
     }
@@ -260,13 +219,8 @@ impl<'a> Engine<'a> {
         self.start[task] = self.now;
         match self.graph.tasks[task].work {
             Work::Compute { node, duration } => {
-                let cores = self.cores;
-                let n = &mut self.nodes[node];
-                n.advance(self.now, cores);
-                n.ends
-                    .push(Reverse((Time(n.virtual_time + duration), task)));
-                n.running += 1;
-                let running = n.running;
+                self.nodes[node].start(self.now, duration, task);
+                let running = self.nodes[node].running();
                 self.note_busy(running - 1, running);
                 self.reschedule(node);
             }
@@ -281,24 +235,17 @@ impl<'a> Engine<'a> {
     /// The total of busy cores changes when a node gains or loses a step
     /// below its core count.
     fn note_busy(&mut self, before: usize, after: usize) {
-        let cores = self.cores as usize;
-        let delta = after.min(cores) as isize - before.min(cores) as isize;
+        let delta = after.min(self.cores) as isize - before.min(self.cores) as isize;
         if delta != 0 {
             self.busy_cores = (self.busy_cores as isize + delta) as usize;
-            match self.busy_steps.last_mut() {
-                Some(last) if last.0 == self.now => last.1 = self.busy_cores,
-                _ => self.busy_steps.push((self.now, self.busy_cores)),
-            }
+            self.history.set(self.now, self.busy_cores);
         }
     }
 
     fn reschedule(&mut self, node: usize) {
-        let cores = self.cores;
-        let n = &mut self.nodes[node];
-        n.version += 1;
-        let version = n.version;
-        if let Some(Reverse((Time(end), _))) = n.ends.peek() {
-            let at = self.now + (end - n.virtual_time).max(0.0) / n.rate(cores);
+        let n = &self.nodes[node];
+        if let Some(at) = n.next_end(self.now) {
+            let version = n.version;
             self.push(at, Event::Node { node, version });
         }
     }
@@ -306,23 +253,9 @@ impl<'a> Engine<'a> {
     /// The steps of `node` whose work is done (the one the event was for,
     /// and any that end at the same virtual time).
     fn end_steps(&mut self, node: usize, done: &mut Vec<usize>) {
-        let cores = self.cores;
-        let n = &mut self.nodes[node];
-        n.advance(self.now, cores);
-        if let Some(Reverse((Time(end), _))) = n.ends.peek() {
-            // Rounding may leave the clock a hair short of the end it was set for.
-            n.virtual_time = n.virtual_time.max(*end);
-        }
-        let before = n.running;
-        while let Some(&Reverse((Time(end), task))) = n.ends.peek() {
-            if end > n.virtual_time {
-                break;
-            }
-            n.ends.pop();
-            n.running -= 1;
-            done.push(task);
-        }
-        let after = n.running;
+        let before = self.nodes[node].running();
+        self.nodes[node].end_next(self.now, done);
+        let after = self.nodes[node].running();
         self.note_busy(before, after);
         self.reschedule(node);
     }

@@ -29,6 +29,8 @@
 //! # Ok::<(), pattern_core::sim::SimError>(())
 //! ```
 
+mod busy;
+mod cores;
 mod engine;
 mod error;
 mod graph;

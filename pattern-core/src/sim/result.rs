@@ -2,6 +2,7 @@
 //! utilization of cores and links, dynamic efficiency and a trace.
 
 use super::Platform;
+use super::busy::BusyHistory;
 use super::graph::{TaskGraph, TaskId, Work};
 use serde_json::json;
 use std::cmp::Reverse;
@@ -17,7 +18,7 @@ pub struct SimResult {
     start: Vec<f64>,
     finish: Vec<f64>,
     makespan: f64,
-    busy_steps: Vec<(f64, usize)>,
+    history: BusyHistory,
     events: u64,
 }
 
@@ -27,10 +28,11 @@ impl SimResult {
         platform: &Platform,
         start: Vec<f64>,
         finish: Vec<f64>,
-        busy_steps: Vec<(f64, usize)>,
+        mut history: BusyHistory,
         events: u64,
     ) -> SimResult {
         let makespan = finish.iter().copied().fold(0.0, f64::max);
+        history.finish(makespan);
         SimResult {
             work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
             nodes: platform.nodes(),
@@ -39,7 +41,7 @@ impl SimResult {
             start,
             finish,
             makespan,
-            busy_steps,
+            history,
             events,
         }
     }
@@ -101,7 +103,9 @@ impl SimResult {
     /// from time 0 to the makespan, the fraction of all the platform's
     /// cores that were busy, as `(window start, efficiency in [0, 1])`.
     /// Empty for a window that is not a positive finite number or a run of
-    /// no time.
+    /// no time. The busy time is kept in at most 4,096 bins of a width that
+    /// doubles as the run grows (1 ns to start): a window that is not a
+    /// multiple of it shares a bin with its neighbour in proportion.
     ///
     /// ```
     /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
@@ -120,39 +124,12 @@ impl SimResult {
             return Vec::new();
         }
         let total = (self.nodes * self.cores) as f64;
-        let mut windows = ((self.makespan / window).ceil() as usize).max(1);
-        if (windows - 1) as f64 * window >= self.makespan {
-            windows -= 1; // rounding made one window too many
-        }
-        let mut busy = vec![0.0; windows];
-        // Spread each constant stretch of busy cores over the windows it covers.
-        let mut steps = self.busy_steps.iter().peekable();
-        while let Some(&(t0, cores)) = steps.next() {
-            let t1 = steps.peek().map_or(self.makespan, |s| s.0);
-            if cores == 0 {
-                continue;
-            }
-            let (mut t, mut w) = (t0, (t0 / window) as usize);
-            while t < t1 && w < windows {
-                // The last window takes what rounding leaves past it.
-                let end = if w + 1 == windows {
-                    t1
-                } else {
-                    ((w + 1) as f64 * window).min(t1)
-                };
-                if end > t {
-                    busy[w] += cores as f64 * (end - t);
-                    t = end;
-                }
-                w += 1;
-            }
-        }
-        busy.iter()
-            .enumerate()
-            .map(|(w, b)| {
-                let start = w as f64 * window;
+        self.history
+            .windows(window, self.makespan)
+            .into_iter()
+            .map(|(start, busy)| {
                 let length = (start + window).min(self.makespan) - start;
-                (start, (b / (total * length)).clamp(0.0, 1.0))
+                (start, (busy / (total * length)).clamp(0.0, 1.0))
             })
             .collect()
     }
