@@ -82,7 +82,10 @@ impl BusyHistory {
         let mut out = vec![0.0; count];
         for (i, &busy) in self.bins.iter().enumerate() {
             // The run ends inside the last bin: its time lies before `end`.
-            let (b0, b1) = (i as f64 * self.width, ((i + 1) as f64 * self.width).min(end));
+            let (b0, b1) = (
+                i as f64 * self.width,
+                ((i + 1) as f64 * self.width).min(end),
+            );
             if b1 <= b0 {
                 continue;
             }

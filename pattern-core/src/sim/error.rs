@@ -58,4 +58,46 @@ pub enum SimError {
         /// The value given.
         value: f64,
     },
+    /// A pattern the design simulator does not run yet.
+    #[error(
+        "the simulator does not run {pattern} yet: it runs atoms, seq of atoms, pipe and tpool on one node"
+    )]
+    Unsupported {
+        /// The pattern.
+        pattern: &'static str,
+    },
+    /// An atom whose model gives no duration at the bindings.
+    #[error("atom `{atom}`: {message}")]
+    Model {
+        /// The atom's name.
+        atom: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A count that is not bound to a whole number of threads.
+    #[error("the count `{count}` is {}: a whole number from 1 to 2^20, bound with .at(..)", match value { Some(v) => v.to_string(), None => "unbound".to_string() })]
+    Count {
+        /// The count as written.
+        count: String,
+        /// Its value, if bound.
+        value: Option<f64>,
+    },
+    /// More threads than the simulator keeps.
+    #[error("the design runs {threads} threads, more than the simulator's {limit}")]
+    TooManyThreads {
+        /// The threads of the design.
+        threads: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A stream of no element, or a buffer of no place.
+    #[error("{what} is {value}: {expected}")]
+    InvalidOption {
+        /// The option.
+        what: &'static str,
+        /// Its value.
+        value: usize,
+        /// What it must be.
+        expected: &'static str,
+    },
 }

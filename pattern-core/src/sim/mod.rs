@@ -34,15 +34,27 @@ mod cores;
 mod engine;
 mod error;
 mod graph;
+mod plan;
 mod platform;
 mod result;
+mod stream;
 
+use crate::Design;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
+pub use plan::MAX_THREADS;
 pub use platform::Platform;
 pub use result::SimResult;
 
-/// A simulation to run: a flow graph on a platform.
+/// What a simulation runs.
+#[derive(Clone, Debug)]
+enum Source<'a> {
+    Graph(&'a TaskGraph),
+    Design(&'a Design),
+}
+
+/// A simulation to run: a flow graph, or a stream of elements through a
+/// design, on a platform.
 ///
 /// ```
 /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
@@ -58,21 +70,104 @@ pub use result::SimResult;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Simulation<'a> {
-    graph: &'a TaskGraph,
+    source: Source<'a>,
     platform: &'a Platform,
+    at: Vec<(String, f64)>,
+    elements: usize,
+    buffer: usize,
 }
 
 impl<'a> Simulation<'a> {
     /// The flow graph `graph` on `platform`.
     pub fn graph(graph: &'a TaskGraph, platform: &'a Platform) -> Simulation<'a> {
-        Simulation { graph, platform }
+        Simulation::of(Source::Graph(graph), platform)
     }
 
-    /// Runs the simulation: every task's start and end. A node or a
-    /// dependency the graph names that does not exist, a negative or
-    /// non-finite duration or size, or a platform out of range is a
-    /// [`SimError`].
+    /// A stream of elements through `design` on node 0 of `platform`, its
+    /// atoms' models giving the durations of their steps (partial direct
+    /// execution). Every stage of a pipeline is a thread (a task pool's
+    /// workers are threads taking elements from one shared queue), the
+    /// threads share the node's cores by processor sharing, and the stages
+    /// of a pipeline pass elements through buffers of 4 places unless set.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::sim::{Platform, Simulation};
+    ///
+    /// let d = Design::parse("a = 3*x; b = x; pipe(a, b)")?;
+    /// let r = Simulation::new(&d, &Platform::new(1, 2)).at(&[("x", 10.0)]).elements(1000).run()?;
+    /// assert_eq!(r.time_per_element(), 30.0);            // the slower stage, as M[pipe]
+    /// assert_eq!(r.makespan(), 40.0 + 999.0 * 30.0);     // fill, then one element per 30 ns
+    /// // One core: both stages share it, 40 ns per element.
+    /// let r = Simulation::new(&d, &Platform::new(1, 1)).at(&[("x", 10.0)]).elements(1000).run()?;
+    /// assert!((r.time_per_element() - 40.0).abs() < 1e-9);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(design: &'a Design, platform: &'a Platform) -> Simulation<'a> {
+        Simulation::of(Source::Design(design), platform)
+    }
+
+    fn of(source: Source<'a>, platform: &'a Platform) -> Simulation<'a> {
+        Simulation {
+            source,
+            platform,
+            at: Vec::new(),
+            elements: 1,
+            buffer: 4,
+        }
+    }
+
+    /// Bindings for the models' variables and the design's symbolic counts.
+    pub fn at(mut self, bindings: &[(&str, f64)]) -> Simulation<'a> {
+        self.at = bindings.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        self
+    }
+
+    /// The elements of the stream (1 unless set).
+    pub fn elements(mut self, elements: usize) -> Simulation<'a> {
+        self.elements = elements;
+        self
+    }
+
+    /// The places of each buffer between two stages of a pipeline (4
+    /// unless set).
+    pub fn buffer(mut self, places: usize) -> Simulation<'a> {
+        self.buffer = places;
+        self
+    }
+
+    /// Runs the simulation. A node or a dependency the graph names that
+    /// does not exist, a negative or non-finite duration or size, a
+    /// platform out of range, an atom whose model has no value at the
+    /// bindings, an unbound count, a pattern the design simulator does not
+    /// run yet, or no elements is a [`SimError`].
     pub fn run(&self) -> Result<SimResult, SimError> {
-        Ok(engine::Engine::new(self.graph, self.platform)?.run(self.platform))
+        match self.source {
+            Source::Graph(graph) => {
+                Ok(engine::Engine::new(graph, self.platform)?.run(self.platform))
+            }
+            Source::Design(design) => {
+                self.platform.check()?;
+                if self.elements == 0 {
+                    return Err(SimError::InvalidOption {
+                        what: "the number of elements",
+                        value: 0,
+                        expected: "at least 1",
+                    });
+                }
+                if self.buffer == 0 {
+                    return Err(SimError::InvalidOption {
+                        what: "a buffer's places",
+                        value: 0,
+                        expected: "at least 1",
+                    });
+                }
+                let at: Vec<(&str, f64)> = self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+                let plan = design.fold(&mut plan::Planner { at: &at })?;
+                let stream =
+                    stream::Stream::new(&plan, self.platform.cores(), self.elements, self.buffer)?;
+                Ok(SimResult::of_stream(self.platform, stream.run()?))
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 use super::Platform;
 use super::busy::BusyHistory;
 use super::graph::{TaskGraph, TaskId, Work};
+use super::stream::{LatencyHistogram, StreamStats};
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -20,6 +21,9 @@ pub struct SimResult {
     makespan: f64,
     history: BusyHistory,
     events: u64,
+    node_work: Vec<f64>,
+    time_per_element: f64,
+    latencies: Option<LatencyHistogram>,
 }
 
 impl SimResult {
@@ -33,6 +37,12 @@ impl SimResult {
     ) -> SimResult {
         let makespan = finish.iter().copied().fold(0.0, f64::max);
         history.finish(makespan);
+        let mut node_work = vec![0.0; platform.nodes()];
+        for t in &graph.tasks {
+            if let Work::Compute { node, duration } = t.work {
+                node_work[node] += duration;
+            }
+        }
         SimResult {
             work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
             nodes: platform.nodes(),
@@ -43,6 +53,29 @@ impl SimResult {
             makespan,
             history,
             events,
+            node_work,
+            time_per_element: makespan,
+            latencies: None,
+        }
+    }
+
+    /// The result of a stream of elements through a design on node 0.
+    pub(crate) fn of_stream(platform: &Platform, stats: StreamStats) -> SimResult {
+        let mut node_work = vec![0.0; platform.nodes()];
+        node_work[0] = stats.work;
+        SimResult {
+            work: Vec::new(),
+            nodes: platform.nodes(),
+            cores: platform.cores(),
+            bandwidth: platform.bandwidth_bytes_per_ns(),
+            start: Vec::new(),
+            finish: Vec::new(),
+            makespan: stats.makespan,
+            history: stats.history,
+            events: stats.events,
+            node_work,
+            time_per_element: stats.time_per_element,
+            latencies: Some(stats.latencies),
         }
     }
 
@@ -51,14 +84,16 @@ impl SimResult {
         self.makespan
     }
 
-    /// When `task` ended, in ns.
+    /// When `task` of the simulated flow graph ended, in ns (NaN for a
+    /// task the run did not have).
     pub fn finish(&self, task: TaskId) -> f64 {
-        self.finish[task.0]
+        self.finish.get(task.0).copied().unwrap_or(f64::NAN)
     }
 
-    /// When `task` started (its dependencies ended), in ns.
+    /// When `task` started (its dependencies ended), in ns (NaN for a task
+    /// the run did not have).
     pub fn start(&self, task: TaskId) -> f64 {
-        self.start[task.0]
+        self.start.get(task.0).copied().unwrap_or(f64::NAN)
     }
 
     /// The events the loop processed (completions, latencies, stale ones).
@@ -69,15 +104,25 @@ impl SimResult {
     /// Each node's cores' busy fraction over the makespan: its steps'
     /// work over `cores × makespan` (processor sharing wastes no core).
     pub fn core_utilization(&self) -> Vec<f64> {
-        let mut work = vec![0.0; self.nodes];
-        for w in &self.work {
-            if let Work::Compute { node, duration } = w {
-                work[*node] += duration;
-            }
-        }
-        work.iter()
+        self.node_work
+            .iter()
             .map(|w| ratio(*w, self.cores as f64 * self.makespan))
             .collect()
+    }
+
+    /// The time per element in steady state, in ns: for a stream through a
+    /// design, the slope of the exit times over the middle half of the
+    /// exits (fill and drain left out; the makespan over the elements for
+    /// fewer than four); for a flow graph, which is one job, its makespan.
+    pub fn time_per_element(&self) -> f64 {
+        self.time_per_element
+    }
+
+    /// The `p`-th percentile (0 to 100) of the elements' latencies (from
+    /// entering the design to leaving it), to within 1 %; `None` for a flow
+    /// graph or a `p` out of range.
+    pub fn latency_percentile(&self, p: f64) -> Option<f64> {
+        self.latencies.as_ref()?.percentile(p)
     }
 
     /// Each node's (outgoing, incoming) link's busy fraction over the

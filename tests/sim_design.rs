@@ -1,0 +1,168 @@
+//! Streams of elements through designs (`Simulation::new`): the simulated
+//! time per element against the operators where their assumptions hold, one
+//! element against the latency, the fill and drain of a finite stream,
+//! threads beyond the cores, and every error.
+mod common;
+
+use pattern_core::sim::{MAX_THREADS, Platform, SimError, Simulation};
+use pattern_core::strategies::atom;
+use pattern_core::{Count, Design, Term};
+use proptest::prelude::*;
+
+/// Designs of atoms under seq (of atoms), pipe and tpool (1 to 4 workers,
+/// or the symbol `n`), at most `depth` patterns deep.
+fn design(depth: u32) -> impl Strategy<Value = Term> {
+    atom().prop_recursive(depth, 24, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(atom(), 2..4).prop_map(|v| {
+                v.into_iter().reduce(Term::seq).expect("two or more atoms")
+            }),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::pipe(a, b)),
+            (prop_oneof![(1u64..=4).prop_map(Count::Fixed), Just(Count::from("n"))], inner)
+                .prop_map(|(n, t)| Term::tpool(n, t)),
+        ]
+    })
+}
+
+fn run(d: &Design, p: &Platform, at: &[(&str, f64)], elements: usize) -> pattern_core::sim::SimResult {
+    Simulation::new(d, p).at(at).elements(elements).run().expect("a design the simulator runs")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(200)))]
+
+    /// With a core for every thread, a long stream's time per element is
+    /// the operators' model (1 %), and one element takes the latency.
+    #[test]
+    fn where_the_operators_assumptions_hold_the_simulation_agrees(t in design(3)) {
+        let d = Design::from_term(t).unwrap();
+        let at = [("x", 64.0), ("n", 3.0)];
+        let cores = Platform::new(1, 1 << 16);
+        let model = d.model().eval(&at).unwrap();
+        let r = run(&d, &cores, &at, 3000);
+        prop_assert!((r.time_per_element() / model - 1.0).abs() < 0.01,
+            "{d}: simulated {} vs model {model}", r.time_per_element());
+        let one = run(&d, &cores, &at, 1);
+        let latency = d.latency().eval(&at).unwrap();
+        prop_assert!((one.makespan() / latency - 1.0).abs() < 1e-9,
+            "{d}: one element in {} vs latency {latency}", one.makespan());
+    }
+
+    /// Processor sharing wastes no core: a design whose threads outnumber
+    /// the cores keeps all of them busy in steady state, so a stream of
+    /// one-stage pools takes its work over the cores.
+    #[test]
+    fn threads_beyond_the_cores_share_them(n in 1u64..12, cores in 1usize..4, work in 1.0f64..1e4) {
+        let d = Design::from_term(Term::tpool(n, Term::atom("a", pattern_core::Expr::num(work)))).unwrap();
+        let r = run(&d, &Platform::new(1, cores), &[], 4000);
+        let want = work / (n as f64).min(cores as f64);
+        // A pool's exits come in bursts: the fitted slope is within 1e-4.
+        prop_assert!((r.time_per_element() / want - 1.0).abs() < 1e-4, "{} vs {want}", r.time_per_element());
+    }
+}
+
+#[test]
+fn a_finite_stream_pays_the_fill_and_the_drain() {
+    let d = Design::parse("a = 10; b = 30; c = 20; pipe(a, b, c)").unwrap();
+    let cores = Platform::new(1, 3);
+    for elements in [1, 2, 10, 1000] {
+        let r = run(&d, &cores, &[], elements);
+        // The first element crosses all stages (60 ns), then one leaves per
+        // 30 ns, the slowest stage's time.
+        assert_eq!(r.makespan(), 60.0 + 30.0 * (elements - 1) as f64, "{elements}");
+    }
+    // The operators' steady state is reached only in the limit: for 10
+    // elements the makespan per element is 33 ns, not 30.
+    let r = run(&d, &cores, &[], 10);
+    assert_eq!(r.makespan() / 10.0, 33.0);
+    // Every element's latency: 60 ns when nothing waits.
+    let free = run(&Design::parse("a = 10; b = 10; pipe(a, b)").unwrap(), &cores, &[], 100);
+    assert!((free.latency_percentile(50.0).unwrap() / 20.0 - 1.0).abs() < 0.01);
+    // Behind a slow stage, elements queue in the buffer: the tail waits.
+    let slow = run(&Design::parse("a = 10; b = 30; pipe(a, b)").unwrap(), &cores, &[], 100);
+    assert!(slow.latency_percentile(99.0).unwrap() > slow.latency_percentile(1.0).unwrap());
+}
+
+#[test]
+fn a_buffer_bounds_what_a_fast_stage_runs_ahead() {
+    // With one place, the fast first stage waits for the slow second one;
+    // the makespan is the same (the slow stage sets it), the latency not.
+    let d = Design::parse("a = 1; b = 10; pipe(a, b)").unwrap();
+    let cores = Platform::new(1, 2);
+    let one = Simulation::new(&d, &cores).elements(100).buffer(1).run().unwrap();
+    let many = Simulation::new(&d, &cores).elements(100).buffer(64).run().unwrap();
+    assert_eq!(one.makespan(), many.makespan());
+    assert!(one.latency_percentile(100.0).unwrap() < 0.5 * many.latency_percentile(100.0).unwrap());
+}
+
+#[test]
+fn beyond_the_cores_the_operators_are_off_and_the_simulation_is_not() {
+    let d = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)").unwrap();
+    let two = Platform::new(1, 2);
+    for n in [1.0, 2.0, 4.0, 8.0] {
+        let at = [("x", 16384.0), ("n", n)];
+        let r = run(&d, &two, &at, 2000);
+        let qsort = 1034.17 * 16384.0 * 14.0;
+        let want = qsort / n.min(2.0);
+        assert!((r.time_per_element() / want - 1.0).abs() < 1e-4, "{} vs {want}", r.time_per_element());
+        // The operators divide by n whatever the cores.
+        assert!((d.model().eval(&at).unwrap() - qsort / n).abs() < 1e-6 * qsort);
+    }
+    // Dynamic efficiency: both cores busy in steady state.
+    let r = run(&d, &two, &[("x", 16384.0), ("n", 4.0)], 100);
+    let eff = r.dynamic_efficiency(r.makespan() / 4.0);
+    assert!(eff.iter().all(|&(_, e)| (e - 1.0).abs() < 1e-6), "{eff:?}");
+    assert!((r.core_utilization()[0] - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let p = Platform::new(1, 2);
+    let mr = Design::parse("m = x; s = 0; r = x; mapreduce[n = 2, d = x, k = 4](m, s, r)").unwrap();
+    let err = Simulation::new(&mr, &p).at(&[("x", 8.0)]).run().unwrap_err();
+    assert_eq!(err, SimError::Unsupported { pattern: "mapreduce" });
+    let seq = Design::parse("a = x; seq(pipe(a, a), a)").unwrap();
+    assert!(matches!(Simulation::new(&seq, &p).at(&[("x", 1.0)]).run(), Err(SimError::Unsupported { .. })));
+
+    let d = Design::parse("a = x*y; tpool[n](a)").unwrap();
+    let err = Simulation::new(&d, &p).at(&[("x", 1.0), ("n", 2.0)]).run().unwrap_err();
+    assert!(matches!(&err, SimError::Model { atom, .. } if atom == "a"), "{err}");
+    assert!(err.to_string().contains('y'), "{err}");
+    let err = Simulation::new(&d, &p).at(&[("x", 1.0), ("y", 1.0)]).run().unwrap_err();
+    assert_eq!(err.to_string(), "the count `n` is unbound: a whole number from 1 to 2^20, bound with .at(..)");
+    let err = Simulation::new(&d, &p).at(&[("x", 1.0), ("y", 1.0), ("n", 2.5)]).run().unwrap_err();
+    assert!(matches!(err, SimError::Count { value: Some(2.5), .. }));
+    let negative = Design::parse("a = x - 5; a").unwrap();
+    let err = Simulation::new(&negative, &p).at(&[("x", 1.0)]).run().unwrap_err();
+    assert!(err.to_string().contains("-4 ns"), "{err}");
+
+    let ok = Design::parse("a = 1; a").unwrap();
+    assert!(matches!(Simulation::new(&ok, &p).elements(0).run(), Err(SimError::InvalidOption { .. })));
+    assert!(matches!(Simulation::new(&ok, &p).buffer(0).run(), Err(SimError::InvalidOption { .. })));
+    assert!(matches!(Simulation::new(&ok, &Platform::new(1, 0)).run(), Err(SimError::NoCores { .. })));
+    let huge = Design::parse("a = 1; tpool[2048](tpool[1024](a))").unwrap();
+    assert_eq!(
+        Simulation::new(&huge, &p).run().unwrap_err(),
+        SimError::TooManyThreads { threads: 2048 * 1024, limit: MAX_THREADS }
+    );
+    let huge = Design::parse("a = 1; tpool[2048](pipe(a, tpool[1024](a)))").unwrap();
+    assert!(matches!(Simulation::new(&huge, &p).run(), Err(SimError::TooManyThreads { .. })));
+}
+
+#[test]
+fn a_pipeline_of_100k_stages_runs_on_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let stages = vec!["a"; 100_000].join(", ");
+            let d = Design::parse(&format!("a = 2; pipe({stages})")).unwrap();
+            let r = Simulation::new(&d, &Platform::new(1, 4)).elements(8).run().unwrap();
+            r.makespan()
+        })
+        .unwrap();
+    // 100,000 threads on 4 cores: work conserving, 8 elements × 200,000 ns
+    // of work over 4 cores once the pipeline is full, and never less.
+    let makespan = handle.join().unwrap();
+    assert!(makespan >= 8.0 * 200_000.0 / 4.0, "{makespan}");
+    assert!(makespan <= 8.0 * 200_000.0, "{makespan}");
+}
