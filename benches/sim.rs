@@ -5,6 +5,7 @@
 //! 4 nodes. Events per second are the tasks simulated over the median time.
 //! Run with `cargo bench --bench sim`.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pattern_core::Design;
 use pattern_core::sim::{Platform, Simulation, TaskGraph, TaskId};
 use std::hint::black_box;
 
@@ -73,6 +74,40 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
+    // The case: a 16-stage pipeline design, 10^6 elements, as a
+    // stream (no graph held): one event per step, 1.6 × 10^7 in all.
+    let stages: Vec<String> = (0..STAGES).map(|s| format!("s{s}")).collect();
+    let text = format!(
+        "{} pipe({})",
+        stages
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{s} = {};", 100 + i))
+            .collect::<String>(),
+        stages.join(", ")
+    );
+    let design = Design::parse(&text).unwrap();
+    for (name, platform) in [
+        (
+            "16-stage pipeline design, 10^6 elements, 16 cores",
+            Platform::new(1, 16),
+        ),
+        (
+            "16-stage pipeline design, 10^6 elements, 2 cores (sharing)",
+            Platform::new(1, 2),
+        ),
+    ] {
+        group.throughput(Throughput::Elements((STAGES * 1_000_000) as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let r = Simulation::new(&design, &platform)
+                    .elements(1_000_000)
+                    .run()
+                    .unwrap();
+                black_box(r.time_per_element())
+            })
+        });
+    }
     group.finish();
 }
 

@@ -14,18 +14,29 @@ use proptest::prelude::*;
 fn design(depth: u32) -> impl Strategy<Value = Term> {
     atom().prop_recursive(depth, 24, 3, |inner| {
         prop_oneof![
-            prop::collection::vec(atom(), 2..4).prop_map(|v| {
-                v.into_iter().reduce(Term::seq).expect("two or more atoms")
-            }),
+            prop::collection::vec(atom(), 2..4)
+                .prop_map(|v| { v.into_iter().reduce(Term::seq).expect("two or more atoms") }),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::pipe(a, b)),
-            (prop_oneof![(1u64..=4).prop_map(Count::Fixed), Just(Count::from("n"))], inner)
+            (
+                prop_oneof![(1u64..=4).prop_map(Count::Fixed), Just(Count::from("n"))],
+                inner
+            )
                 .prop_map(|(n, t)| Term::tpool(n, t)),
         ]
     })
 }
 
-fn run(d: &Design, p: &Platform, at: &[(&str, f64)], elements: usize) -> pattern_core::sim::SimResult {
-    Simulation::new(d, p).at(at).elements(elements).run().expect("a design the simulator runs")
+fn run(
+    d: &Design,
+    p: &Platform,
+    at: &[(&str, f64)],
+    elements: usize,
+) -> pattern_core::sim::SimResult {
+    Simulation::new(d, p)
+        .at(at)
+        .elements(elements)
+        .run()
+        .expect("a design the simulator runs")
 }
 
 proptest! {
@@ -69,17 +80,31 @@ fn a_finite_stream_pays_the_fill_and_the_drain() {
         let r = run(&d, &cores, &[], elements);
         // The first element crosses all stages (60 ns), then one leaves per
         // 30 ns, the slowest stage's time.
-        assert_eq!(r.makespan(), 60.0 + 30.0 * (elements - 1) as f64, "{elements}");
+        assert_eq!(
+            r.makespan(),
+            60.0 + 30.0 * (elements - 1) as f64,
+            "{elements}"
+        );
     }
     // The operators' steady state is reached only in the limit: for 10
     // elements the makespan per element is 33 ns, not 30.
     let r = run(&d, &cores, &[], 10);
     assert_eq!(r.makespan() / 10.0, 33.0);
     // Every element's latency: 60 ns when nothing waits.
-    let free = run(&Design::parse("a = 10; b = 10; pipe(a, b)").unwrap(), &cores, &[], 100);
+    let free = run(
+        &Design::parse("a = 10; b = 10; pipe(a, b)").unwrap(),
+        &cores,
+        &[],
+        100,
+    );
     assert!((free.latency_percentile(50.0).unwrap() / 20.0 - 1.0).abs() < 0.01);
     // Behind a slow stage, elements queue in the buffer: the tail waits.
-    let slow = run(&Design::parse("a = 10; b = 30; pipe(a, b)").unwrap(), &cores, &[], 100);
+    let slow = run(
+        &Design::parse("a = 10; b = 30; pipe(a, b)").unwrap(),
+        &cores,
+        &[],
+        100,
+    );
     assert!(slow.latency_percentile(99.0).unwrap() > slow.latency_percentile(1.0).unwrap());
 }
 
@@ -89,8 +114,16 @@ fn a_buffer_bounds_what_a_fast_stage_runs_ahead() {
     // the makespan is the same (the slow stage sets it), the latency not.
     let d = Design::parse("a = 1; b = 10; pipe(a, b)").unwrap();
     let cores = Platform::new(1, 2);
-    let one = Simulation::new(&d, &cores).elements(100).buffer(1).run().unwrap();
-    let many = Simulation::new(&d, &cores).elements(100).buffer(64).run().unwrap();
+    let one = Simulation::new(&d, &cores)
+        .elements(100)
+        .buffer(1)
+        .run()
+        .unwrap();
+    let many = Simulation::new(&d, &cores)
+        .elements(100)
+        .buffer(64)
+        .run()
+        .unwrap();
     assert_eq!(one.makespan(), many.makespan());
     assert!(one.latency_percentile(100.0).unwrap() < 0.5 * many.latency_percentile(100.0).unwrap());
 }
@@ -104,7 +137,11 @@ fn beyond_the_cores_the_operators_are_off_and_the_simulation_is_not() {
         let r = run(&d, &two, &at, 2000);
         let qsort = 1034.17 * 16384.0 * 14.0;
         let want = qsort / n.min(2.0);
-        assert!((r.time_per_element() / want - 1.0).abs() < 1e-4, "{} vs {want}", r.time_per_element());
+        assert!(
+            (r.time_per_element() / want - 1.0).abs() < 1e-4,
+            "{} vs {want}",
+            r.time_per_element()
+        );
         // The operators divide by n whatever the cores.
         assert!((d.model().eval(&at).unwrap() - qsort / n).abs() < 1e-6 * qsort);
     }
@@ -119,34 +156,84 @@ fn beyond_the_cores_the_operators_are_off_and_the_simulation_is_not() {
 fn bad_input_is_an_error() {
     let p = Platform::new(1, 2);
     let mr = Design::parse("m = x; s = 0; r = x; mapreduce[n = 2, d = x, k = 4](m, s, r)").unwrap();
-    let err = Simulation::new(&mr, &p).at(&[("x", 8.0)]).run().unwrap_err();
-    assert_eq!(err, SimError::Unsupported { pattern: "mapreduce" });
+    let err = Simulation::new(&mr, &p)
+        .at(&[("x", 8.0)])
+        .run()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        SimError::Unsupported {
+            pattern: "mapreduce"
+        }
+    );
     let seq = Design::parse("a = x; seq(pipe(a, a), a)").unwrap();
-    assert!(matches!(Simulation::new(&seq, &p).at(&[("x", 1.0)]).run(), Err(SimError::Unsupported { .. })));
+    assert!(matches!(
+        Simulation::new(&seq, &p).at(&[("x", 1.0)]).run(),
+        Err(SimError::Unsupported { .. })
+    ));
 
     let d = Design::parse("a = x*y; tpool[n](a)").unwrap();
-    let err = Simulation::new(&d, &p).at(&[("x", 1.0), ("n", 2.0)]).run().unwrap_err();
-    assert!(matches!(&err, SimError::Model { atom, .. } if atom == "a"), "{err}");
+    let err = Simulation::new(&d, &p)
+        .at(&[("x", 1.0), ("n", 2.0)])
+        .run()
+        .unwrap_err();
+    assert!(
+        matches!(&err, SimError::Model { atom, .. } if atom == "a"),
+        "{err}"
+    );
     assert!(err.to_string().contains('y'), "{err}");
-    let err = Simulation::new(&d, &p).at(&[("x", 1.0), ("y", 1.0)]).run().unwrap_err();
-    assert_eq!(err.to_string(), "the count `n` is unbound: a whole number from 1 to 2^20, bound with .at(..)");
-    let err = Simulation::new(&d, &p).at(&[("x", 1.0), ("y", 1.0), ("n", 2.5)]).run().unwrap_err();
-    assert!(matches!(err, SimError::Count { value: Some(2.5), .. }));
+    let err = Simulation::new(&d, &p)
+        .at(&[("x", 1.0), ("y", 1.0)])
+        .run()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the count `n` is unbound: a whole number from 1 to 2^20, bound with .at(..)"
+    );
+    let err = Simulation::new(&d, &p)
+        .at(&[("x", 1.0), ("y", 1.0), ("n", 2.5)])
+        .run()
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        SimError::Count {
+            value: Some(2.5),
+            ..
+        }
+    ));
     let negative = Design::parse("a = x - 5; a").unwrap();
-    let err = Simulation::new(&negative, &p).at(&[("x", 1.0)]).run().unwrap_err();
+    let err = Simulation::new(&negative, &p)
+        .at(&[("x", 1.0)])
+        .run()
+        .unwrap_err();
     assert!(err.to_string().contains("-4 ns"), "{err}");
 
     let ok = Design::parse("a = 1; a").unwrap();
-    assert!(matches!(Simulation::new(&ok, &p).elements(0).run(), Err(SimError::InvalidOption { .. })));
-    assert!(matches!(Simulation::new(&ok, &p).buffer(0).run(), Err(SimError::InvalidOption { .. })));
-    assert!(matches!(Simulation::new(&ok, &Platform::new(1, 0)).run(), Err(SimError::NoCores { .. })));
+    assert!(matches!(
+        Simulation::new(&ok, &p).elements(0).run(),
+        Err(SimError::InvalidOption { .. })
+    ));
+    assert!(matches!(
+        Simulation::new(&ok, &p).buffer(0).run(),
+        Err(SimError::InvalidOption { .. })
+    ));
+    assert!(matches!(
+        Simulation::new(&ok, &Platform::new(1, 0)).run(),
+        Err(SimError::NoCores { .. })
+    ));
     let huge = Design::parse("a = 1; tpool[2048](tpool[1024](a))").unwrap();
     assert_eq!(
         Simulation::new(&huge, &p).run().unwrap_err(),
-        SimError::TooManyThreads { threads: 2048 * 1024, limit: MAX_THREADS }
+        SimError::TooManyThreads {
+            threads: 2048 * 1024,
+            limit: MAX_THREADS
+        }
     );
     let huge = Design::parse("a = 1; tpool[2048](pipe(a, tpool[1024](a)))").unwrap();
-    assert!(matches!(Simulation::new(&huge, &p).run(), Err(SimError::TooManyThreads { .. })));
+    assert!(matches!(
+        Simulation::new(&huge, &p).run(),
+        Err(SimError::TooManyThreads { .. })
+    ));
 }
 
 #[test]
@@ -156,7 +243,10 @@ fn a_pipeline_of_100k_stages_runs_on_a_small_stack() {
         .spawn(|| {
             let stages = vec!["a"; 100_000].join(", ");
             let d = Design::parse(&format!("a = 2; pipe({stages})")).unwrap();
-            let r = Simulation::new(&d, &Platform::new(1, 4)).elements(8).run().unwrap();
+            let r = Simulation::new(&d, &Platform::new(1, 4))
+                .elements(8)
+                .run()
+                .unwrap();
             r.makespan()
         })
         .unwrap();

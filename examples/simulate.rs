@@ -1,0 +1,110 @@
+//! The discrete-event simulator (seed 003) on this project's designs and on
+//! a flow graph: a pipeline's fill and drain, task pools beyond the cores
+//! against the operators, a scatter and gather over shared links with its
+//! dynamic efficiency, and a Chrome trace of it written to
+//! `target/simulate-trace.json` (open it in Perfetto or chrome://tracing).
+//! Run with `cargo run --release --example simulate`;
+//! `-- --pipeline N` times a 16-stage pipeline of N elements (for
+//! `scripts/simpy_pipeline.py`) and prints the seconds and the makespan.
+use pattern_core::Design;
+use pattern_core::sim::{Platform, Simulation, TaskGraph};
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--pipeline") {
+        let n: usize = args.get(i + 1).ok_or("--pipeline N")?.parse()?;
+        return time_pipeline(n);
+    }
+
+    println!("The paper's pipeline of qsort, inc and nop at x = 16384 on 3 cores:");
+    let pipe = Design::parse(
+        "qsort = 1034.17*x*log2(x); inc = 536.185*x; nop = 5422.97; pipe(qsort, inc, nop)",
+    )?;
+    let at = [("x", 16384.0)];
+    let three = Platform::new(1, 3);
+    println!(
+        "  operators: {:.2} ms per element, latency {:.2} ms",
+        pipe.model().eval(&at)? / 1e6,
+        pipe.latency().eval(&at)? / 1e6
+    );
+    for elements in [1, 10, 100, 10_000] {
+        let r = Simulation::new(&pipe, &three)
+            .at(&at)
+            .elements(elements)
+            .run()?;
+        println!(
+            "  {elements:>6} elements: makespan {:>9.2} ms, {:.3} ms per element (fill and drain included: {:.3})",
+            r.makespan() / 1e6,
+            r.time_per_element() / 1e6,
+            r.makespan() / elements as f64 / 1e6
+        );
+    }
+
+    println!("\ntpool[n](qsort) at x = 16384 on 2 cores, 2,000 elements:");
+    let pool = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)")?;
+    let two = Platform::new(1, 2);
+    for n in [1.0, 2.0, 4.0, 8.0] {
+        let at = [("x", 16384.0), ("n", n)];
+        let r = Simulation::new(&pool, &two).at(&at).elements(2000).run()?;
+        println!(
+            "  n = {n}: operators {:>6.2} ms, simulated {:>6.2} ms per element; median latency {:>6.2} ms",
+            pool.model().eval(&at)? / 1e6,
+            r.time_per_element() / 1e6,
+            r.latency_percentile(50.0).unwrap_or(f64::NAN) / 1e6
+        );
+    }
+
+    println!("\nA scatter and gather on 4 nodes of 2 cores over 12.5 B/ns links:");
+    let mut g = TaskGraph::new();
+    let prepare = g.compute(0, 1e6, &[]);
+    let mut back = Vec::new();
+    for node in 1..4 {
+        let block = g.transfer(0, node, 8e6, &[prepare]);
+        let work: Vec<_> = (0..2).map(|_| g.compute(node, 2e6, &[block])).collect();
+        back.push(g.transfer(node, 0, 8e6, &work));
+    }
+    g.compute(0, 1e6, &back);
+    let cluster = Platform::new(4, 2).latency(50_000.0).bandwidth(12.5);
+    let r = Simulation::graph(&g, &cluster).run()?;
+    println!(
+        "  makespan {:.2} ms; cores busy per node: {:?}",
+        r.makespan() / 1e6,
+        percents(&r.core_utilization())
+    );
+    for (t, e) in r.dynamic_efficiency(1e6) {
+        println!(
+            "  {:>4.1} ms {:>5.1} % {}",
+            t / 1e6,
+            100.0 * e,
+            "#".repeat((40.0 * e).round() as usize)
+        );
+    }
+    std::fs::create_dir_all("target")?;
+    std::fs::write("target/simulate-trace.json", r.trace_json())?;
+    println!("  trace: target/simulate-trace.json");
+    Ok(())
+}
+
+/// The 16-stage pipeline of `scripts/simpy_pipeline.py`, timed.
+fn time_pipeline(n: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let stages: Vec<String> = (0..16).map(|s| format!("s{s}")).collect();
+    let defs: String = stages
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{s} = {};", 100 + i))
+        .collect();
+    let design = Design::parse(&format!("{defs} pipe({})", stages.join(", ")))?;
+    let platform = Platform::new(1, 16);
+    let start = Instant::now();
+    let r = Simulation::new(&design, &platform).elements(n).run()?;
+    println!("{} {}", start.elapsed().as_secs_f64(), r.makespan());
+    Ok(())
+}
+
+fn percents(values: &[f64]) -> Vec<String> {
+    values
+        .iter()
+        .map(|v| format!("{:.0} %", 100.0 * v))
+        .collect()
+}
