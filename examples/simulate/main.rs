@@ -6,6 +6,8 @@
 //! Run with `cargo run --release --example simulate`;
 //! `-- --pipeline N` times a 16-stage pipeline of N elements (for
 //! `scripts/simpy_pipeline.py`) and prints the seconds and the makespan.
+mod lu;
+
 use pattern_core::Design;
 use pattern_core::sim::{Platform, Simulation, TaskGraph};
 use std::time::Instant;
@@ -83,6 +85,71 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all("target")?;
     std::fs::write("target/simulate-trace.json", r.trace_json())?;
     println!("  trace: target/simulate-trace.json");
+
+    lu_figures()
+}
+
+/// Seed 003's LU factorization of a 2592 × 2592 matrix on UltraSparc II
+/// nodes over Fast Ethernet.
+fn lu_figures() -> Result<(), Box<dyn std::error::Error>> {
+    let n = 2592;
+    // One rate for every operation, fitted from the serial run (185.1 s).
+    let rate = lu::flops(n, 216) / 185.1e9;
+    let ethernet = |nodes| Platform::new(nodes, 1).latency(100_000.0).bandwidth(0.0125);
+    println!(
+        "\nSeed 003's LU of 2592 x 2592 (serial 185.1 s: {:.1} Mflop/s), Fast Ethernet:",
+        rate * 1e3
+    );
+    for (nodes, r, pipelined, seed) in [
+        (8, 216, false, "measured 62.3 s, seed's simulator 60.3 s"),
+        (8, 216, true, ""),
+        (4, 162, false, ""),
+        (
+            4,
+            162,
+            true,
+            "best measured 72.5 s, seed's simulator 75.5 s",
+        ),
+    ] {
+        let (g, _) = lu::graph(n, r, nodes, rate, pipelined, None);
+        let r_run = Simulation::graph(&g, &ethernet(nodes)).run()?;
+        println!(
+            "  {nodes} nodes, r = {r}, {}: {:.1} s  {seed}",
+            if pipelined { "pipelined" } else { "basic" },
+            r_run.makespan() / 1e9
+        );
+    }
+    println!(
+        "  dynamic efficiency per iteration, r = 324, basic (seed: first iteration 60.2 % on 4 nodes, 37.6 % on 8):"
+    );
+    for (name, nodes, shrink) in [
+        ("4 nodes", 4, None),
+        ("8 nodes", 8, None),
+        ("8 nodes, 4 removed after iteration 1", 8, Some((1, 4))),
+    ] {
+        let (g, iterations) = lu::graph(n, 324, nodes, rate, false, shrink);
+        let run = Simulation::graph(&g, &ethernet(nodes)).run()?;
+        let mut start = 0.0;
+        let mut line = Vec::new();
+        for (k, ends) in iterations.iter().enumerate() {
+            let end = ends.iter().map(|&t| run.finish(t)).fold(0.0, f64::max);
+            let allocated = match shrink {
+                Some((from, keep)) if k >= from => keep,
+                _ => nodes,
+            };
+            let work = lu::iteration_flops(n, 324, k) / rate;
+            line.push(format!(
+                "{:.0} %",
+                100.0 * work / (allocated as f64 * (end - start))
+            ));
+            start = end;
+        }
+        println!(
+            "    {name}: {:.1} s; {}",
+            run.makespan() / 1e9,
+            line.join(", ")
+        );
+    }
     Ok(())
 }
 
