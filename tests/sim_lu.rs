@@ -54,7 +54,11 @@ fn eight_nodes_basic_graph_within_5_percent_of_the_measured_run() {
     // Pipelining the graph (the next panel as soon as its column is done)
     // gains, as the seed reports.
     let (p, _) = lu::graph(N, 216, 8, rate(), true, None);
-    let pipelined = Simulation::graph(&p, &ethernet(8)).run().unwrap().makespan() / 1e9;
+    let pipelined = Simulation::graph(&p, &ethernet(8))
+        .run()
+        .unwrap()
+        .makespan()
+        / 1e9;
     assert!(pipelined < seconds, "{pipelined} vs {seconds}");
 }
 

@@ -71,7 +71,7 @@ pub fn graph(
         let panel = g.compute(owner(k), (m * rf * rf - rf * rf * rf / 3.0) / rate, &deps);
         let mut ends = vec![panel];
         let mut t12 = Vec::new();
-        for j in k + 1..k_all {
+        for (j, col) in column.iter_mut().enumerate().skip(k + 1) {
             let l11 = send(
                 &mut g,
                 &mut connection,
@@ -82,9 +82,9 @@ pub fn graph(
                 &[panel],
             );
             let mut deps = vec![l11];
-            deps.extend(column[j]);
+            deps.extend(*col);
             let trsm = g.compute(owner(j), rf.powi(3) / rate, &deps);
-            column[j] = Some(trsm);
+            *col = Some(trsm);
             t12.push(send(
                 &mut g,
                 &mut connection,
