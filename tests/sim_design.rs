@@ -256,3 +256,67 @@ fn a_pipeline_of_100k_stages_runs_on_a_small_stack() {
     assert!(makespan >= 8.0 * 200_000.0 / 4.0, "{makespan}");
     assert!(makespan <= 8.0 * 200_000.0, "{makespan}");
 }
+
+/// Two exponential stages in tandem, saturated, with B places between
+/// them and blocking after service: throughput μ(B + 2)/(B + 3) (the
+/// classic result for a two-station line), so the time per element is
+/// a·(B + 3)/(B + 2).
+#[test]
+fn random_durations_reproduce_the_tandem_queue_with_blocking() {
+    let d = Design::parse("a = 100; pipe(a, a)").unwrap();
+    let two = Platform::new(1, 2);
+    for places in [1usize, 2, 4] {
+        let r = Simulation::new(&d, &two)
+            .elements(200_000)
+            .buffer(places)
+            .variation(1.0, 42)
+            .run()
+            .unwrap();
+        let b = places as f64;
+        let want = 100.0 * (b + 3.0) / (b + 2.0);
+        assert!(
+            (r.time_per_element() / want - 1.0).abs() < 0.02,
+            "B = {places}: {} vs {want}",
+            r.time_per_element()
+        );
+    }
+}
+
+#[test]
+fn variation_keeps_the_mean_and_the_seed_decides() {
+    let d = Design::parse("a = 100; a").unwrap();
+    let one = Platform::new(1, 1);
+    let run = |cv: f64, seed: u64| {
+        Simulation::new(&d, &one)
+            .elements(50_000)
+            .variation(cv, seed)
+            .run()
+            .unwrap()
+    };
+    // One stage on one core: the makespan is the sum of the durations.
+    let r = run(0.5, 1);
+    assert!((r.makespan() / 5e6 - 1.0).abs() < 0.01, "{}", r.makespan());
+    assert_eq!(run(0.5, 1).makespan(), r.makespan());
+    assert_ne!(run(0.5, 2).makespan(), r.makespan());
+    assert_eq!(run(0.0, 9).makespan(), 5e6);
+    for bad in [-0.1, f64::NAN, f64::INFINITY] {
+        let err = Simulation::new(&d, &one)
+            .variation(bad, 0)
+            .run()
+            .unwrap_err();
+        assert!(matches!(err, SimError::InvalidVariation { .. }), "{err}");
+    }
+    // Flow graphs too.
+    let mut g = pattern_core::sim::TaskGraph::new();
+    let t = g.compute(0, 100.0, &[]);
+    let varied = Simulation::graph(&g, &one).variation(1.0, 3).run().unwrap();
+    assert_ne!(varied.finish(t), 100.0);
+    assert_eq!(
+        Simulation::graph(&g, &one)
+            .variation(1.0, 3)
+            .run()
+            .unwrap()
+            .finish(t),
+        varied.finish(t)
+    );
+}

@@ -13,6 +13,7 @@ use super::busy::BusyHistory;
 use super::cores::{Cores, Time};
 use super::graph::{TaskGraph, Work};
 use super::result::SimResult;
+use super::variation::Variation;
 use super::{Platform, SimError};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -74,11 +75,17 @@ pub(crate) struct Engine<'a> {
     busy_cores: usize,
     history: BusyHistory,
     processed: u64,
+    variation: Variation,
+    work: Vec<f64>,
 }
 
 impl<'a> Engine<'a> {
     /// Checks the graph against the platform and builds the dependents.
-    pub(crate) fn new(graph: &'a TaskGraph, platform: &Platform) -> Result<Engine<'a>, SimError> {
+    pub(crate) fn new(
+        graph: &'a TaskGraph,
+        platform: &Platform,
+        variation: Variation,
+    ) -> Result<Engine<'a>, SimError> {
         platform.check()?;
         let n = graph.tasks.len();
         let nodes = platform.nodes();
@@ -148,6 +155,8 @@ impl<'a> Engine<'a> {
             busy_cores: 0,
             history: BusyHistory::new(1.0),
             processed: 0,
+            variation,
+            work: vec![0.0; nodes],
         })
     }
 
@@ -192,6 +201,7 @@ impl<'a> Engine<'a> {
             self.finish,
             self.history,
             self.processed,
+            self.work,
         )
     }
 
@@ -219,6 +229,8 @@ impl<'a> Engine<'a> {
         self.start[task] = self.now;
         match self.graph.tasks[task].work {
             Work::Compute { node, duration } => {
+                let duration = self.variation.apply(duration);
+                self.work[node] += duration;
                 self.nodes[node].start(self.now, duration, task);
                 let running = self.nodes[node].running();
                 self.note_busy(running - 1, running);

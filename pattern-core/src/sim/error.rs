@@ -100,4 +100,11 @@ pub enum SimError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A coefficient of variation that is negative, NaN or infinite (or so
+    /// large that no Gamma distribution has it).
+    #[error("a coefficient of variation of {value}: a finite number >= 0")]
+    InvalidVariation {
+        /// The value given.
+        value: f64,
+    },
 }

@@ -38,6 +38,7 @@ mod plan;
 mod platform;
 mod result;
 mod stream;
+mod variation;
 
 use crate::Design;
 pub use error::SimError;
@@ -75,6 +76,7 @@ pub struct Simulation<'a> {
     at: Vec<(String, f64)>,
     elements: usize,
     buffer: usize,
+    variation: (f64, u64),
 }
 
 impl<'a> Simulation<'a> {
@@ -114,6 +116,7 @@ impl<'a> Simulation<'a> {
             at: Vec::new(),
             elements: 1,
             buffer: 4,
+            variation: (0.0, 0),
         }
     }
 
@@ -136,15 +139,39 @@ impl<'a> Simulation<'a> {
         self
     }
 
+    /// Every compute step's duration varied at random, seeded: times a
+    /// Gamma variate of mean 1 and coefficient of variation `cv` (`cv = 1`
+    /// is exponential; 0, the default, no variation). Transfers do not
+    /// vary.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::sim::{Platform, Simulation};
+    ///
+    /// // Two exponential stages with one place between them: blocking
+    /// // costs a third of the throughput that one place more would save
+    /// // (μ(B + 2)/(B + 3) for B places, a classic tandem-queue result).
+    /// let d = Design::parse("a = 100; pipe(a, a)")?;
+    /// let r = Simulation::new(&d, &Platform::new(1, 2))
+    ///     .elements(100_000).buffer(1).variation(1.0, 7).run()?;
+    /// assert!((r.time_per_element() / (100.0 * 4.0 / 3.0) - 1.0).abs() < 0.03);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn variation(mut self, cv: f64, seed: u64) -> Simulation<'a> {
+        self.variation = (cv, seed);
+        self
+    }
+
     /// Runs the simulation. A node or a dependency the graph names that
     /// does not exist, a negative or non-finite duration or size, a
     /// platform out of range, an atom whose model has no value at the
     /// bindings, an unbound count, a pattern the design simulator does not
     /// run yet, or no elements is a [`SimError`].
     pub fn run(&self) -> Result<SimResult, SimError> {
+        let variation = variation::Variation::new(self.variation.0, self.variation.1)?;
         match self.source {
             Source::Graph(graph) => {
-                Ok(engine::Engine::new(graph, self.platform)?.run(self.platform))
+                Ok(engine::Engine::new(graph, self.platform, variation)?.run(self.platform))
             }
             Source::Design(design) => {
                 self.platform.check()?;
@@ -164,8 +191,13 @@ impl<'a> Simulation<'a> {
                 }
                 let at: Vec<(&str, f64)> = self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect();
                 let plan = design.fold(&mut plan::Planner { at: &at })?;
-                let stream =
-                    stream::Stream::new(&plan, self.platform.cores(), self.elements, self.buffer)?;
+                let stream = stream::Stream::new(
+                    &plan,
+                    self.platform.cores(),
+                    self.elements,
+                    self.buffer,
+                    variation,
+                )?;
                 Ok(SimResult::of_stream(self.platform, stream.run()?))
             }
         }

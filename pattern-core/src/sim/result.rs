@@ -34,15 +34,10 @@ impl SimResult {
         finish: Vec<f64>,
         mut history: BusyHistory,
         events: u64,
+        node_work: Vec<f64>,
     ) -> SimResult {
         let makespan = finish.iter().copied().fold(0.0, f64::max);
         history.finish(makespan);
-        let mut node_work = vec![0.0; platform.nodes()];
-        for t in &graph.tasks {
-            if let Work::Compute { node, duration } = t.work {
-                node_work[node] += duration;
-            }
-        }
         SimResult {
             work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
             nodes: platform.nodes(),

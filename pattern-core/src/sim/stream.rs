@@ -9,6 +9,7 @@ use super::SimError;
 use super::busy::BusyHistory;
 use super::cores::Cores;
 use super::plan::{MAX_THREADS, Plan};
+use super::variation::Variation;
 use std::collections::VecDeque;
 
 /// The source queue: every element is there from the start.
@@ -121,6 +122,7 @@ pub(crate) struct Stream {
     history: BusyHistory,
     events: u64,
     work: f64,
+    variation: Variation,
 }
 
 impl Stream {
@@ -131,6 +133,7 @@ impl Stream {
         cores: usize,
         elements: usize,
         buffer: usize,
+        variation: Variation,
     ) -> Result<Stream, SimError> {
         let mut queues: Vec<Queue> = vec![Queue::default(), Queue::default()];
         queues[SOURCE].capacity = usize::MAX;
@@ -225,6 +228,7 @@ impl Stream {
             history: BusyHistory::new(1.0),
             events: 0,
             work: 0.0,
+            variation,
         })
     }
 
@@ -315,6 +319,7 @@ impl Stream {
         let station = &self.stations[thread.station];
         match station.steps.get(thread.step) {
             Some(&d) => {
+                let d = self.variation.apply(d);
                 let before = self.cores.running();
                 self.cores.start(self.now, d, t);
                 self.work += d;
