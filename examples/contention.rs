@@ -1,7 +1,9 @@
 //! When do more threads stop paying? `tpool[n](qsort)` and a pipeline of
 //! `n` stages on this machine, for n = 1..8: the plain operators, the
 //! queueing semantics (the design as a closed network on the machine's
-//! cores, solved by MVA) and the executor's measured time per element.
+//! cores, solved by MVA), the simulation (threads sharing the cores, the
+//! measured atoms and costs as durations: seed 003's direct execution) and
+//! the executor's measured time per element.
 //!
 //! The atoms and the machine's costs are measured first, on this machine:
 //! qsort and inc on arrays of `x` ints, the hand-over between two pipeline
@@ -14,6 +16,7 @@
 use pattern_core::Design;
 use pattern_core::exec::{Executor, Kernels};
 use pattern_core::queue::Machine;
+use pattern_core::sim::{Platform, Simulation};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -152,6 +155,12 @@ fn main() {
                 .queueing(&machine, &[])
                 .expect("a prediction")
                 .time_per_element;
+            let simulated = Simulation::new(&d, &Platform::new(1, cores))
+                .overheads(take, handoff)
+                .elements(4000)
+                .run()
+                .expect("a simulation")
+                .time_per_element();
             let structure = design.split("; ").last().unwrap_or_default().to_string();
             let measured = median(
                 (0..rounds)
@@ -168,35 +177,39 @@ fn main() {
                     })
                     .collect(),
             );
-            row.push((plain, queued, measured));
+            row.push((plain, queued, simulated, measured));
         }
         table.push(row);
     }
 
     for (k, title) in [(0, "tpool[n](qsort)"), (1, "pipe of n inc stages")] {
         println!("{title}: time per element, µs (error against the measured run)");
-        println!("| n | plain operators | queueing (MVA) | measured |");
-        println!("|---|---|---|---|");
+        println!("| n | plain operators | queueing (MVA) | simulated | measured |");
+        println!("|---|---|---|---|---|");
         for (i, row) in table.iter().enumerate() {
-            let (plain, queued, measured) = row[k];
+            let (plain, queued, simulated, measured) = row[k];
             let err = |v: f64| 100.0 * (v / measured - 1.0);
             println!(
-                "| {} | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} |",
+                "| {} | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} |",
                 i + 1,
                 plain / 1e3,
                 err(plain),
                 queued / 1e3,
                 err(queued),
+                simulated / 1e3,
+                err(simulated),
                 measured / 1e3
             );
         }
-        let measured: Vec<f64> = table.iter().map(|r| r[k].2).collect();
+        let measured: Vec<f64> = table.iter().map(|r| r[k].3).collect();
+        let simulated: Vec<f64> = table.iter().map(|r| r[k].2).collect();
         let queued: Vec<f64> = table.iter().map(|r| r[k].1).collect();
         let plain: Vec<f64> = table.iter().map(|r| r[k].0).collect();
         println!(
-            "Adding threads stops paying (< 5 % gain) at n = {} measured, {} by the queueing model, {} by the plain operators.\n",
+            "Adding threads stops paying (< 5 % gain) at n = {} measured, {} by the queueing model, {} simulated, {} by the plain operators.\n",
             stops_paying(&measured),
             stops_paying(&queued),
+            stops_paying(&simulated),
             stops_paying(&plain)
         );
     }

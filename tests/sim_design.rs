@@ -320,3 +320,46 @@ fn variation_keeps_the_mean_and_the_seed_decides() {
         varied.finish(t)
     );
 }
+
+#[test]
+fn taking_from_a_shared_queue_and_handing_over_cost_cpu() {
+    let two = Platform::new(1, 2);
+    let pool = Design::parse("a = 100; tpool[2](a)").unwrap();
+    let r = Simulation::new(&pool, &two)
+        .elements(4000)
+        .overheads(10.0, 0.0)
+        .run()
+        .unwrap();
+    assert!(
+        (r.time_per_element() - 55.0).abs() < 1e-3,
+        "{}",
+        r.time_per_element()
+    );
+    // One worker takes alone: no take cost.
+    let alone = Design::parse("a = 100; tpool[1](a)").unwrap();
+    let r = Simulation::new(&alone, &two)
+        .elements(100)
+        .overheads(10.0, 0.0)
+        .run()
+        .unwrap();
+    assert!((r.time_per_element() - 100.0).abs() < 1e-9);
+    // The first stage hands over, the last stage's output leaves the design.
+    let pipe = Design::parse("a = 100; pipe(a, a)").unwrap();
+    let r = Simulation::new(&pipe, &two)
+        .elements(1000)
+        .overheads(0.0, 20.0)
+        .run()
+        .unwrap();
+    assert!(
+        (r.time_per_element() - 120.0).abs() < 1e-6,
+        "{}",
+        r.time_per_element()
+    );
+    for (take, handoff) in [(-1.0, 0.0), (0.0, f64::NAN), (f64::INFINITY, 0.0)] {
+        let err = Simulation::new(&pipe, &two)
+            .overheads(take, handoff)
+            .run()
+            .unwrap_err();
+        assert!(matches!(err, SimError::InvalidOverhead { .. }), "{err}");
+    }
+}

@@ -107,4 +107,12 @@ pub enum SimError {
         /// The value given.
         value: f64,
     },
+    /// An overhead that is negative, NaN or infinite.
+    #[error("overheads of {take} ns per take and {handoff} ns per hand-over: finite numbers >= 0")]
+    InvalidOverhead {
+        /// The take's.
+        take: f64,
+        /// The hand-over's.
+        handoff: f64,
+    },
 }

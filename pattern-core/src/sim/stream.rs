@@ -45,6 +45,15 @@ struct Thread {
     step: usize,
 }
 
+/// CPU time a thread spends moving an element, in ns: taking it from a
+/// queue several threads share (a task pool's), handing it to the next stage
+/// of a pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Overheads {
+    pub(crate) take: f64,
+    pub(crate) handoff: f64,
+}
+
 /// What a stream run measured.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct StreamStats {
@@ -134,6 +143,7 @@ impl Stream {
         elements: usize,
         buffer: usize,
         variation: Variation,
+        overheads: Overheads,
     ) -> Result<Stream, SimError> {
         let mut queues: Vec<Queue> = vec![Queue::default(), Queue::default()];
         queues[SOURCE].capacity = usize::MAX;
@@ -198,6 +208,20 @@ impl Stream {
                         }
                     }
                 }
+            }
+        }
+        // Each thread's program: the take from a queue that several threads
+        // share, the steps, the hand-over to a next stage.
+        let mut readers = vec![0u64; queues.len()];
+        for (station, copies) in &stations {
+            readers[station.input] = readers[station.input].saturating_add(*copies);
+        }
+        for (station, _) in stations.iter_mut() {
+            if overheads.take > 0.0 && readers[station.input] > 1 {
+                station.steps.insert(0, overheads.take);
+            }
+            if overheads.handoff > 0.0 && station.output != SINK {
+                station.steps.push(overheads.handoff);
             }
         }
         let mut threads = Vec::new();
