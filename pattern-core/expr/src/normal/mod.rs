@@ -22,6 +22,7 @@
 //! values of opaque factors) as positive when it combines powers and expands
 //! logarithms: `(x^2)^(1/2) = x`, `log2(x^2) = 2·log2(x)`.
 
+mod budget;
 mod extrema;
 mod poly;
 mod simplify;

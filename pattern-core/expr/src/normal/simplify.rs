@@ -3,10 +3,11 @@
 //! [`Expr::simplify`]'s invariants (flattened, deduplicated, sorted,
 //! constants folded).
 
+use super::budget::MAX_COPIED_NODES;
 use super::extrema::{combine, strongly};
 use super::poly::{
-    Base, Coef, MAX_COPIED_NODES, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q,
-    base_expr, exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, base_expr,
+    exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
 };
 use crate::{Expr, Func};
 use num_traits::{One, Signed, Zero};
