@@ -330,3 +330,19 @@ proptest! {
         prop_assert!(r.makespan() <= total * (1.0 + 1e-12) + 1e-9);
     }
 }
+
+#[test]
+fn plots_are_svg_documents_with_a_bar_per_task() {
+    let mut g = TaskGraph::new();
+    let a = g.compute(0, 1e6, &[]);
+    let t = g.transfer(0, 1, 1e6, &[a]);
+    g.compute(1, 2e6, &[t]);
+    g.compute(1, 2e6, &[t]);
+    let r = run(&g, &Platform::new(2, 2).bandwidth(1.0));
+    let gantt = r.gantt_svg().unwrap();
+    assert!(gantt.starts_with("<svg") && gantt.trim_end().ends_with("</svg>"));
+    // The background, then one bar per task.
+    assert_eq!(gantt.matches("<rect").count(), 1 + 4, "{gantt}");
+    let eff = r.efficiency_svg(5e5).unwrap();
+    assert!(eff.contains("dynamic efficiency") && eff.contains("<polyline"));
+}

@@ -115,4 +115,7 @@ pub enum SimError {
         /// The hand-over's.
         handoff: f64,
     },
+    /// A plot could not be drawn.
+    #[error("a plot could not be drawn: {0}")]
+    Plot(String),
 }

@@ -36,6 +36,7 @@ mod error;
 mod graph;
 mod plan;
 mod platform;
+mod plot;
 mod result;
 mod stream;
 mod variation;

@@ -12,12 +12,12 @@ use std::collections::BinaryHeap;
 /// The outcome of a simulation: every task's start and end, in ns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimResult {
-    work: Vec<Work>,
-    nodes: usize,
+    pub(crate) work: Vec<Work>,
+    pub(crate) nodes: usize,
     cores: usize,
     bandwidth: f64,
-    start: Vec<f64>,
-    finish: Vec<f64>,
+    pub(crate) start: Vec<f64>,
+    pub(crate) finish: Vec<f64>,
     makespan: f64,
     history: BusyHistory,
     events: u64,
@@ -205,9 +205,19 @@ impl SimResult {
         json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
     }
 
+    /// The row of the Gantt chart of `task` in `lane`: each node's lanes,
+    /// then each link's, in order, 64 rows per place at most.
+    pub(crate) fn row(&self, task: usize, lane: usize) -> usize {
+        let place = match &self.work[task] {
+            Work::Compute { node, .. } => *node,
+            Work::Transfer { from, .. } => self.nodes + from,
+        };
+        place * 64 + lane.min(63)
+    }
+
     /// A lane for every task, so that tasks in one lane of one process never
     /// overlap: by start time, the free lane that ended first.
-    fn lanes(&self) -> Vec<(usize, usize)> {
+    pub(crate) fn lanes(&self) -> Vec<(usize, usize)> {
         let place = |t: usize| match &self.work[t] {
             Work::Compute { node, .. } => *node,
             Work::Transfer { from, .. } => self.nodes + from,
