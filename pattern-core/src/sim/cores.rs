@@ -49,9 +49,9 @@ impl Cores {
         }
     }
 
-    /// The steps running now.
-    pub(crate) fn running(&self) -> usize {
-        self.running
+    /// The cores busy now: the running steps, at most the cores.
+    pub(crate) fn busy(&self) -> usize {
+        self.running.min(self.cores as usize)
     }
 
     fn rate(&self) -> f64 {

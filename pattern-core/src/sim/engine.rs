@@ -55,7 +55,6 @@ impl Link {
 
 pub(crate) struct Engine<'a> {
     graph: &'a TaskGraph,
-    cores: usize,
     bandwidth: f64,
     latency: f64,
     now: f64,
@@ -135,7 +134,6 @@ impl<'a> Engine<'a> {
         }
         Ok(Engine {
             graph,
-            cores: platform.cores(),
             bandwidth: platform.bandwidth_bytes_per_ns(),
             latency: platform.latency_ns(),
             now: 0.0,
@@ -231,9 +229,9 @@ impl<'a> Engine<'a> {
             Work::Compute { node, duration } => {
                 let duration = self.variation.apply(duration);
                 self.work[node] += duration;
+                let before = self.nodes[node].busy();
                 self.nodes[node].start(self.now, duration, task);
-                let running = self.nodes[node].running();
-                self.note_busy(running - 1, running);
+                self.note_busy(before, self.nodes[node].busy());
                 self.reschedule(node);
             }
             Work::Transfer { from, to, .. } if from == to => done.push(task),
@@ -246,10 +244,10 @@ impl<'a> Engine<'a> {
 
     /// The total of busy cores changes when a node gains or loses a step
     /// below its core count.
+    /// A node's busy cores went from `before` to `after`.
     fn note_busy(&mut self, before: usize, after: usize) {
-        let delta = after.min(self.cores) as isize - before.min(self.cores) as isize;
-        if delta != 0 {
-            self.busy_cores = (self.busy_cores as isize + delta) as usize;
+        if before != after {
+            self.busy_cores = self.busy_cores + after - before;
             self.history.set(self.now, self.busy_cores);
         }
     }
@@ -265,10 +263,9 @@ impl<'a> Engine<'a> {
     /// The steps of `node` whose work is done (the one the event was for,
     /// and any that end at the same virtual time).
     fn end_steps(&mut self, node: usize, done: &mut Vec<usize>) {
-        let before = self.nodes[node].running();
+        let before = self.nodes[node].busy();
         self.nodes[node].end_next(self.now, done);
-        let after = self.nodes[node].running();
-        self.note_busy(before, after);
+        self.note_busy(before, self.nodes[node].busy());
         self.reschedule(node);
     }
 
@@ -310,25 +307,34 @@ impl<'a> Engine<'a> {
     /// New rates for the transfers on the outgoing link of `from` and the
     /// incoming link of `to`, each settled to now and rescheduled.
     fn rerate(&mut self, from: usize, to: usize) {
-        let mut affected = self.out_links[from].flows.clone();
-        affected.extend(&self.in_links[to].flows);
-        for task in affected {
-            let (f, t, _) = self.links(task);
-            let share = self.out_links[f]
-                .flows
-                .len()
-                .max(self.in_links[t].flows.len());
-            let rate = self.bandwidth / share as f64;
-            let flow = &mut self.flows[task];
-            if flow.rate == rate {
-                continue;
-            }
-            flow.remaining = (flow.remaining - flow.rate * (self.now - flow.updated)).max(0.0);
-            flow.updated = self.now;
-            flow.rate = rate;
-            flow.version += 1;
-            let (at, version) = (self.now + flow.remaining / rate, flow.version);
-            self.push(at, Event::Transfer { task, version });
+        // By index: the lists do not change while rates do, and copying
+        // them at every start and end would allocate on the hot path.
+        for i in 0..self.out_links[from].flows.len() {
+            self.settle(self.out_links[from].flows[i]);
         }
+        for i in 0..self.in_links[to].flows.len() {
+            self.settle(self.in_links[to].flows[i]);
+        }
+    }
+
+    /// A transfer's bytes moved so far at its old rate, its new rate from
+    /// its two links' shares, and its end rescheduled (if the rate changed).
+    fn settle(&mut self, task: usize) {
+        let (f, t, _) = self.links(task);
+        let share = self.out_links[f]
+            .flows
+            .len()
+            .max(self.in_links[t].flows.len());
+        let rate = self.bandwidth / share as f64;
+        let flow = &mut self.flows[task];
+        if flow.rate == rate {
+            return;
+        }
+        flow.remaining = (flow.remaining - flow.rate * (self.now - flow.updated)).max(0.0);
+        flow.updated = self.now;
+        flow.rate = rate;
+        flow.version += 1;
+        let (at, version) = (self.now + flow.remaining / rate, flow.version);
+        self.push(at, Event::Transfer { task, version });
     }
 }

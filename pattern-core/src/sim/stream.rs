@@ -120,7 +120,6 @@ pub(crate) struct Stream {
     /// Threads that must take their next item.
     free: Vec<usize>,
     cores: Cores,
-    cores_count: usize,
     elements: usize,
     released: usize,
     left: usize,
@@ -242,7 +241,6 @@ impl Stream {
             threads,
             free: Vec::new(),
             cores: Cores::new(cores),
-            cores_count: cores,
             elements,
             released: 0,
             left: 0,
@@ -263,7 +261,7 @@ impl Stream {
         while let Some(at) = self.cores.next_end(self.now) {
             self.now = at;
             self.events += 1;
-            let before = self.cores.running();
+            let before = self.cores.busy();
             self.cores.end_next(at, &mut ended);
             self.note_busy(before);
             for t in ended.drain(..) {
@@ -291,9 +289,9 @@ impl Stream {
     }
 
     fn note_busy(&mut self, before: usize) {
-        let after = self.cores.running();
-        if before.min(self.cores_count) != after.min(self.cores_count) {
-            self.history.set(self.now, after.min(self.cores_count));
+        let after = self.cores.busy();
+        if before != after {
+            self.history.set(self.now, after);
         }
     }
 
@@ -344,7 +342,7 @@ impl Stream {
         match station.steps.get(thread.step) {
             Some(&d) => {
                 let d = self.variation.apply(d);
-                let before = self.cores.running();
+                let before = self.cores.busy();
                 self.cores.start(self.now, d, t);
                 self.work += d;
                 self.note_busy(before);
