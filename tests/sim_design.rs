@@ -155,22 +155,29 @@ fn beyond_the_cores_the_operators_are_off_and_the_simulation_is_not() {
 #[test]
 fn bad_input_is_an_error() {
     let p = Platform::new(1, 2);
-    let mr = Design::parse("m = x; s = 0; r = x; mapreduce[n = 2, d = x, k = 4](m, s, r)").unwrap();
+    let mr = Design::parse("m = x; s = 0; r = x; mapreduce[m = 4, n = 2, d = x, k = 4](m, s, r)")
+        .unwrap();
     let err = Simulation::new(&mr, &p)
         .at(&[("x", 8.0)])
         .run()
         .unwrap_err();
     assert_eq!(
         err,
-        SimError::Unsupported {
-            pattern: "mapreduce"
+        SimError::NotEnoughNodes {
+            needed: 4,
+            nodes: 1
         }
     );
-    let seq = Design::parse("a = x; seq(pipe(a, a), a)").unwrap();
-    assert!(matches!(
-        Simulation::new(&seq, &p).at(&[("x", 1.0)]).run(),
-        Err(SimError::Unsupported { .. })
-    ));
+    let on = Design::parse("a = x; on[2](pipe(a, a))").unwrap();
+    assert_eq!(
+        Simulation::new(&on, &p)
+            .at(&[("x", 1.0)])
+            .run()
+            .unwrap_err(),
+        SimError::Unsupported {
+            pattern: "on[p] of a pipe or task pool"
+        }
+    );
 
     let d = Design::parse("a = x*y; tpool[n](a)").unwrap();
     let err = Simulation::new(&d, &p)

@@ -33,4 +33,5 @@ pub use crate::grammar::{Scope, Semantics, fold};
 pub use footprint::{Footprint, Resources};
 pub use latency::{Latency, Timed};
 pub use queueing::{Fragment, Queueing, QueueingError, QueueingPrediction};
+pub(crate) use throughput::group_size;
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};

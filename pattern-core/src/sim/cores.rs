@@ -80,7 +80,16 @@ impl Cores {
     /// none runs.
     pub(crate) fn next_end(&self, now: f64) -> Option<f64> {
         let Reverse((Time(end), _)) = self.ends.peek()?;
-        Some(now + (end - self.virtual_time).max(0.0) / self.rate())
+        let rate = self.rate();
+        (rate > 0.0).then(|| now + (end - self.virtual_time).max(0.0) / rate)
+    }
+
+    /// From `now` on, `cores` cores (0 holds every running step until
+    /// cores come back).
+    pub(crate) fn set_cores(&mut self, now: f64, cores: usize) {
+        self.advance(now);
+        self.cores = cores as f64;
+        self.version += 1;
     }
 
     /// Ends, at `now` (the time [`Cores::next_end`] gave), the next step and

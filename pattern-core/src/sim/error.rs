@@ -59,9 +59,7 @@ pub enum SimError {
         value: f64,
     },
     /// A pattern the design simulator does not run yet.
-    #[error(
-        "the simulator does not run {pattern} yet: it runs atoms, seq of atoms, pipe and tpool on one node"
-    )]
+    #[error("the simulator does not run {pattern}")]
     Unsupported {
         /// The pattern.
         pattern: &'static str,
@@ -114,6 +112,34 @@ pub enum SimError {
         take: f64,
         /// The hand-over's.
         handoff: f64,
+    },
+    /// An allocation change the run cannot make.
+    #[error("the change {change}: {reason}")]
+    InvalidChange {
+        /// The change, as given.
+        change: String,
+        /// Why it cannot be made.
+        reason: String,
+    },
+    /// Tasks left waiting on nodes whose cores were all taken away.
+    #[error("{left} tasks never ended: their nodes' cores were taken away and not given back")]
+    Stalled {
+        /// The tasks (or elements) left.
+        left: usize,
+    },
+    /// A design whose steps use more nodes than the platform has.
+    #[error("the design uses nodes 0..{needed}, but the platform has nodes 0..{nodes}")]
+    NotEnoughNodes {
+        /// The nodes the design uses.
+        needed: usize,
+        /// The platform's.
+        nodes: usize,
+    },
+    /// A CPU cost per byte that is negative, NaN or infinite.
+    #[error("a CPU cost of {value} ns per byte: a finite number >= 0")]
+    InvalidCpuCost {
+        /// The value given.
+        value: f64,
     },
     /// A plot could not be drawn.
     #[error("a plot could not be drawn: {0}")]

@@ -30,23 +30,33 @@
 //! ```
 
 mod busy;
+mod change;
 mod cores;
+mod direct;
 mod engine;
 mod error;
 mod graph;
 mod plan;
 mod platform;
 mod plot;
+mod resources;
 mod result;
+mod stats;
 mod stream;
+mod template;
 mod variation;
 
 use crate::Design;
+use crate::exec::Kernels;
+pub use change::{Change, When};
+use direct::Direct;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
-pub use plan::MAX_THREADS;
+pub use plan::{MAX_THREADS, Shuffle};
 pub use platform::Platform;
 pub use result::SimResult;
+use std::cell::RefCell;
+use std::fmt;
 
 /// What a simulation runs.
 #[derive(Clone, Debug)]
@@ -70,7 +80,6 @@ enum Source<'a> {
 /// assert_eq!(ends, [1.5, 2.5, 3.5]);
 /// # Ok::<(), pattern_core::sim::SimError>(())
 /// ```
-#[derive(Clone, Debug)]
 pub struct Simulation<'a> {
     source: Source<'a>,
     platform: &'a Platform,
@@ -79,6 +88,24 @@ pub struct Simulation<'a> {
     buffer: usize,
     variation: (f64, u64),
     overheads: stream::Overheads,
+    cpu_per_byte: f64,
+    changes: change::Changes,
+    shuffle: Shuffle,
+    direct: Option<RefCell<Box<dyn Direct + 'a>>>,
+    measure_first: Option<usize>,
+    trace: bool,
+}
+
+impl fmt::Debug for Simulation<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Simulation")
+            .field("source", &self.source)
+            .field("platform", &self.platform)
+            .field("at", &self.at)
+            .field("elements", &self.elements)
+            .field("direct", &self.direct.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Simulation<'a> {
@@ -120,7 +147,115 @@ impl<'a> Simulation<'a> {
             buffer: 4,
             variation: (0.0, 0),
             overheads: stream::Overheads::default(),
+            cpu_per_byte: 0.0,
+            changes: change::Changes::default(),
+            shuffle: Shuffle::Model,
+            direct: None,
+            measure_first: None,
+            trace: false,
         }
+    }
+
+    /// CPU time per byte sent or received, in ns (0 unless set): a
+    /// transfer of `b` bytes between two nodes then also runs a step of
+    /// `b × ns_per_byte` on the sender's and on the receiver's cores, taking
+    /// them from the compute steps, and ends when its bytes and both steps
+    /// are done.
+    ///
+    /// ```
+    /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+    ///
+    /// // One core: a 10 ns step and a transfer's 10 ns of sending share it.
+    /// let mut g = TaskGraph::new();
+    /// let step = g.compute(0, 10.0, &[]);
+    /// let send = g.transfer(0, 1, 10.0, &[]);
+    /// let r = Simulation::graph(&g, &Platform::new(2, 1)).transfer_cpu(1.0).run()?;
+    /// assert_eq!((r.finish(step), r.finish(send)), (20.0, 20.0));
+    /// # Ok::<(), pattern_core::sim::SimError>(())
+    /// ```
+    pub fn transfer_cpu(mut self, ns_per_byte: f64) -> Simulation<'a> {
+        self.cpu_per_byte = ns_per_byte;
+        self
+    }
+
+    /// An allocation that changes during the run: a node's cores (0
+    /// removes the node, more adds cores) or a task pool's workers, at a
+    /// time, when a task of the flow graph ends, or when a number of
+    /// elements have left the design.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::sim::{Change, Platform, Simulation, When};
+    ///
+    /// // 4 workers of 100 ns per element on 4 cores; at 2550 ns two are
+    /// // removed, each ending the element it holds first: 104 elements by
+    /// // 2600 ns, then 96 more on two workers.
+    /// let d = Design::parse("a = 100; tpool[4](a)")?;
+    /// let p = Platform::new(1, 4);
+    /// let r = Simulation::new(&d, &p)
+    ///     .elements(200)
+    ///     .change(When::At(2550.0), Change::Workers { pool: 0, workers: 2 })
+    ///     .run()?;
+    /// assert_eq!(r.makespan(), 2600.0 + 48.0 * 100.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn change(mut self, when: When, change: Change) -> Simulation<'a> {
+        self.changes.push(when, change);
+        self
+    }
+
+    /// How a mapReduce's shuffle runs ([`Shuffle::Model`] unless set).
+    pub fn shuffle(mut self, shuffle: Shuffle) -> Simulation<'a> {
+        self.shuffle = shuffle;
+        self
+    }
+
+    /// Direct execution: an atom with a kernel in `kernels` takes, on each
+    /// element, as long as its kernel takes on it, measured as the
+    /// simulation runs (one kernel at a time, so free of contention);
+    /// `input(i)` makes element `i`. Atoms without a kernel, and a
+    /// mapReduce's phases, take their models' durations (partial direct
+    /// execution).
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::exec::Kernels;
+    /// use pattern_core::sim::{Platform, Simulation};
+    ///
+    /// let d = Design::parse("sort = x; tpool[2](sort)")?;
+    /// let kernels = Kernels::<Vec<u32>>::new().add("sort", |v| v.sort_unstable());
+    /// let r = Simulation::new(&d, &Platform::new(1, 2))
+    ///     .at(&[("x", 1000.0)])
+    ///     .elements(20)
+    ///     .direct(&kernels, |i| (0..1000u32).map(|k| k.wrapping_mul(2654435761) ^ i as u32).collect())
+    ///     .run()?;
+    /// assert!(r.makespan() > 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn direct<E>(
+        mut self,
+        kernels: &'a Kernels<E>,
+        input: impl FnMut(usize) -> E + 'a,
+    ) -> Simulation<'a> {
+        let direct: Box<dyn Direct + 'a> = Box::new(direct::Kernel::new(kernels, input));
+        self.direct = Some(RefCell::new(direct));
+        self
+    }
+
+    /// The seed's mixed mode, with [`Simulation::direct`]: each atom's
+    /// kernel runs on its first `calls` elements only (at least 1), and its
+    /// later steps take the mean of those.
+    pub fn measure_first(mut self, calls: usize) -> Simulation<'a> {
+        self.measure_first = Some(calls);
+        self
+    }
+
+    /// Keeps a trace of every step of a design's run (a flow graph's tasks
+    /// are always kept), for [`SimResult::trace_json`] and
+    /// [`SimResult::gantt_svg`]; memory then grows with the elements.
+    pub fn trace(mut self, keep: bool) -> Simulation<'a> {
+        self.trace = keep;
+        self
     }
 
     /// Bindings for the models' variables and the design's symbolic counts.
@@ -194,49 +329,82 @@ impl<'a> Simulation<'a> {
     /// run yet, or no elements is a [`SimError`].
     pub fn run(&self) -> Result<SimResult, SimError> {
         let variation = variation::Variation::new(self.variation.0, self.variation.1)?;
+        if !(self.cpu_per_byte.is_finite() && self.cpu_per_byte >= 0.0) {
+            return Err(SimError::InvalidCpuCost {
+                value: self.cpu_per_byte,
+            });
+        }
         match self.source {
-            Source::Graph(graph) => {
-                Ok(engine::Engine::new(graph, self.platform, variation)?.run(self.platform))
+            Source::Graph(graph) => engine::Engine::new(
+                graph,
+                self.platform,
+                variation,
+                self.cpu_per_byte,
+                self.changes.clone(),
+            )?
+            .run(self.platform),
+            Source::Design(design) => self.run_design(design, variation),
+        }
+    }
+
+    fn run_design(
+        &self,
+        design: &Design,
+        variation: variation::Variation,
+    ) -> Result<SimResult, SimError> {
+        self.platform.check()?;
+        let positive = |what, value: usize| {
+            if value == 0 {
+                Err(SimError::InvalidOption {
+                    what,
+                    value,
+                    expected: "at least 1",
+                })
+            } else {
+                Ok(())
             }
-            Source::Design(design) => {
-                self.platform.check()?;
-                if self.elements == 0 {
-                    return Err(SimError::InvalidOption {
-                        what: "the number of elements",
-                        value: 0,
-                        expected: "at least 1",
-                    });
-                }
-                let o = self.overheads;
-                if !(o.take.is_finite()
-                    && o.take >= 0.0
-                    && o.handoff.is_finite()
-                    && o.handoff >= 0.0)
-                {
-                    return Err(SimError::InvalidOverhead {
-                        take: o.take,
-                        handoff: o.handoff,
-                    });
-                }
-                if self.buffer == 0 {
-                    return Err(SimError::InvalidOption {
-                        what: "a buffer's places",
-                        value: 0,
-                        expected: "at least 1",
-                    });
-                }
-                let at: Vec<(&str, f64)> = self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-                let plan = design.fold(&mut plan::Planner { at: &at })?;
-                let stream = stream::Stream::new(
-                    &plan,
-                    self.platform.cores(),
-                    self.elements,
-                    self.buffer,
-                    variation,
-                    self.overheads,
-                )?;
-                Ok(SimResult::of_stream(self.platform, stream.run()?))
+        };
+        positive("the number of elements", self.elements)?;
+        positive("a buffer's places", self.buffer)?;
+        if let Some(k) = self.measure_first {
+            positive("the calls measured", k)?;
+        }
+        let o = self.overheads;
+        if !(o.take.is_finite() && o.take >= 0.0 && o.handoff.is_finite() && o.handoff >= 0.0) {
+            return Err(SimError::InvalidOverhead {
+                take: o.take,
+                handoff: o.handoff,
+            });
+        }
+        if let Shuffle::BytesPerKey(b) = self.shuffle {
+            if !(b.is_finite() && b >= 0.0) {
+                return Err(SimError::InvalidAmount {
+                    task: 0,
+                    what: "a shuffle size in bytes per key",
+                    value: b,
+                });
             }
         }
+        let at: Vec<(&str, f64)> = self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let mut planner = plan::Planner::new(&at, self.shuffle);
+        let plan = design.fold(&mut planner)?;
+        let pools = planner.pools();
+        let labels = planner.labels.clone();
+        let plan = planner.finish(plan)?;
+        let mut direct = self.direct.as_ref().map(|d| d.borrow_mut());
+        let options = stream::Options {
+            elements: self.elements,
+            buffer: self.buffer,
+            variation,
+            overheads: self.overheads,
+            cpu_per_byte: self.cpu_per_byte,
+            changes: self.changes.clone(),
+            direct: direct.as_mut().map(|d| &mut ***d as &mut dyn Direct),
+            measure_first: self.measure_first,
+            labels: &labels,
+            trace: self.trace,
+        };
+        let stats = stream::Stream::new(&plan, self.platform, pools, options)?.run()?;
+        Ok(SimResult::of_stream(self.platform, stats, &labels))
     }
 }

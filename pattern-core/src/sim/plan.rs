@@ -1,32 +1,116 @@
-//! A design as the simulator runs it: stages of threads connected by
-//! queues. Built by a fold of the design ([`Semantics`]), one meaning of a
-//! design among the others.
+//! A design as the simulator runs it, built by a fold of the design
+//! ([`Semantics`]), one meaning of a design among the others.
+//!
+//! The stream level: stages (threads) connected by queues, task pools of
+//! workers on one queue, and phases (a `seq` with parallel parts: the whole
+//! stream through one part, then through the next). Inside a stage, what a
+//! thread does with one element is a small graph of *steps* ([`Template`]):
+//! compute steps on nodes (a multi-processor task on several at once),
+//! transfers and delays, each starting when those before it have ended.
+//!
+//! While folding, durations, sizes and node numbers are expressions: a
+//! mapReduce substitutes `x := 1` in its map and `x := d(x)` in its reduce,
+//! `on`/`par`/`groups` substitute the group size `p` and shift their parts
+//! to their processors, exactly as the throughput semantics does. The
+//! steps live in one arena; the fold visits a node's parts first and in
+//! order, so the steps of a subterm are one contiguous range of it.
 
 use super::SimError;
+use super::template::{Leaf, Template};
 use crate::grammar::fold::{Scope, Semantics};
+use crate::semantics::MapReducePhases;
 use crate::{Atom, Count, Expr, MapReduceParams};
 
 /// The most threads a simulated design may have.
 pub const MAX_THREADS: u64 = 1 << 20;
+/// The most steps a design's plan may hold.
+const MAX_STEPS: usize = 1 << 22;
+
+/// How a mapReduce's shuffle runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Shuffle {
+    /// A delay of the shuffle's model, on no link (the operators' view).
+    #[default]
+    Model,
+    /// Transfers: `k(x) × bytes` in all, each node's share of every key
+    /// sent to the key's node (keys dealt to the `m` nodes in turn), all at
+    /// once over the links.
+    BytesPerKey(f64),
+}
 
 /// What the simulator runs.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Plan {
-    /// One thread running these steps (atom, ns) on each element, in order.
-    Stage(Vec<(String, f64)>),
+pub(crate) enum Plan<S = Frag> {
+    /// One thread doing this with each element.
+    Stage(S),
     /// Stages connected by bounded buffers.
-    Pipe(Vec<Plan>),
-    /// `n` workers taking elements from one shared queue.
-    Pool(u64, Box<Plan>),
+    Pipe(Vec<Plan<S>>),
+    /// `n` workers taking elements from one shared queue; `id` numbers the
+    /// pools in the order their folds end.
+    Pool {
+        id: usize,
+        n: u64,
+        body: Box<Plan<S>>,
+    },
+    /// The whole stream through each part in turn.
+    Phases(Vec<Plan<S>>),
 }
 
-/// The fold that builds a [`Plan`]: atoms' durations from their models at
-/// the bindings, symbolic counts from the bindings.
+/// A stage's steps while folding: a range of the arena, its first and last
+/// step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Frag {
+    lo: usize,
+    hi: usize,
+    entry: usize,
+    exit: usize,
+}
+
+#[derive(Clone, Debug)]
+enum Work {
+    Compute { direct: bool },
+    Transfer { from: Expr, to: Expr },
+    Delay,
+    Noop,
+}
+
+/// A step while folding: `amount` is ns (compute, delay) or bytes.
+#[derive(Clone, Debug)]
+struct Step {
+    work: Work,
+    label: usize,
+    node: Expr,
+    width: Option<Expr>,
+    amount: Expr,
+}
+
+/// The fold that builds a [`Plan`].
 pub(crate) struct Planner<'a> {
     pub(crate) at: &'a [(&'a str, f64)],
+    pub(crate) shuffle: Shuffle,
+    steps: Vec<Step>,
+    edges: Vec<(usize, usize)>,
+    pub(crate) labels: Vec<String>,
+    pools: usize,
 }
 
-impl Planner<'_> {
+impl<'a> Planner<'a> {
+    pub(crate) fn new(at: &'a [(&'a str, f64)], shuffle: Shuffle) -> Planner<'a> {
+        Planner {
+            at,
+            shuffle,
+            steps: Vec::new(),
+            edges: Vec::new(),
+            labels: Vec::new(),
+            pools: 0,
+        }
+    }
+
+    /// The pools of the design.
+    pub(crate) fn pools(&self) -> usize {
+        self.pools
+    }
+
     fn count(&self, c: &Count) -> Result<u64, SimError> {
         let value = match c {
             Count::Fixed(k) => return Ok(*k),
@@ -41,8 +125,199 @@ impl Planner<'_> {
         }
     }
 
-    fn unsupported(pattern: &'static str) -> SimError {
-        SimError::Unsupported { pattern }
+    fn label(&mut self, label: String) -> usize {
+        self.labels.push(label);
+        self.labels.len() - 1
+    }
+
+    fn step(&mut self, work: Work, label: usize, amount: Expr) -> Result<usize, SimError> {
+        if self.steps.len() >= MAX_STEPS {
+            return Err(SimError::TooManyThreads {
+                threads: self.steps.len() as u64,
+                limit: MAX_STEPS as u64,
+            });
+        }
+        self.steps.push(Step {
+            work,
+            label,
+            node: Expr::num(0.0),
+            width: None,
+            amount,
+        });
+        Ok(self.steps.len() - 1)
+    }
+
+    fn noop(&mut self) -> Result<usize, SimError> {
+        self.step(Work::Noop, 0, Expr::num(0.0))
+    }
+
+    fn stage(plan: Plan, pattern: &'static str) -> Result<Frag, SimError> {
+        match plan {
+            Plan::Stage(f) => Ok(f),
+            _ => Err(SimError::Unsupported { pattern }),
+        }
+    }
+
+    /// `entry -> each part -> exit`, the parts at once.
+    fn all(&mut self, parts: &[Frag], lo: usize) -> Result<Frag, SimError> {
+        let entry = self.noop()?;
+        let exit = self.noop()?;
+        for p in parts {
+            self.edges.push((entry, p.entry));
+            self.edges.push((p.exit, exit));
+        }
+        Ok(Frag {
+            lo,
+            hi: self.steps.len(),
+            entry,
+            exit,
+        })
+    }
+
+    /// The steps of `f` with `var := value` in their expressions.
+    fn subs(&mut self, f: Frag, var: &str, value: &Expr) {
+        for s in &mut self.steps[f.lo..f.hi] {
+            s.amount = s.amount.subs(var, value);
+            s.node = s.node.subs(var, value);
+            if let Some(w) = &mut s.width {
+                *w = w.subs(var, value);
+            }
+            if let Work::Transfer { from, to } = &mut s.work {
+                *from = from.subs(var, value);
+                *to = to.subs(var, value);
+            }
+        }
+    }
+
+    /// The steps of `f` on a group of `size` processors from `offset`:
+    /// multi-processor tasks not yet on a group take all of it.
+    fn place(&mut self, f: Frag, size: &Expr, offset: &Expr) {
+        self.subs(f, "p", size);
+        for s in &mut self.steps[f.lo..f.hi] {
+            if matches!(s.work, Work::Compute { direct: true }) && s.width.is_none() {
+                s.width = Some(size.clone());
+            }
+            s.node = s.node.clone() + offset.clone();
+            if let Work::Transfer { from, to } = &mut s.work {
+                *from = from.clone() + offset.clone();
+                *to = to.clone() + offset.clone();
+            }
+        }
+    }
+
+    /// Copies the steps of `f` (with `edges`, its own) to the end of the
+    /// arena.
+    fn copy(&mut self, f: Frag, edges: &[(usize, usize)]) -> Result<Frag, SimError> {
+        let base = self.steps.len();
+        if base + (f.hi - f.lo) > MAX_STEPS {
+            return Err(SimError::TooManyThreads {
+                threads: (base + f.hi - f.lo) as u64,
+                limit: MAX_STEPS as u64,
+            });
+        }
+        self.steps.extend_from_within(f.lo..f.hi);
+        let shift = |i: usize| i - f.lo + base;
+        self.edges
+            .extend(edges.iter().map(|&(a, b)| (shift(a), shift(b))));
+        Ok(Frag {
+            lo: base,
+            hi: self.steps.len(),
+            entry: shift(f.entry),
+            exit: shift(f.exit),
+        })
+    }
+
+    /// The plan with every expression evaluated at the bindings.
+    pub(crate) fn finish(self, plan: Plan) -> Result<Plan<Template>, SimError> {
+        let mut successors = vec![Vec::new(); self.steps.len()];
+        for &(a, b) in &self.edges {
+            successors[a].push(b);
+        }
+        let eval = |label: usize, e: &Expr, what: &str| -> Result<f64, SimError> {
+            let v = e.eval(self.at).map_err(|err| SimError::Model {
+                atom: self.labels[label].clone(),
+                message: err.to_string(),
+            })?;
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err(SimError::Model {
+                    atom: self.labels[label].clone(),
+                    message: format!("its model gives {v} {what}: a finite number >= 0"),
+                })
+            }
+        };
+        let node = |label: usize, e: &Expr| -> Result<usize, SimError> {
+            let v = eval(label, e, "as a node")?;
+            Ok(v.min(usize::MAX as f64) as usize)
+        };
+        let leaf = |i: usize| -> Result<Leaf, SimError> {
+            let s = &self.steps[i];
+            Ok(match &s.work {
+                Work::Noop => Leaf::Noop,
+                Work::Delay => Leaf::Delay(eval(s.label, &s.amount, "ns")?),
+                Work::Compute { direct } => {
+                    let width = match &s.width {
+                        Some(w) => node(s.label, w)?.max(1),
+                        None => 1,
+                    };
+                    Leaf::Compute {
+                        node: node(s.label, &s.node)?,
+                        width,
+                        ns: eval(s.label, &s.amount, "ns")?,
+                        label: s.label,
+                        direct: *direct,
+                    }
+                }
+                Work::Transfer { from, to } => Leaf::Transfer {
+                    from: node(s.label, from)?,
+                    to: node(s.label, to)?,
+                    bytes: eval(s.label, &s.amount, "bytes")?,
+                },
+            })
+        };
+        // The stream level is shallow next to the steps: an explicit stack
+        // rebuilds it bottom-up.
+        enum Visit<'p> {
+            Enter(&'p Plan),
+            Exit(&'p Plan, usize),
+        }
+        let mut stack = vec![Visit::Enter(&plan)];
+        let mut done: Vec<Plan<Template>> = Vec::new();
+        while let Some(v) = stack.pop() {
+            match v {
+                Visit::Enter(p) => match p {
+                    Plan::Stage(f) => done.push(Plan::Stage(Template::build(
+                        f.entry,
+                        f.exit,
+                        &successors,
+                        leaf,
+                    )?)),
+                    Plan::Pipe(parts) | Plan::Phases(parts) => {
+                        stack.push(Visit::Exit(p, parts.len()));
+                        stack.extend(parts.iter().rev().map(Visit::Enter));
+                    }
+                    Plan::Pool { body, .. } => {
+                        stack.push(Visit::Exit(p, 1));
+                        stack.push(Visit::Enter(body));
+                    }
+                },
+                Visit::Exit(p, k) => {
+                    let parts = done.split_off(done.len() - k);
+                    done.push(match p {
+                        Plan::Pipe(_) => Plan::Pipe(parts),
+                        Plan::Phases(_) => Plan::Phases(parts),
+                        Plan::Pool { id, n, .. } => Plan::Pool {
+                            id: *id,
+                            n: *n,
+                            body: Box::new(parts.into_iter().next().expect("one body")),
+                        },
+                        Plan::Stage(_) => unreachable!("stages are built on entry"),
+                    });
+                }
+            }
+        }
+        Ok(done.pop().expect("the root"))
     }
 }
 
@@ -51,30 +326,33 @@ impl Semantics for Planner<'_> {
     type Error = SimError;
 
     fn atom(&mut self, atom: &Atom, _: &Scope) -> Result<Plan, SimError> {
-        let duration = atom.model.eval(self.at).map_err(|e| SimError::Model {
-            atom: atom.name.clone(),
-            message: e.to_string(),
-        })?;
-        if !(duration.is_finite() && duration >= 0.0) {
-            return Err(SimError::Model {
-                atom: atom.name.clone(),
-                message: format!(
-                    "its model gives {duration} ns: a duration is a finite number >= 0"
-                ),
-            });
-        }
-        Ok(Plan::Stage(vec![(atom.name.clone(), duration)]))
+        let label = self.label(atom.name.clone());
+        let s = self.step(Work::Compute { direct: true }, label, atom.model.clone())?;
+        Ok(Plan::Stage(Frag {
+            lo: s,
+            hi: s + 1,
+            entry: s,
+            exit: s,
+        }))
     }
 
     fn seq(&mut self, parts: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
-        let mut steps = Vec::new();
-        for part in parts {
-            match part {
-                Plan::Stage(s) => steps.extend(s),
-                _ => return Err(Self::unsupported("seq of a pipe or a task pool")),
-            }
+        if !parts.iter().all(|p| matches!(p, Plan::Stage(_))) {
+            return Ok(Plan::Phases(parts));
         }
-        Ok(Plan::Stage(steps))
+        let frags: Vec<Frag> = (parts.into_iter())
+            .map(|p| Self::stage(p, "seq"))
+            .collect::<Result<_, _>>()?;
+        for w in frags.windows(2) {
+            self.edges.push((w[0].exit, w[1].entry));
+        }
+        let (first, last) = (frags[0], frags[frags.len() - 1]);
+        Ok(Plan::Stage(Frag {
+            lo: first.lo,
+            hi: last.hi,
+            entry: first.entry,
+            exit: last.exit,
+        }))
     }
 
     fn pipe(&mut self, stages: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
@@ -90,37 +368,174 @@ impl Semantics for Planner<'_> {
 
     fn tpool(&mut self, n: &Count, body: Plan, _: &Scope) -> Result<Plan, SimError> {
         let n = self.count(n)?;
-        Ok(match body {
-            // n workers each running a pool of m: n·m workers on one queue.
-            Plan::Pool(m, inner) => Plan::Pool(n.saturating_mul(m), inner),
-            body => Plan::Pool(n, Box::new(body)),
+        let id = self.pools;
+        self.pools += 1;
+        if let Plan::Phases(_) = body {
+            return Err(SimError::Unsupported {
+                pattern: "a task pool of a seq with parallel parts",
+            });
+        }
+        Ok(Plan::Pool {
+            id,
+            n,
+            body: Box::new(body),
         })
     }
 
     fn map_reduce(
         &mut self,
-        _: &MapReduceParams,
-        _: Plan,
-        _: &Atom,
-        _: Plan,
+        params: &MapReduceParams,
+        map: Plan,
+        shuffle: &Atom,
+        reduce: Plan,
         _: &Scope,
     ) -> Result<Plan, SimError> {
-        Err(Self::unsupported("mapreduce"))
+        const BODY: &str = "a mapreduce whose map or reduce is not a sequence of atoms";
+        let (map, reduce) = (Self::stage(map, BODY)?, Self::stage(reduce, BODY)?);
+        let total = |p: &Planner, f: Frag| -> Result<Expr, SimError> {
+            let mut sum = Expr::num(0.0);
+            for s in &p.steps[f.lo..f.hi] {
+                match s.work {
+                    Work::Compute { .. } if s.width.is_none() => sum = sum + s.amount.clone(),
+                    _ => return Err(SimError::Unsupported { pattern: BODY }),
+                }
+            }
+            Ok(sum)
+        };
+        let phases = MapReducePhases::new(
+            params,
+            total(self, map)?,
+            &shuffle.model,
+            total(self, reduce)?,
+        );
+        // The map's and reduce's own steps give way to the workers' shares.
+        for s in &mut self.steps[map.lo..reduce.hi] {
+            s.work = Work::Noop;
+        }
+        let (m, n) = (self.count(&params.m)?, self.count(&params.n)?);
+        let workers = m.saturating_mul(n);
+        if workers > MAX_THREADS || m.saturating_mul(m) > MAX_THREADS {
+            return Err(SimError::TooManyThreads {
+                threads: workers.max(m.saturating_mul(m)),
+                limit: MAX_THREADS,
+            });
+        }
+        let lo = map.lo;
+        let map_label = self.label(format!("map of {}", shuffle.name));
+        let reduce_label = self.label(format!("reduce of {}", shuffle.name));
+        let shuffle_label = self.label(shuffle.name.clone());
+        let share = |e: Expr| e / phases.workers.clone();
+        let map_ns = share(Expr::var("x") * phases.map_one.clone());
+        let reduce_ns = share(phases.keys.clone() * phases.reduce_d.clone());
+        let mut maps = Vec::new();
+        let mut reduces = Vec::new();
+        for (label, ns, into) in [
+            (map_label, &map_ns, &mut maps),
+            (reduce_label, &reduce_ns, &mut reduces),
+        ] {
+            for node in 0..m {
+                for _ in 0..n {
+                    let s = self.step(Work::Compute { direct: false }, label, ns.clone())?;
+                    self.steps[s].node = Expr::num(node as f64);
+                    self.steps[s].width = Some(Expr::num(1.0));
+                    into.push(s);
+                }
+            }
+        }
+        let mut shuffles = Vec::new();
+        match self.shuffle {
+            Shuffle::Model => {
+                shuffles.push(self.step(Work::Delay, shuffle_label, phases.shuffle.clone())?)
+            }
+            Shuffle::BytesPerKey(bytes) => {
+                // Node `to` reduces about k/m keys, each with 1/m of its
+                // values on every node: k·bytes/m² from each other node.
+                let pair = phases.keys.clone() * Expr::num(bytes) / Expr::num((m * m) as f64);
+                for from in 0..m {
+                    for to in (0..m).filter(|&to| to != from) {
+                        let work = Work::Transfer {
+                            from: Expr::num(from as f64),
+                            to: Expr::num(to as f64),
+                        };
+                        shuffles.push(self.step(work, shuffle_label, pair.clone())?);
+                    }
+                }
+            }
+        }
+        let (entry, after_map, after_shuffle, exit) =
+            (self.noop()?, self.noop()?, self.noop()?, self.noop()?);
+        for &s in &maps {
+            self.edges.push((entry, s));
+            self.edges.push((s, after_map));
+        }
+        for &s in &shuffles {
+            self.edges.push((after_map, s));
+            self.edges.push((s, after_shuffle));
+        }
+        if shuffles.is_empty() {
+            self.edges.push((after_map, after_shuffle));
+        }
+        for &s in &reduces {
+            self.edges.push((after_shuffle, s));
+            self.edges.push((s, exit));
+        }
+        Ok(Plan::Stage(Frag {
+            lo,
+            hi: self.steps.len(),
+            entry,
+            exit,
+        }))
     }
 
-    fn on(&mut self, _: &Count, _: Plan, _: &Scope) -> Result<Plan, SimError> {
-        Err(Self::unsupported("on"))
+    fn on(&mut self, p: &Count, body: Plan, _: &Scope) -> Result<Plan, SimError> {
+        let f = Self::stage(body, "on[p] of a pipe or task pool")?;
+        self.place(f, &p.to_expr(), &Expr::num(0.0));
+        Ok(Plan::Stage(f))
     }
 
-    fn par(&mut self, _: &[Count], _: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
-        Err(Self::unsupported("par"))
+    fn par(&mut self, sizes: &[Count], parts: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
+        let mut frags = Vec::with_capacity(parts.len());
+        let mut offset = Expr::num(0.0);
+        for (size, part) in sizes.iter().zip(parts) {
+            let f = Self::stage(part, "par of a pipe or task pool")?;
+            self.place(f, &size.to_expr(), &offset);
+            offset = offset + size.to_expr();
+            frags.push(f);
+        }
+        let lo = frags[0].lo;
+        Ok(Plan::Stage(self.all(&frags, lo)?))
     }
 
-    fn groups(&mut self, _: &Count, _: Plan, _: &Scope) -> Result<Plan, SimError> {
-        Err(Self::unsupported("groups"))
+    fn groups(&mut self, s: &Count, body: Plan, _: &Scope) -> Result<Plan, SimError> {
+        let f = Self::stage(body, "groups of a pipe or task pool")?;
+        let copies = self.count(s)?;
+        let size = crate::semantics::group_size(s);
+        let own: Vec<_> = (self.edges.iter().copied())
+            .filter(|(a, _)| (f.lo..f.hi).contains(a))
+            .collect();
+        let mut frags = vec![f];
+        for _ in 1..copies {
+            frags.push(self.copy(f, &own)?);
+        }
+        for (i, &f) in frags.iter().enumerate() {
+            self.place(f, &size, &(size.clone() * Expr::num(i as f64)));
+        }
+        let lo = f.lo;
+        Ok(Plan::Stage(self.all(&frags, lo)?))
     }
 
-    fn redist(&mut self, _: &Expr, _: Plan, _: Plan, _: &Scope) -> Result<Plan, SimError> {
-        Err(Self::unsupported("seq[redist]"))
+    fn redist(&mut self, cost: &Expr, a: Plan, b: Plan, _: &Scope) -> Result<Plan, SimError> {
+        let a = Self::stage(a, "seq[redist] of a pipe or task pool")?;
+        let b = Self::stage(b, "seq[redist] of a pipe or task pool")?;
+        let label = self.label("redistribution".into());
+        let d = self.step(Work::Delay, label, cost.clone())?;
+        self.edges.push((a.exit, d));
+        self.edges.push((d, b.entry));
+        Ok(Plan::Stage(Frag {
+            lo: a.lo,
+            hi: self.steps.len(),
+            entry: a.entry,
+            exit: b.exit,
+        }))
     }
 }

@@ -4,7 +4,9 @@
 use super::Platform;
 use super::busy::BusyHistory;
 use super::graph::{TaskGraph, TaskId, Work};
-use super::stream::{LatencyHistogram, StreamStats};
+use super::resources::Resources;
+use super::stats::LatencyHistogram;
+use super::stream::StreamStats;
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -24,6 +26,10 @@ pub struct SimResult {
     node_work: Vec<f64>,
     time_per_element: f64,
     latencies: Option<LatencyHistogram>,
+    /// Each traced task's name (a design's steps); empty for a flow graph.
+    names: Vec<String>,
+    /// Each node's (outgoing, incoming) bytes.
+    link_bytes: Vec<(f64, f64)>,
 }
 
 impl SimResult {
@@ -32,11 +38,10 @@ impl SimResult {
         platform: &Platform,
         start: Vec<f64>,
         finish: Vec<f64>,
-        mut history: BusyHistory,
-        events: u64,
-        node_work: Vec<f64>,
+        resources: Resources,
     ) -> SimResult {
         let makespan = finish.iter().copied().fold(0.0, f64::max);
+        let mut history = resources.history;
         history.finish(makespan);
         SimResult {
             work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
@@ -47,30 +52,55 @@ impl SimResult {
             finish,
             makespan,
             history,
-            events,
-            node_work,
+            events: resources.events_processed,
+            node_work: resources.work,
             time_per_element: makespan,
             latencies: None,
+            names: Vec::new(),
+            link_bytes: resources.bytes,
         }
     }
 
-    /// The result of a stream of elements through a design on node 0.
-    pub(crate) fn of_stream(platform: &Platform, stats: StreamStats) -> SimResult {
-        let mut node_work = vec![0.0; platform.nodes()];
-        node_work[0] = stats.work;
+    /// The result of a stream of elements through a design; its trace's
+    /// steps as tasks, named by `labels`.
+    pub(crate) fn of_stream(
+        platform: &Platform,
+        stats: StreamStats,
+        labels: &[String],
+    ) -> SimResult {
+        let r = stats.resources;
+        let n = stats.trace.len();
+        let (mut work, mut start, mut finish, mut names) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for (w, label, s, f) in stats.trace {
+            names.push(match labels.get(label) {
+                Some(l) => l.clone(),
+                None if matches!(w, Work::Transfer { .. }) => "transfer".to_string(),
+                None => "queue overhead".to_string(),
+            });
+            work.push(w);
+            start.push(s);
+            finish.push(f);
+        }
         SimResult {
-            work: Vec::new(),
+            work,
             nodes: platform.nodes(),
             cores: platform.cores(),
             bandwidth: platform.bandwidth_bytes_per_ns(),
-            start: Vec::new(),
-            finish: Vec::new(),
+            start,
+            finish,
             makespan: stats.makespan,
-            history: stats.history,
-            events: stats.events,
-            node_work,
+            history: r.history,
+            events: r.events_processed,
+            node_work: r.work,
             time_per_element: stats.time_per_element,
             latencies: Some(stats.latencies),
+            names,
+            link_bytes: r.bytes,
         }
     }
 
@@ -123,17 +153,8 @@ impl SimResult {
     /// Each node's (outgoing, incoming) link's busy fraction over the
     /// makespan: the bytes it carried over `bandwidth × makespan`.
     pub fn link_utilization(&self) -> Vec<(f64, f64)> {
-        let mut bytes = vec![(0.0, 0.0); self.nodes];
-        for w in &self.work {
-            if let Work::Transfer { from, to, bytes: b } = w {
-                if from != to {
-                    bytes[*from].0 += b;
-                    bytes[*to].1 += b;
-                }
-            }
-        }
         let capacity = self.bandwidth * self.makespan;
-        bytes
+        self.link_bytes
             .iter()
             .map(|(o, i)| (ratio(*o, capacity), ratio(*i, capacity)))
             .collect()
@@ -189,12 +210,15 @@ impl SimResult {
             );
         }
         for (task, lane) in self.lanes() {
+            let what = match self.names.get(task) {
+                Some(name) => name.clone(),
+                None => format!("task {task}"),
+            };
             let (pid, name) = match &self.work[task] {
-                Work::Compute { node, .. } => (*node, format!("task {task}")),
-                Work::Transfer { from, to, bytes } => (
-                    self.nodes + from,
-                    format!("task {task}: {bytes} B to node {to}"),
-                ),
+                Work::Compute { node, .. } => (*node, what),
+                Work::Transfer { from, to, bytes } => {
+                    (self.nodes + from, format!("{what}: {bytes} B to node {to}"))
+                }
             };
             events.push(json!({
                 "ph": "X", "name": name, "pid": pid, "tid": lane,

@@ -1,30 +1,39 @@
-//! A stream of elements through a design's [`Plan`] on one node: threads
-//! take elements from queues, run their steps on the node's shared cores
-//! ([`Cores`]), and put them into the next queue, waiting while it is full
-//! (blocking after service). Elements are generated as they are taken and
-//! forgotten when they leave: memory depends on the design, not on the
-//! number of elements.
+//! A stream of elements through a design's [`Plan`]: threads take elements
+//! from queues, do their stage's steps ([`Template`]) on the platform's
+//! [`Resources`], and put them into the next queue, waiting while it is
+//! full (blocking after service). Elements are generated as they are taken
+//! and forgotten when they leave: memory depends on the design, not on the
+//! number of elements (but for the queue between two phases, which holds
+//! the whole stream, and a trace, when asked for).
 
-use super::SimError;
-use super::busy::BusyHistory;
-use super::cores::Cores;
+use super::change::{Change, Changes};
+use super::direct::Direct;
+use super::graph::Work;
 use super::plan::{MAX_THREADS, Plan};
+use super::resources::Resources;
+use super::stats::{LatencyHistogram, Slope, marks};
+use super::template::{Leaf, Template};
 use super::variation::Variation;
+use super::{Platform, SimError};
 use std::collections::VecDeque;
 
 /// The source queue: every element is there from the start.
 const SOURCE: usize = 0;
 /// The sink: every element that leaves the design.
 const SINK: usize = 1;
+/// Ids from here on name the changes at a time, not steps.
+const CHANGE: usize = usize::MAX / 2;
 
-/// An element in flight: its number and when it entered the design.
+/// An element in flight: when it entered the design, and where direct
+/// execution keeps its value.
 #[derive(Clone, Copy, Debug)]
 struct Item {
     entered: f64,
+    slot: usize,
 }
 
 struct Station {
-    steps: Vec<f64>,
+    template: Template,
     input: usize,
     output: usize,
 }
@@ -37,12 +46,29 @@ struct Queue {
     takers: VecDeque<usize>,
     /// Threads waiting to put their item, first come first served.
     blocked: VecDeque<(usize, Item)>,
+    /// Between two phases: closed until the whole stream has arrived.
+    phase: Option<Phase>,
+}
+
+/// The queue after a phase: the arrivals, fitted for the phase's time per
+/// element.
+#[derive(Default)]
+struct Phase {
+    arrived: usize,
+    fit: Slope,
 }
 
 struct Thread {
     station: usize,
     item: Item,
-    step: usize,
+    /// Per step: the steps it still waits for, the parts still running,
+    /// and when it started (traces only).
+    waiting: Vec<u32>,
+    parts: Vec<u32>,
+    started: Vec<f64>,
+    /// Its steps' ids are `base + step`.
+    base: usize,
+    retired: bool,
 }
 
 /// CPU time a thread spends moving an element, in ns: taking it from a
@@ -55,154 +81,124 @@ pub(crate) struct Overheads {
 }
 
 /// What a stream run measured.
-#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct StreamStats {
     pub(crate) makespan: f64,
     pub(crate) time_per_element: f64,
     pub(crate) latencies: LatencyHistogram,
-    pub(crate) history: BusyHistory,
-    pub(crate) events: u64,
-    pub(crate) threads: usize,
-    pub(crate) work: f64,
+    pub(crate) resources: Resources,
+    pub(crate) trace: Vec<(Work, usize, f64, f64)>,
 }
 
-/// Latencies in buckets 1 % wide (relative), for percentiles in bounded
-/// memory.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct LatencyHistogram {
-    zero: u64,
-    buckets: Vec<u64>,
-    count: u64,
+/// The options of a stream run.
+pub(crate) struct Options<'d> {
+    pub(crate) elements: usize,
+    pub(crate) buffer: usize,
+    pub(crate) variation: Variation,
+    pub(crate) overheads: Overheads,
+    pub(crate) cpu_per_byte: f64,
+    pub(crate) changes: Changes,
+    pub(crate) direct: Option<&'d mut dyn Direct>,
+    pub(crate) measure_first: Option<usize>,
+    pub(crate) labels: &'d [String],
+    pub(crate) trace: bool,
 }
 
-const BUCKET: f64 = 0.01;
-
-impl LatencyHistogram {
-    fn add(&mut self, latency: f64) {
-        self.count += 1;
-        if latency < 1e-3 {
-            self.zero += 1;
-            return;
-        }
-        // Bucket i holds [1e-3·1.01^i, 1e-3·1.01^(i+1)).
-        let i = ((latency / 1e-3).ln() / BUCKET.ln_1p()) as usize;
-        if self.buckets.len() <= i {
-            self.buckets.resize(i + 1, 0);
-        }
-        self.buckets[i] += 1;
-    }
-
-    /// The `p`-th percentile (0 to 100), to within 1 %.
-    pub(crate) fn percentile(&self, p: f64) -> Option<f64> {
-        if self.count == 0 || !(0.0..=100.0).contains(&p) {
-            return None;
-        }
-        let rank = ((p / 100.0) * self.count as f64).ceil().max(1.0) as u64;
-        if rank <= self.zero {
-            return Some(0.0);
-        }
-        let mut seen = self.zero;
-        for (i, &n) in self.buckets.iter().enumerate() {
-            seen += n;
-            if seen >= rank {
-                // The bucket's middle.
-                return Some(1e-3 * ((i as f64 + 0.5) * BUCKET.ln_1p()).exp());
-            }
-        }
-        None
-    }
-}
-
-pub(crate) struct Stream {
+pub(crate) struct Stream<'d> {
     stations: Vec<Station>,
     queues: Vec<Queue>,
     threads: Vec<Thread>,
+    /// The thread of every step id.
+    owner: Vec<u32>,
+    /// Each pool's station (for a pool of one stage) and working threads.
+    pools: Vec<(Option<usize>, Vec<usize>)>,
     /// Threads that must take their next item.
     free: Vec<usize>,
-    cores: Cores,
-    elements: usize,
+    /// Step ids that ended and are not handled yet.
+    ended: Vec<usize>,
+    resources: Resources,
     released: usize,
     left: usize,
-    now: f64,
-    /// Least squares of exit time on exit number over the middle half.
     fit: Slope,
     latencies: LatencyHistogram,
-    history: BusyHistory,
-    events: u64,
-    work: f64,
-    variation: Variation,
+    trace: Option<Vec<(Work, usize, f64, f64)>>,
+    o: Options<'d>,
 }
 
-impl Stream {
+impl<'d> Stream<'d> {
     /// The stations and queues of `plan`, `buffer` places between two
     /// stages of a pipeline.
-    pub(crate) fn new(
-        plan: &Plan,
-        cores: usize,
-        elements: usize,
-        buffer: usize,
-        variation: Variation,
-        overheads: Overheads,
-    ) -> Result<Stream, SimError> {
+    pub(crate) fn new<'p>(
+        plan: &'p Plan<Template>,
+        platform: &Platform,
+        pools: usize,
+        o: Options<'d>,
+    ) -> Result<Stream<'d>, SimError> {
         let mut queues: Vec<Queue> = vec![Queue::default(), Queue::default()];
         queues[SOURCE].capacity = usize::MAX;
         queues[SINK].capacity = usize::MAX;
-        let mut stations: Vec<(Station, u64)> = Vec::new();
+        let mut stations: Vec<(Station, u64, Option<usize>)> = Vec::new();
         let mut total: u64 = 0;
-        // (plan, input, output, copies): explicit stack, no recursion.
-        let mut work: Vec<(&Plan, usize, usize, u64)> = vec![(plan, SOURCE, SINK, 1)];
-        while let Some((plan, input, output, copies)) = work.pop() {
+        let too_many = |threads| SimError::TooManyThreads {
+            threads,
+            limit: MAX_THREADS,
+        };
+        // (plan, input, output, copies, pool): explicit stack, no recursion.
+        let mut work = vec![(plan, SOURCE, SINK, 1u64, None)];
+        while let Some((plan, input, output, copies, pool)) = work.pop() {
+            let mut chain = |stages: &'p [Plan<Template>], capacity: usize, phases: bool| {
+                let mut from = input;
+                for (i, stage) in stages.iter().enumerate() {
+                    let to = if i + 1 == stages.len() {
+                        output
+                    } else {
+                        queues.push(Queue {
+                            capacity,
+                            phase: phases.then(Phase::default),
+                            ..Queue::default()
+                        });
+                        queues.len() - 1
+                    };
+                    work.push((stage, from, to, copies, None));
+                    from = to;
+                }
+            };
             match plan {
-                Plan::Stage(steps) => {
-                    total = total.saturating_add(copies);
-                    if total > MAX_THREADS {
-                        return Err(SimError::TooManyThreads {
-                            threads: total,
-                            limit: MAX_THREADS,
+                Plan::Stage(template) => {
+                    let used = template.nodes_used();
+                    if used > platform.nodes() {
+                        return Err(SimError::NotEnoughNodes {
+                            needed: used,
+                            nodes: platform.nodes(),
                         });
                     }
-                    let steps = steps.iter().map(|(_, d)| *d).collect();
-                    stations.push((
-                        Station {
-                            steps,
-                            input,
-                            output,
-                        },
-                        copies,
-                    ));
-                }
-                Plan::Pipe(stages) => {
-                    let mut from = input;
-                    for (i, stage) in stages.iter().enumerate() {
-                        let to = if i + 1 == stages.len() {
-                            output
-                        } else {
-                            queues.push(Queue {
-                                capacity: buffer,
-                                ..Queue::default()
-                            });
-                            queues.len() - 1
-                        };
-                        work.push((stage, from, to, copies));
-                        from = to;
+                    total = total.saturating_add(copies);
+                    if total > MAX_THREADS {
+                        return Err(too_many(total));
                     }
+                    let station = Station {
+                        template: template.clone(),
+                        input,
+                        output,
+                    };
+                    stations.push((station, copies, pool));
                 }
-                Plan::Pool(n, body) => {
+                Plan::Pipe(stages) => chain(stages, o.buffer, false),
+                Plan::Phases(parts) => chain(parts, usize::MAX, true),
+                Plan::Pool { id, n, body } => {
                     let copies = copies.saturating_mul(*n);
                     match body.as_ref() {
                         // Workers of one stage share its input queue.
-                        Plan::Stage(_) => work.push((body, input, output, copies)),
+                        Plan::Stage(_) => work.push((body, input, output, copies, Some(*id))),
+                        // n workers each running a pool of m: n·m workers.
+                        Plan::Pool { .. } => work.push((body, input, output, copies, None)),
                         // Each worker runs its own copy of the pipeline; the
                         // copies share the pool's input and output.
                         body => {
                             if copies > MAX_THREADS {
-                                return Err(SimError::TooManyThreads {
-                                    threads: copies,
-                                    limit: MAX_THREADS,
-                                });
+                                return Err(too_many(copies));
                             }
                             for _ in 0..copies {
-                                work.push((body, input, output, 1));
+                                work.push((body, input, output, 1, None));
                             }
                         }
                     }
@@ -212,106 +208,155 @@ impl Stream {
         // Each thread's program: the take from a queue that several threads
         // share, the steps, the hand-over to a next stage.
         let mut readers = vec![0u64; queues.len()];
-        for (station, copies) in &stations {
+        for (station, copies, _) in &stations {
             readers[station.input] = readers[station.input].saturating_add(*copies);
         }
-        for (station, _) in stations.iter_mut() {
-            if overheads.take > 0.0 && readers[station.input] > 1 {
-                station.steps.insert(0, overheads.take);
-            }
-            if overheads.handoff > 0.0 && station.output != SINK {
-                station.steps.push(overheads.handoff);
-            }
-        }
-        let mut threads = Vec::new();
-        let mut flat = Vec::with_capacity(stations.len());
-        for (station, copies) in stations {
-            for _ in 0..copies {
-                threads.push(Thread {
-                    station: flat.len(),
-                    item: Item { entered: 0.0 },
-                    step: 0,
-                });
-            }
-            flat.push(station);
-        }
-        Ok(Stream {
-            stations: flat,
+        let ov = o.overheads;
+        let mut s = Stream {
+            stations: Vec::with_capacity(stations.len()),
             queues,
-            threads,
+            threads: Vec::new(),
+            owner: Vec::new(),
+            pools: vec![(None, Vec::new()); pools],
             free: Vec::new(),
-            cores: Cores::new(cores),
-            elements,
+            ended: Vec::new(),
+            resources: Resources::new(platform, o.cpu_per_byte),
             released: 0,
             left: 0,
-            now: 0.0,
             fit: Slope::default(),
             latencies: LatencyHistogram::default(),
-            history: BusyHistory::new(1.0),
-            events: 0,
-            work: 0.0,
-            variation,
-        })
+            trace: o.trace.then(Vec::new),
+            o,
+        };
+        for (mut station, copies, pool) in stations {
+            let home = station.template.home();
+            let step = |ns: f64| Leaf::Compute {
+                node: home,
+                width: 1,
+                ns,
+                label: usize::MAX,
+                direct: false,
+            };
+            let take = (ov.take > 0.0 && readers[station.input] > 1).then(|| step(ov.take));
+            let handoff = (ov.handoff > 0.0 && station.output != SINK).then(|| step(ov.handoff));
+            station.template = station.template.around(take, handoff);
+            let index = s.stations.len();
+            s.stations.push(station);
+            if let Some(id) = pool {
+                s.pools[id].0 = Some(index);
+            }
+            for _ in 0..copies {
+                s.spawn(index, pool);
+            }
+        }
+        s.o.changes.check_design(platform.nodes(), pools)?;
+        for i in 0..s.o.changes.len() {
+            if let (_, Change::Workers { pool, .. }) = s.o.changes.get(i) {
+                if s.pools[pool].0.is_none() {
+                    return Err(SimError::InvalidChange {
+                        change: format!("{:?}", s.o.changes.get(i)),
+                        reason: "only a pool of one stage changes its workers".into(),
+                    });
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    /// A new thread of `station`, free to take.
+    fn spawn(&mut self, station: usize, pool: Option<usize>) {
+        let t = self.threads.len();
+        let n = self.stations[station].template.leaves.len();
+        let base = self.owner.len();
+        self.owner.extend(std::iter::repeat_n(t as u32, n));
+        self.threads.push(Thread {
+            station,
+            item: Item {
+                entered: 0.0,
+                slot: 0,
+            },
+            waiting: vec![0; n],
+            parts: vec![0; n],
+            started: if self.trace.is_some() {
+                vec![0.0; n]
+            } else {
+                Vec::new()
+            },
+            base,
+            retired: false,
+        });
+        if let Some(id) = pool {
+            self.pools[id].1.push(t);
+        }
+        self.free.push(t);
     }
 
     pub(crate) fn run(mut self) -> Result<StreamStats, SimError> {
-        self.free.extend((0..self.threads.len()).rev());
-        self.take_all();
-        let mut ended = Vec::new();
-        while let Some(at) = self.cores.next_end(self.now) {
-            self.now = at;
-            self.events += 1;
-            let before = self.cores.busy();
-            self.cores.end_next(at, &mut ended);
-            self.note_busy(before);
-            for t in ended.drain(..) {
-                self.step_done(t);
-            }
-            self.take_all();
+        self.free.reverse();
+        for (i, at) in self.o.changes.times() {
+            self.resources.delay(at, CHANGE + i, &mut self.ended);
         }
-        if self.left < self.elements {
-            // Unreachable for the plans the fold builds; never a hang.
-            return Err(SimError::Unsupported {
-                pattern: "a design that stalls",
+        loop {
+            loop {
+                if let Some(t) = self.free.pop() {
+                    self.take(t);
+                } else if let Some(id) = self.ended.pop() {
+                    self.step_ended(id);
+                } else {
+                    break;
+                }
+            }
+            let mut ended = std::mem::take(&mut self.ended);
+            let more = self.resources.advance(&mut ended);
+            self.ended = ended;
+            if !more {
+                break;
+            }
+        }
+        if self.left < self.o.elements {
+            return Err(SimError::Stalled {
+                left: self.o.elements - self.left,
             });
         }
-        let time_per_element = self.fit.slope().unwrap_or(self.now / self.elements as f64);
-        self.history.finish(self.now);
+        let now = self.resources.now;
+        let mut time_per_element = self.fit.slope().unwrap_or(now / self.o.elements as f64);
+        for q in &self.queues {
+            if let Some(p) = &q.phase {
+                time_per_element += p.fit.slope().unwrap_or(0.0);
+            }
+        }
+        self.resources.history.finish(now);
         Ok(StreamStats {
-            makespan: self.now,
+            makespan: now,
             time_per_element,
             latencies: self.latencies,
-            history: self.history,
-            events: self.events,
-            threads: self.threads.len(),
-            work: self.work,
+            resources: self.resources,
+            trace: self.trace.unwrap_or_default(),
         })
-    }
-
-    fn note_busy(&mut self, before: usize) {
-        let after = self.cores.busy();
-        if before != after {
-            self.history.set(self.now, after);
-        }
-    }
-
-    /// Every free thread takes the next item of its input, or waits; a
-    /// worklist rather than recursion (freeing a place in a buffer frees
-    /// the producer upstream, and so on up a pipeline of any length).
-    fn take_all(&mut self) {
-        while let Some(t) = self.free.pop() {
-            self.take(t);
-        }
     }
 
     /// Thread `t` is free: it takes the next item of its input, or waits.
     fn take(&mut self, t: usize) {
+        if self.threads[t].retired {
+            return;
+        }
         let input = self.stations[self.threads[t].station].input;
         let item = if input == SOURCE {
-            (self.released < self.elements).then(|| {
+            (self.released < self.o.elements).then(|| {
+                let slot = match &mut self.o.direct {
+                    Some(d) => d.enter(self.released),
+                    None => 0,
+                };
                 self.released += 1;
-                Item { entered: self.now }
+                Item {
+                    entered: self.resources.now,
+                    slot,
+                }
             })
+        } else if self.queues[input].phase.is_some()
+            && self.queues[input].phase.as_ref().map(|p| p.arrived) != Some(self.o.elements)
+        {
+            None // the phase before has not ended
         } else {
             let item = self.queues[input].items.pop_front();
             if item.is_some() {
@@ -331,32 +376,132 @@ impl Stream {
     }
 
     fn begin(&mut self, t: usize, item: Item) {
-        self.threads[t].item = item;
-        self.threads[t].step = 0;
-        self.start_step(t);
+        let thread = &mut self.threads[t];
+        thread.item = item;
+        let template = &self.stations[thread.station].template;
+        thread.waiting.copy_from_slice(&template.preds);
+        self.start_step(t, 0);
     }
 
-    fn start_step(&mut self, t: usize) {
+    fn start_step(&mut self, t: usize, step: u32) {
         let thread = &self.threads[t];
         let station = &self.stations[thread.station];
-        match station.steps.get(thread.step) {
-            Some(&d) => {
-                let d = self.variation.apply(d);
-                let before = self.cores.busy();
-                self.cores.start(self.now, d, t);
-                self.work += d;
-                self.note_busy(before);
+        let id = thread.base + step as usize;
+        let slot = thread.item.slot;
+        let now = self.resources.now;
+        if let Some(started) = self.threads[t].started.get_mut(step as usize) {
+            *started = now;
+        }
+        match station.template.leaves[step as usize] {
+            Leaf::Compute {
+                node,
+                width,
+                ns,
+                label,
+                direct,
+            } => {
+                let measured = match (&mut self.o.direct, direct) {
+                    (Some(d), true) => d.run(&self.o.labels[label], slot, self.o.measure_first),
+                    _ => None,
+                };
+                let ns = self.o.variation.apply(measured.unwrap_or(ns));
+                self.threads[t].parts[step as usize] = width as u32;
+                for w in 0..width {
+                    self.resources.compute(node + w, ns, id);
+                }
             }
-            None => self.put(t),
+            Leaf::Transfer { from, to, bytes } => {
+                self.threads[t].parts[step as usize] = 1;
+                self.resources
+                    .transfer(from, to, bytes, id, &mut self.ended);
+            }
+            Leaf::Delay(ns) => {
+                self.threads[t].parts[step as usize] = 1;
+                self.resources.delay(ns, id, &mut self.ended);
+            }
+            Leaf::Noop => {
+                self.threads[t].parts[step as usize] = 1;
+                self.ended.push(id);
+            }
         }
     }
 
-    fn step_done(&mut self, t: usize) {
-        self.threads[t].step += 1;
-        self.start_step(t);
+    /// A part of a step ended: when its last has, the steps that waited
+    /// for it start, or the element moves on.
+    fn step_ended(&mut self, id: usize) {
+        if id >= CHANGE {
+            let (_, change) = self.o.changes.get(id - CHANGE);
+            self.apply(change);
+            return;
+        }
+        let t = self.owner[id] as usize;
+        let thread = &mut self.threads[t];
+        let step = (id - thread.base) as u32;
+        thread.parts[step as usize] -= 1;
+        if thread.parts[step as usize] > 0 {
+            return;
+        }
+        let station = &self.stations[thread.station];
+        if let Some(trace) = &mut self.trace {
+            let start = thread.started[step as usize];
+            let now = self.resources.now;
+            match station.template.leaves[step as usize] {
+                Leaf::Compute {
+                    node, width, label, ..
+                } => {
+                    for w in 0..width {
+                        let work = Work::Compute {
+                            node: node + w,
+                            duration: now - start,
+                        };
+                        trace.push((work, label, start, now));
+                    }
+                }
+                Leaf::Transfer { from, to, bytes } if from != to => {
+                    trace.push((Work::Transfer { from, to, bytes }, usize::MAX, start, now));
+                }
+                _ => {}
+            }
+        }
+        if step == station.template.exit {
+            self.put(t);
+            return;
+        }
+        for i in 0..station.template.successors(step).len() {
+            let s = self.stations[self.threads[t].station]
+                .template
+                .successors(step)[i];
+            let w = &mut self.threads[t].waiting[s as usize];
+            *w -= 1;
+            if *w == 0 {
+                self.start_step(t, s);
+            }
+        }
     }
 
-    /// Thread `t` has run its steps: the item goes to the output (to a
+    fn apply(&mut self, change: Change) {
+        match change {
+            Change::Cores { node, cores } => self.resources.set_cores(node, cores),
+            Change::Workers { pool, workers } => {
+                let Some(station) = self.pools[pool].0 else {
+                    return;
+                };
+                let working = self.pools[pool].1.len();
+                for _ in working..workers {
+                    self.spawn(station, Some(pool));
+                }
+                for _ in workers..working {
+                    if let Some(t) = self.pools[pool].1.pop() {
+                        self.threads[t].retired = true;
+                        let input = self.stations[station].input;
+                        self.queues[input].takers.retain(|&w| w != t);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Thread `t` has done its steps: the item goes to the output (to a
     /// waiting taker, into the buffer, or the thread blocks).
     fn put(&mut self, t: usize) {
         let output = self.stations[self.threads[t].station].output;
@@ -366,7 +511,23 @@ impl Stream {
             self.free.push(t);
             return;
         }
+        let now = self.resources.now;
+        let elements = self.o.elements;
         let q = &mut self.queues[output];
+        if let Some(p) = &mut q.phase {
+            p.arrived += 1;
+            let (a, b) = marks(elements);
+            if (a..=b).contains(&p.arrived) {
+                p.fit.add((p.arrived - a) as f64, now);
+            }
+            q.items.push_back(item);
+            if p.arrived == elements {
+                // The phase is over: the next one starts.
+                self.free.extend(q.takers.drain(..));
+            }
+            self.free.push(t);
+            return;
+        }
         if let Some(taker) = q.takers.pop_front() {
             self.begin(taker, item);
             self.free.push(t);
@@ -380,46 +541,18 @@ impl Stream {
 
     fn leave(&mut self, item: Item) {
         self.left += 1;
-        self.latencies.add(self.now - item.entered);
-        let (a, b) = marks(self.elements);
+        if let Some(d) = &mut self.o.direct {
+            d.leave(item.slot);
+        }
+        let now = self.resources.now;
+        self.latencies.add(now - item.entered);
+        let (a, b) = marks(self.o.elements);
         if (a..=b).contains(&self.left) {
-            self.fit.add((self.left - a) as f64, self.now);
+            self.fit.add((self.left - a) as f64, now);
+        }
+        for i in self.o.changes.after_elements(self.left) {
+            let (_, change) = self.o.changes.get(i);
+            self.apply(change);
         }
     }
-}
-
-/// The slope of a least-squares line through points added one at a time,
-/// in constant memory: exits come in bursts where a pool's workers finish
-/// together, and a slope through all of them does not depend on where the
-/// measured stretch starts in a burst.
-#[derive(Default)]
-struct Slope {
-    n: f64,
-    origin: Option<f64>,
-    sx: f64,
-    sy: f64,
-    sxx: f64,
-    sxy: f64,
-}
-
-impl Slope {
-    fn add(&mut self, x: f64, y: f64) {
-        let y = y - *self.origin.get_or_insert(y);
-        self.n += 1.0;
-        self.sx += x;
-        self.sy += y;
-        self.sxx += x * x;
-        self.sxy += x * y;
-    }
-
-    fn slope(&self) -> Option<f64> {
-        let d = self.n * self.sxx - self.sx * self.sx;
-        (self.n >= 2.0 && d > 0.0).then(|| (self.n * self.sxy - self.sx * self.sy) / d)
-    }
-}
-
-/// The exits over which the steady state is measured: the middle half
-/// (fill and drain left out).
-fn marks(elements: usize) -> (usize, usize) {
-    (elements / 4 + 1, elements - elements / 4)
 }

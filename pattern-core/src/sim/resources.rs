@@ -1,0 +1,373 @@
+//! The machine a simulation runs on: every node's cores, every node's two
+//! links and the clock. Its owner (the flow-graph engine, the stream of a
+//! design) starts *activities* on it — compute steps, transfers, delays —
+//! each named by an id of the owner's choosing, and hears of their ends.
+//!
+//! A node's running steps share its cores ([`Cores`]): a start or an end
+//! costs `O(log k)`. The nodes' next ends sit in a tournament tree, so the
+//! next event is found in `O(log nodes)` with no stale entry. A transfer's
+//! bytes move at `bandwidth / max(k_out, k_in)`, the smaller of its equal
+//! shares of the sender's outgoing and the receiver's incoming link; a
+//! start or an end settles and reschedules the transfers on those two links
+//! only (stale ends are skipped by version). With a CPU cost per byte, a
+//! transfer also runs a step of `bytes × cost` on the sender's and on the
+//! receiver's cores, and ends when its bytes and both steps are done.
+
+use super::Platform;
+use super::busy::BusyHistory;
+use super::cores::{Cores, Time};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// A transfer's latency is over: its bytes start to move.
+    Latency { flow: usize },
+    /// A transfer's bytes have all moved (if its version still matches).
+    Flow { flow: usize, version: u64 },
+    /// A delay is over.
+    Delay { job: usize },
+}
+
+/// A transfer: its links and, while its bytes move, their progress.
+#[derive(Clone, Copy, Default)]
+struct Flow {
+    job: usize,
+    from: usize,
+    to: usize,
+    remaining: f64,
+    rate: f64,
+    updated: f64,
+    version: u64,
+    out_slot: usize,
+    in_slot: usize,
+}
+
+/// An activity in progress: the owner's id and the parts still running
+/// (a transfer with a CPU cost has three).
+#[derive(Clone, Copy)]
+struct Job {
+    id: usize,
+    parts: u8,
+}
+
+/// The minimum of one time per node, updated in `O(log nodes)`.
+struct MinTree {
+    size: usize,
+    tree: Vec<(Time, usize)>,
+}
+
+impl MinTree {
+    fn new(n: usize) -> MinTree {
+        let size = n.next_power_of_two();
+        MinTree {
+            size,
+            tree: vec![(Time(f64::INFINITY), usize::MAX); 2 * size],
+        }
+    }
+
+    fn set(&mut self, i: usize, t: f64) {
+        let mut k = self.size + i;
+        self.tree[k] = (Time(t), i);
+        while k > 1 {
+            k /= 2;
+            self.tree[k] = self.tree[2 * k].min(self.tree[2 * k + 1]);
+        }
+    }
+
+    fn min(&self) -> (f64, usize) {
+        let (Time(t), i) = self.tree[1];
+        (t, i)
+    }
+}
+
+pub(crate) struct Resources {
+    pub(crate) now: f64,
+    bandwidth: f64,
+    latency: f64,
+    cpu_per_byte: f64,
+    seq: u64,
+    events: BinaryHeap<Reverse<(Time, u64, Event)>>,
+    nodes: Vec<Cores>,
+    next_ends: MinTree,
+    out_links: Vec<Vec<usize>>,
+    in_links: Vec<Vec<usize>>,
+    flows: Vec<Flow>,
+    free_flows: Vec<usize>,
+    jobs: Vec<Job>,
+    free_jobs: Vec<usize>,
+    ended_jobs: Vec<usize>,
+    busy_cores: usize,
+    pub(crate) history: BusyHistory,
+    pub(crate) events_processed: u64,
+    /// Each node's compute work so far, in ns.
+    pub(crate) work: Vec<f64>,
+    /// Each node's (outgoing, incoming) bytes so far.
+    pub(crate) bytes: Vec<(f64, f64)>,
+}
+
+impl Resources {
+    pub(crate) fn new(platform: &Platform, cpu_per_byte: f64) -> Resources {
+        let nodes = platform.nodes();
+        Resources {
+            now: 0.0,
+            bandwidth: platform.bandwidth_bytes_per_ns(),
+            latency: platform.latency_ns(),
+            cpu_per_byte,
+            seq: 0,
+            events: BinaryHeap::new(),
+            nodes: (0..nodes).map(|_| Cores::new(platform.cores())).collect(),
+            next_ends: MinTree::new(nodes),
+            out_links: vec![Vec::new(); nodes],
+            in_links: vec![Vec::new(); nodes],
+            flows: Vec::new(),
+            free_flows: Vec::new(),
+            jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            ended_jobs: Vec::new(),
+            busy_cores: 0,
+            history: BusyHistory::new(1.0),
+            events_processed: 0,
+            work: vec![0.0; nodes],
+            bytes: vec![(0.0, 0.0); nodes],
+        }
+    }
+
+    fn job(&mut self, id: usize, parts: u8) -> usize {
+        let job = Job { id, parts };
+        match self.free_jobs.pop() {
+            Some(j) => {
+                self.jobs[j] = job;
+                j
+            }
+            None => {
+                self.jobs.push(job);
+                self.jobs.len() - 1
+            }
+        }
+    }
+
+    /// One part of `job` ended: its owner hears when the last has.
+    fn part_done(&mut self, job: usize, ended: &mut Vec<usize>) {
+        let j = &mut self.jobs[job];
+        j.parts -= 1;
+        if j.parts == 0 {
+            ended.push(j.id);
+            self.free_jobs.push(job);
+        }
+    }
+
+    fn push(&mut self, time: f64, event: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((Time(time), self.seq, event)));
+    }
+
+    /// Starts `ns` of one core's work on `node`, named `id`.
+    pub(crate) fn compute(&mut self, node: usize, ns: f64, id: usize) {
+        let job = self.job(id, 1);
+        self.run_on(node, ns, job);
+    }
+
+    fn run_on(&mut self, node: usize, ns: f64, job: usize) {
+        self.work[node] += ns;
+        let before = self.nodes[node].busy();
+        self.nodes[node].start(self.now, ns, job);
+        self.note_busy(node, before);
+        self.reschedule(node);
+    }
+
+    /// Starts a delay of `ns` that uses nothing, named `id`.
+    pub(crate) fn delay(&mut self, ns: f64, id: usize, ended: &mut Vec<usize>) {
+        if ns == 0.0 {
+            ended.push(id);
+            return;
+        }
+        let job = self.job(id, 1);
+        self.push(self.now + ns, Event::Delay { job });
+    }
+
+    /// Starts a transfer of `bytes` from `from` to `to`, named `id`; one
+    /// within a node (or of nothing with no latency) ends at once, into
+    /// `ended`.
+    pub(crate) fn transfer(
+        &mut self,
+        from: usize,
+        to: usize,
+        bytes: f64,
+        id: usize,
+        ended: &mut Vec<usize>,
+    ) {
+        if from == to || (bytes == 0.0 && self.latency == 0.0) {
+            ended.push(id);
+            return;
+        }
+        let cpu = self.cpu_per_byte * bytes;
+        let job = self.job(id, if cpu > 0.0 { 3 } else { 1 });
+        if cpu > 0.0 {
+            self.run_on(from, cpu, job);
+            self.run_on(to, cpu, job);
+        }
+        self.bytes[from].0 += bytes;
+        self.bytes[to].1 += bytes;
+        let flow = Flow {
+            job,
+            from,
+            to,
+            remaining: bytes,
+            ..Flow::default()
+        };
+        let f = match self.free_flows.pop() {
+            Some(f) => {
+                self.flows[f] = Flow {
+                    version: self.flows[f].version + 1,
+                    ..flow
+                };
+                f
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() - 1
+            }
+        };
+        if self.latency > 0.0 {
+            self.push(self.now + self.latency, Event::Latency { flow: f });
+        } else {
+            self.move_bytes(f, ended);
+        }
+    }
+
+    /// Sets the cores of `node` from now on (0 stops its steps until
+    /// cores come back).
+    pub(crate) fn set_cores(&mut self, node: usize, cores: usize) {
+        let before = self.nodes[node].busy();
+        self.nodes[node].set_cores(self.now, cores);
+        self.note_busy(node, before);
+        self.reschedule(node);
+    }
+
+    /// Moves the clock to the next event and hands the ids of the
+    /// activities that ended to `ended`; `false` when nothing runs.
+    pub(crate) fn advance(&mut self, ended: &mut Vec<usize>) -> bool {
+        let (node_end, node) = self.next_ends.min();
+        let other = self
+            .events
+            .peek()
+            .map_or(f64::INFINITY, |Reverse((t, ..))| t.0);
+        if node_end.is_infinite() && other.is_infinite() {
+            return false;
+        }
+        self.events_processed += 1;
+        if node_end <= other {
+            self.now = node_end;
+            let before = self.nodes[node].busy();
+            let mut jobs = std::mem::take(&mut self.ended_jobs);
+            self.nodes[node].end_next(self.now, &mut jobs);
+            self.note_busy(node, before);
+            self.reschedule(node);
+            for job in jobs.drain(..) {
+                self.part_done(job, ended);
+            }
+            self.ended_jobs = jobs;
+            return true;
+        }
+        let Some(Reverse((Time(t), _, event))) = self.events.pop() else {
+            return false;
+        };
+        self.now = t;
+        match event {
+            Event::Latency { flow } => self.move_bytes(flow, ended),
+            Event::Flow { flow, version } if version == self.flows[flow].version => {
+                self.end_flow(flow);
+                let job = self.flows[flow].job;
+                self.free_flows.push(flow);
+                self.part_done(job, ended);
+            }
+            Event::Delay { job } => self.part_done(job, ended),
+            Event::Flow { .. } => {}
+        }
+        true
+    }
+
+    fn note_busy(&mut self, node: usize, before: usize) {
+        let after = self.nodes[node].busy();
+        if before != after {
+            self.busy_cores = self.busy_cores + after - before;
+            self.history.set(self.now, self.busy_cores);
+        }
+    }
+
+    fn reschedule(&mut self, node: usize) {
+        let at = self.nodes[node].next_end(self.now).unwrap_or(f64::INFINITY);
+        self.next_ends.set(node, at);
+    }
+
+    /// A transfer's latency is over: its bytes join the two links.
+    fn move_bytes(&mut self, f: usize, ended: &mut Vec<usize>) {
+        let flow = &mut self.flows[f];
+        if flow.remaining == 0.0 {
+            let job = flow.job;
+            self.free_flows.push(f);
+            self.part_done(job, ended);
+            return;
+        }
+        let (from, to) = (flow.from, flow.to);
+        flow.updated = self.now;
+        flow.out_slot = self.out_links[from].len();
+        flow.in_slot = self.in_links[to].len();
+        self.out_links[from].push(f);
+        self.in_links[to].push(f);
+        self.rerate(from, to);
+    }
+
+    fn end_flow(&mut self, f: usize) {
+        let Flow {
+            from,
+            to,
+            out_slot,
+            in_slot,
+            ..
+        } = self.flows[f];
+        self.out_links[from].swap_remove(out_slot);
+        if let Some(&moved) = self.out_links[from].get(out_slot) {
+            self.flows[moved].out_slot = out_slot;
+        }
+        self.in_links[to].swap_remove(in_slot);
+        if let Some(&moved) = self.in_links[to].get(in_slot) {
+            self.flows[moved].in_slot = in_slot;
+        }
+        self.flows[f].version += 1;
+        self.rerate(from, to);
+    }
+
+    /// New rates for the transfers on the outgoing link of `from` and the
+    /// incoming link of `to`, each settled to now and rescheduled.
+    fn rerate(&mut self, from: usize, to: usize) {
+        // By index: the lists do not change while rates do, and copying
+        // them at every start and end would allocate on the hot path.
+        for i in 0..self.out_links[from].len() {
+            self.settle(self.out_links[from][i]);
+        }
+        for i in 0..self.in_links[to].len() {
+            self.settle(self.in_links[to][i]);
+        }
+    }
+
+    /// A transfer's bytes moved so far at its old rate, its new rate from
+    /// its two links' shares, and its end rescheduled (if the rate changed).
+    fn settle(&mut self, f: usize) {
+        let Flow { from, to, .. } = self.flows[f];
+        let share = self.out_links[from].len().max(self.in_links[to].len());
+        let rate = self.bandwidth / share as f64;
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if flow.rate == rate {
+            return;
+        }
+        flow.remaining = (flow.remaining - flow.rate * (now - flow.updated)).max(0.0);
+        flow.updated = now;
+        flow.rate = rate;
+        flow.version += 1;
+        let (at, version) = (now + flow.remaining / rate, flow.version);
+        self.push(at, Event::Flow { flow: f, version });
+    }
+}
