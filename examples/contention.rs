@@ -128,6 +128,7 @@ fn main() {
             .map(|_| run(&kernels, "pass = 0; tpool[1](pass)", tiny(), cores))
             .collect(),
     );
+
     let machine = Machine::new(cores).handoff(handoff).take(take);
     println!("This machine: {cores} cores; x = {X} ints per array");
     println!(
@@ -138,6 +139,7 @@ fn main() {
     // ---- The designs, predicted and run ----
     let elements_for =
         |time_per_element: f64| ((target_ms * 1e6 / time_per_element) as usize).clamp(16, 20_000);
+    let direct_elements = if quick { 40 } else { 400 };
     let mut table = Vec::new();
     for n in 1..=max_threads {
         let pool = format!("qsort = {t_qsort}; tpool[{n}](qsort)");
@@ -162,6 +164,24 @@ fn main() {
                 .expect("a simulation")
                 .time_per_element();
             let structure = design.split("; ").last().unwrap_or_default().to_string();
+            // Direct execution: the simulator runs each element's kernels
+            // itself, one at a time, and simulates the threads sharing the
+            // cores with the durations it measured.
+            let runnable =
+                Design::parse(&format!("qsort = 1; inc = 1; {structure}")).expect("a design");
+            let direct = median(
+                (0..rounds)
+                    .map(|r| {
+                        Simulation::new(&runnable, &Platform::new(1, cores))
+                            .overheads(take, handoff)
+                            .elements(direct_elements)
+                            .direct(&kernels, |i| random_array(X, 5000 * r as u64 + i as u64))
+                            .run()
+                            .expect("a simulation")
+                            .time_per_element()
+                    })
+                    .collect(),
+            );
             let measured = median(
                 (0..rounds)
                     .map(|r| {
@@ -177,20 +197,22 @@ fn main() {
                     })
                     .collect(),
             );
-            row.push((plain, queued, simulated, measured));
+            row.push((plain, queued, simulated, direct, measured));
         }
         table.push(row);
     }
 
     for (k, title) in [(0, "tpool[n](qsort)"), (1, "pipe of n inc stages")] {
         println!("{title}: time per element, µs (error against the measured run)");
-        println!("| n | plain operators | queueing (MVA) | simulated | measured |");
-        println!("|---|---|---|---|---|");
+        println!(
+            "| n | plain operators | queueing (MVA) | simulated | simulated, direct execution | measured |"
+        );
+        println!("|---|---|---|---|---|---|");
         for (i, row) in table.iter().enumerate() {
-            let (plain, queued, simulated, measured) = row[k];
+            let (plain, queued, simulated, direct, measured) = row[k];
             let err = |v: f64| 100.0 * (v / measured - 1.0);
             println!(
-                "| {} | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} |",
+                "| {} | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} ({:+.0} %) | {:.1} |",
                 i + 1,
                 plain / 1e3,
                 err(plain),
@@ -198,18 +220,30 @@ fn main() {
                 err(queued),
                 simulated / 1e3,
                 err(simulated),
+                direct / 1e3,
+                err(direct),
                 measured / 1e3
             );
         }
-        let measured: Vec<f64> = table.iter().map(|r| r[k].3).collect();
+        let direct: Vec<f64> = table.iter().map(|r| r[k].3).collect();
+        let worst = (table.iter())
+            .map(|r| (r[k].3 / r[k].4 - 1.0).abs())
+            .fold(0.0, f64::max);
+        println!(
+            "Direct execution against the measured run: worst error {:.1} % (n = 1..{}).",
+            100.0 * worst,
+            table.len()
+        );
+        let measured: Vec<f64> = table.iter().map(|r| r[k].4).collect();
         let simulated: Vec<f64> = table.iter().map(|r| r[k].2).collect();
         let queued: Vec<f64> = table.iter().map(|r| r[k].1).collect();
         let plain: Vec<f64> = table.iter().map(|r| r[k].0).collect();
         println!(
-            "Adding threads stops paying (< 5 % gain) at n = {} measured, {} by the queueing model, {} simulated, {} by the plain operators.\n",
+            "Adding threads stops paying (< 5 % gain) at n = {} measured, {} by the queueing model, {} simulated ({} with direct execution), {} by the plain operators.\n",
             stops_paying(&measured),
             stops_paying(&queued),
             stops_paying(&simulated),
+            stops_paying(&direct),
             stops_paying(&plain)
         );
     }

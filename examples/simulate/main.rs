@@ -86,7 +86,70 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write("target/simulate-trace.json", r.trace_json())?;
     println!("  trace: target/simulate-trace.json");
 
+    map_reduce()?;
     lu_figures()
+}
+
+/// Seed 001's Hadoop histogram as a design on 4 nodes of 2 cores: its
+/// shuffle as the model's time, then as transfers over 1 Gb/s Ethernet;
+/// and a task pool that loses workers during the run.
+fn map_reduce() -> Result<(), Box<dyn std::error::Error>> {
+    use pattern_core::sim::{Change, Shuffle, When};
+    let hadoop = Design::parse(
+        "map = 3.529e7; shuffle = 0.125*(m*n - 1)/(m*n)*12288*x; reduce = 9376*x; \
+         mapreduce[m = 4, n = 2, d = x, k = 768](map, shuffle, reduce)",
+    )?;
+    let at = [("x", 1024.0)];
+    let cluster = Platform::new(4, 2).latency(50_000.0).bandwidth(0.125);
+    println!("\nSeed 001's Hadoop histogram on 4 nodes of 2 cores, jobs of x = 1024 images:");
+    println!(
+        "  operators (eq. 5): {:.2} s per job",
+        hadoop.model().eval(&at)? / 1e9
+    );
+    let r = Simulation::new(&hadoop, &cluster)
+        .at(&at)
+        .elements(20)
+        .run()?;
+    println!(
+        "  simulated, shuffle as its model: {:.2} s per job",
+        r.time_per_element() / 1e9
+    );
+    // 12288 bytes per image over 768 keys: 16·x bytes per key.
+    let r = Simulation::new(&hadoop, &cluster)
+        .at(&at)
+        .elements(20)
+        .shuffle(Shuffle::BytesPerKey(16.0 * 1024.0))
+        .trace(true)
+        .run()?;
+    println!(
+        "  simulated, shuffle as all-to-all transfers: {:.2} s per job (each link busy {:.2} % of the run)",
+        r.time_per_element() / 1e9,
+        100.0 * r.link_utilization()[0].0
+    );
+    std::fs::write("target/simulate-mapreduce-trace.json", r.trace_json())?;
+    println!("  trace: target/simulate-mapreduce-trace.json");
+
+    let pool = Design::parse("qsort = 1034.17*x*log2(x); tpool[4](qsort)")?;
+    let four = Platform::new(1, 4);
+    let at = [("x", 16384.0)];
+    let full = Simulation::new(&pool, &four).at(&at).elements(2000).run()?;
+    let shrunk = Simulation::new(&pool, &four)
+        .at(&at)
+        .elements(2000)
+        .change(
+            When::Left(1000),
+            Change::Workers {
+                pool: 0,
+                workers: 2,
+            },
+        )
+        .run()?;
+    println!(
+        "tpool[4](qsort) on 4 cores, 2,000 elements: {:.1} s; 2 workers removed after 1,000: {:.1} s",
+        full.makespan() / 1e9,
+        shrunk.makespan() / 1e9
+    );
+    Ok(())
 }
 
 /// Seed 003's LU factorization of a 2592 × 2592 matrix on UltraSparc II
