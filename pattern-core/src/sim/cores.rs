@@ -32,9 +32,6 @@ pub(crate) struct Cores {
     virtual_time: f64,
     updated: f64,
     ends: BinaryHeap<Reverse<(Time, usize)>>,
-    /// Bumped whenever the next end moves, so that the owner can skip the
-    /// events it scheduled before.
-    pub(crate) version: u64,
 }
 
 impl Cores {
@@ -45,7 +42,6 @@ impl Cores {
             virtual_time: 0.0,
             updated: 0.0,
             ends: BinaryHeap::new(),
-            version: 0,
         }
     }
 
@@ -73,7 +69,6 @@ impl Cores {
         self.ends
             .push(Reverse((Time(self.virtual_time + work), id)));
         self.running += 1;
-        self.version += 1;
     }
 
     /// When the next step ends if nothing starts before, or `None` when
@@ -89,7 +84,6 @@ impl Cores {
     pub(crate) fn set_cores(&mut self, now: f64, cores: usize) {
         self.advance(now);
         self.cores = cores as f64;
-        self.version += 1;
     }
 
     /// Ends, at `now` (the time [`Cores::next_end`] gave), the next step and
@@ -109,6 +103,5 @@ impl Cores {
             self.running -= 1;
             ended.push(id);
         }
-        self.version += 1;
     }
 }
