@@ -3,9 +3,13 @@
 //! simulator runs one kernel at a time, so the measured durations are free
 //! of contention; the simulated machine then shares its cores among them.
 //! In the seed's mixed mode, only the first `k` calls of each atom run and
-//! the later ones reuse their mean.
+//! the later ones reuse their mean. On this machine's cores, each kernel
+//! runs on the core where the executor pins the step's thread, so that its
+//! duration carries that core's speed and the element's place in the
+//! caches (an element handed from a stage on one core to a stage on the
+//! other is read from the other core's cache, as in the run).
 
-use crate::exec::{ElementKernel, Kernels};
+use crate::exec::{Cores, ElementKernel, Kernels};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -17,8 +21,16 @@ pub(crate) trait Direct {
     /// The duration of atom `atom` on the element in `slot`, in ns, or
     /// `None` for an atom with no kernel (its model is used).
     /// `first`: measure only the first calls of each atom, then reuse
-    /// their mean (the seed's mixed mode).
-    fn run(&mut self, atom: &str, slot: usize, first: Option<usize>) -> Option<f64>;
+    /// their mean (the seed's mixed mode). `core`: run the kernel on this
+    /// machine's core of that number (modulo the cores), else on the
+    /// simulator's own thread.
+    fn run(
+        &mut self,
+        atom: &str,
+        slot: usize,
+        core: Option<usize>,
+        first: Option<usize>,
+    ) -> Option<f64>;
     /// The element in `slot` left the design.
     fn leave(&mut self, slot: usize);
 }
@@ -38,6 +50,7 @@ pub(crate) struct Kernel<'a, E> {
     slots: Vec<Option<E>>,
     free: Vec<usize>,
     atoms: HashMap<String, Measured<E>>,
+    cores: Option<Cores>,
 }
 
 impl<'a, E> Kernel<'a, E> {
@@ -51,11 +64,19 @@ impl<'a, E> Kernel<'a, E> {
             slots: Vec::new(),
             free: Vec::new(),
             atoms: HashMap::new(),
+            cores: None,
         }
     }
 }
 
-impl<E> Direct for Kernel<'_, E> {
+/// The ns `kernel` takes on `element`.
+fn timed<E>(kernel: &ElementKernel<E>, element: &mut E) -> f64 {
+    let start = Instant::now();
+    kernel(element);
+    start.elapsed().as_nanos() as f64
+}
+
+impl<E: Send> Direct for Kernel<'_, E> {
     fn enter(&mut self, element: usize) -> usize {
         let value = (self.input)(element);
         match self.free.pop() {
@@ -70,7 +91,13 @@ impl<E> Direct for Kernel<'_, E> {
         }
     }
 
-    fn run(&mut self, atom: &str, slot: usize, first: Option<usize>) -> Option<f64> {
+    fn run(
+        &mut self,
+        atom: &str,
+        slot: usize,
+        core: Option<usize>,
+        first: Option<usize>,
+    ) -> Option<f64> {
         if !self.atoms.contains_key(atom) {
             let measured = Measured {
                 kernel: self.kernels.element(atom),
@@ -87,9 +114,13 @@ impl<E> Direct for Kernel<'_, E> {
             }
         }
         let element = self.slots.get_mut(slot)?.as_mut()?;
-        let start = Instant::now();
-        kernel(element);
-        let ns = start.elapsed().as_nanos() as f64;
+        let ns = match core {
+            Some(core) => {
+                let cores = self.cores.get_or_insert_with(Cores::of_current_thread);
+                cores.run_on(core, || timed(kernel, element))
+            }
+            None => timed(kernel, element),
+        };
         m.calls += 1;
         m.total += ns;
         Some(ns)

@@ -79,7 +79,8 @@ impl<'a> Engine<'a> {
         }
         Ok(Engine {
             graph,
-            resources: Resources::new(platform, cpu_per_byte),
+            // A flow graph's tasks belong to no thread: never pinned.
+            resources: Resources::new(platform, cpu_per_byte, false),
             waiting,
             dependents_start: counts,
             dependents,
@@ -162,10 +163,10 @@ impl<'a> Engine<'a> {
         match self.graph.tasks[task].work {
             Work::Compute { node, duration } => {
                 let duration = self.variation.apply(duration);
-                self.resources.compute(node, duration, task);
+                self.resources.compute(node, 0, duration, task);
             }
             Work::Transfer { from, to, bytes } => {
-                self.resources.transfer(from, to, bytes, task, done);
+                self.resources.transfer(from, to, 0, bytes, task, done);
             }
         }
     }

@@ -93,6 +93,7 @@ pub struct Simulation<'a> {
     shuffle: Shuffle,
     direct: Option<RefCell<Box<dyn Direct + 'a>>>,
     measure_first: Option<usize>,
+    direct_on_cores: bool,
     trace: bool,
 }
 
@@ -152,6 +153,7 @@ impl<'a> Simulation<'a> {
             shuffle: Shuffle::Model,
             direct: None,
             measure_first: None,
+            direct_on_cores: false,
             trace: false,
         }
     }
@@ -232,7 +234,7 @@ impl<'a> Simulation<'a> {
     /// assert!(r.makespan() > 0.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn direct<E>(
+    pub fn direct<E: Send>(
         mut self,
         kernels: &'a Kernels<E>,
         input: impl FnMut(usize) -> E + 'a,
@@ -247,6 +249,22 @@ impl<'a> Simulation<'a> {
     /// later steps take the mean of those.
     pub fn measure_first(mut self, calls: usize) -> Simulation<'a> {
         self.measure_first = Some(calls);
+        self
+    }
+
+    /// With [`Simulation::direct`]: each kernel runs on this machine's core
+    /// where the executor, pinning its threads
+    /// ([`Executor::pin_threads`]), runs the step's thread (thread `i` in
+    /// the order of the design's text on core `i mod cores`), still one
+    /// kernel at a time. Its duration then carries that core's speed and
+    /// the element's place in the caches: an element handed from a stage
+    /// on one core to a stage on another is read from the other core's
+    /// cache, as in the run. Meant with a platform of this machine's cores,
+    /// [`Platform::pinned`].
+    ///
+    /// [`Executor::pin_threads`]: crate::exec::Executor::pin_threads
+    pub fn direct_on_cores(mut self, on: bool) -> Simulation<'a> {
+        self.direct_on_cores = on;
         self
     }
 
@@ -401,6 +419,7 @@ impl<'a> Simulation<'a> {
             changes: self.changes.clone(),
             direct: direct.as_mut().map(|d| &mut ***d as &mut dyn Direct),
             measure_first: self.measure_first,
+            direct_on_cores: self.direct_on_cores,
             labels: &labels,
             trace: self.trace,
         };

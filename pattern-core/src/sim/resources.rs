@@ -3,9 +3,10 @@
 //! design) starts *activities* on it — compute steps, transfers, delays —
 //! each named by an id of the owner's choosing, and hears of their ends.
 //!
-//! A node's running steps share its cores ([`Cores`]): a start or an end
-//! costs `O(log k)`. The nodes' next ends sit in a tournament tree, so the
-//! next event is found in `O(log nodes)` with no stale entry. A transfer's
+//! A node's running steps share its cores ([`Cores`]), or, with threads
+//! pinned, each core's steps share that core: a start or an end costs
+//! `O(log k)`. The next ends of these units sit in a tournament tree, so
+//! the next event is found in `O(log units)` with no stale entry. A transfer's
 //! bytes move at `bandwidth / max(k_out, k_in)`, the smaller of its equal
 //! shares of the sender's outgoing and the receiver's incoming link; a
 //! start or an end settles and reschedules the transfers on those two links
@@ -88,7 +89,11 @@ pub(crate) struct Resources {
     cpu_per_byte: f64,
     seq: u64,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
-    nodes: Vec<Cores>,
+    /// What shares cores: each node's cores as one unit, or (threads
+    /// pinned) each core a unit of its own; node `n`'s units are
+    /// `n·per_node..(n + 1)·per_node`.
+    units: Vec<Cores>,
+    per_node: usize,
     next_ends: MinTree,
     out_links: Vec<Vec<usize>>,
     in_links: Vec<Vec<usize>>,
@@ -107,8 +112,17 @@ pub(crate) struct Resources {
 }
 
 impl Resources {
-    pub(crate) fn new(platform: &Platform, cpu_per_byte: f64) -> Resources {
+    /// The platform's nodes; `pinned`: each core shared by its own
+    /// threads alone ([`Platform::pinned`]), else a node's cores by all of
+    /// the node's.
+    pub(crate) fn new(platform: &Platform, cpu_per_byte: f64, pinned: bool) -> Resources {
         let nodes = platform.nodes();
+        let (per_node, cores) = if pinned {
+            (platform.cores(), 1)
+        } else {
+            (1, platform.cores())
+        };
+        let units = nodes * per_node;
         Resources {
             now: 0.0,
             bandwidth: platform.bandwidth_bytes_per_ns(),
@@ -116,8 +130,9 @@ impl Resources {
             cpu_per_byte,
             seq: 0,
             events: BinaryHeap::new(),
-            nodes: (0..nodes).map(|_| Cores::new(platform.cores())).collect(),
-            next_ends: MinTree::new(nodes),
+            units: (0..units).map(|_| Cores::new(cores)).collect(),
+            per_node,
+            next_ends: MinTree::new(units),
             out_links: vec![Vec::new(); nodes],
             in_links: vec![Vec::new(); nodes],
             flows: Vec::new(),
@@ -162,18 +177,20 @@ impl Resources {
         self.events.push(Reverse((Time(time), self.seq, event)));
     }
 
-    /// Starts `ns` of one core's work on `node`, named `id`.
-    pub(crate) fn compute(&mut self, node: usize, ns: f64, id: usize) {
+    /// Starts `ns` of one core's work on `node`, named `id`, for a thread
+    /// pinned to core `core mod cores` (when threads are pinned).
+    pub(crate) fn compute(&mut self, node: usize, core: usize, ns: f64, id: usize) {
         let job = self.job(id, 1);
-        self.run_on(node, ns, job);
+        self.run_on(node, core, ns, job);
     }
 
-    fn run_on(&mut self, node: usize, ns: f64, job: usize) {
+    fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) {
         self.work[node] += ns;
-        let before = self.nodes[node].busy();
-        self.nodes[node].start(self.now, ns, job);
-        self.note_busy(node, before);
-        self.reschedule(node);
+        let unit = node * self.per_node + core % self.per_node;
+        let before = self.units[unit].busy();
+        self.units[unit].start(self.now, ns, job);
+        self.note_busy(unit, before);
+        self.reschedule(unit);
     }
 
     /// Starts a delay of `ns` that uses nothing, named `id`.
@@ -188,11 +205,13 @@ impl Resources {
 
     /// Starts a transfer of `bytes` from `from` to `to`, named `id`; one
     /// within a node (or of nothing with no latency) ends at once, into
-    /// `ended`.
+    /// `ended`. Its CPU cost, if any, runs on core `core` (when pinned)
+    /// of both nodes.
     pub(crate) fn transfer(
         &mut self,
         from: usize,
         to: usize,
+        core: usize,
         bytes: f64,
         id: usize,
         ended: &mut Vec<usize>,
@@ -204,8 +223,8 @@ impl Resources {
         let cpu = self.cpu_per_byte * bytes;
         let job = self.job(id, if cpu > 0.0 { 3 } else { 1 });
         if cpu > 0.0 {
-            self.run_on(from, cpu, job);
-            self.run_on(to, cpu, job);
+            self.run_on(from, core, cpu, job);
+            self.run_on(to, core, cpu, job);
         }
         self.bytes[from].0 += bytes;
         self.bytes[to].1 += bytes;
@@ -237,33 +256,44 @@ impl Resources {
     }
 
     /// Sets the cores of `node` from now on (0 stops its steps until
-    /// cores come back).
+    /// cores come back). Pinned, the node's first `cores` cores run and the
+    /// others hold their threads' steps; cores beyond the platform's have
+    /// no threads to run.
     pub(crate) fn set_cores(&mut self, node: usize, cores: usize) {
-        let before = self.nodes[node].busy();
-        self.nodes[node].set_cores(self.now, cores);
-        self.note_busy(node, before);
-        self.reschedule(node);
+        let per_node = self.per_node;
+        for i in 0..per_node {
+            let unit = node * per_node + i;
+            let given = if per_node == 1 {
+                cores
+            } else {
+                usize::from(i < cores)
+            };
+            let before = self.units[unit].busy();
+            self.units[unit].set_cores(self.now, given);
+            self.note_busy(unit, before);
+            self.reschedule(unit);
+        }
     }
 
     /// Moves the clock to the next event and hands the ids of the
     /// activities that ended to `ended`; `false` when nothing runs.
     pub(crate) fn advance(&mut self, ended: &mut Vec<usize>) -> bool {
-        let (node_end, node) = self.next_ends.min();
+        let (unit_end, unit) = self.next_ends.min();
         let other = self
             .events
             .peek()
             .map_or(f64::INFINITY, |Reverse((t, ..))| t.0);
-        if node_end.is_infinite() && other.is_infinite() {
+        if unit_end.is_infinite() && other.is_infinite() {
             return false;
         }
         self.events_processed += 1;
-        if node_end <= other {
-            self.now = node_end;
-            let before = self.nodes[node].busy();
+        if unit_end <= other {
+            self.now = unit_end;
+            let before = self.units[unit].busy();
             let mut jobs = std::mem::take(&mut self.ended_jobs);
-            self.nodes[node].end_next(self.now, &mut jobs);
-            self.note_busy(node, before);
-            self.reschedule(node);
+            self.units[unit].end_next(self.now, &mut jobs);
+            self.note_busy(unit, before);
+            self.reschedule(unit);
             for job in jobs.drain(..) {
                 self.part_done(job, ended);
             }
@@ -288,17 +318,17 @@ impl Resources {
         true
     }
 
-    fn note_busy(&mut self, node: usize, before: usize) {
-        let after = self.nodes[node].busy();
+    fn note_busy(&mut self, unit: usize, before: usize) {
+        let after = self.units[unit].busy();
         if before != after {
             self.busy_cores = self.busy_cores + after - before;
             self.history.set(self.now, self.busy_cores);
         }
     }
 
-    fn reschedule(&mut self, node: usize) {
-        let at = self.nodes[node].next_end(self.now).unwrap_or(f64::INFINITY);
-        self.next_ends.set(node, at);
+    fn reschedule(&mut self, unit: usize) {
+        let at = self.units[unit].next_end(self.now).unwrap_or(f64::INFINITY);
+        self.next_ends.set(unit, at);
     }
 
     /// A transfer's latency is over: its bytes join the two links.

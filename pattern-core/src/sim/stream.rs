@@ -68,6 +68,9 @@ struct Thread {
     started: Vec<f64>,
     /// Its steps' ids are `base + step`.
     base: usize,
+    /// Its number in the order of the design's text (the executor's, for
+    /// pinning: core `pin mod cores`).
+    pin: usize,
     retired: bool,
 }
 
@@ -99,6 +102,7 @@ pub(crate) struct Options<'d> {
     pub(crate) changes: Changes,
     pub(crate) direct: Option<&'d mut dyn Direct>,
     pub(crate) measure_first: Option<usize>,
+    pub(crate) direct_on_cores: bool,
     pub(crate) labels: &'d [String],
     pub(crate) trace: bool,
 }
@@ -220,7 +224,7 @@ impl<'d> Stream<'d> {
             pools: vec![(None, Vec::new()); pools],
             free: Vec::new(),
             ended: Vec::new(),
-            resources: Resources::new(platform, o.cpu_per_byte),
+            resources: Resources::new(platform, o.cpu_per_byte, platform.is_pinned()),
             released: 0,
             left: 0,
             fit: Slope::default(),
@@ -248,6 +252,12 @@ impl<'d> Stream<'d> {
             for _ in 0..copies {
                 s.spawn(index, pool);
             }
+        }
+        // The stations came off a stack, so the threads are numbered in
+        // the reverse of the text's order (a pool's workers are alike).
+        let threads = s.threads.len();
+        for (t, thread) in s.threads.iter_mut().enumerate() {
+            thread.pin = threads - 1 - t;
         }
         s.o.changes.check_design(platform.nodes(), pools)?;
         for i in 0..s.o.changes.len() {
@@ -283,6 +293,8 @@ impl<'d> Stream<'d> {
                 Vec::new()
             },
             base,
+            // Workers added during the run come after the design's threads.
+            pin: t,
             retired: false,
         });
         if let Some(id) = pool {
@@ -387,7 +399,7 @@ impl<'d> Stream<'d> {
         let thread = &self.threads[t];
         let station = &self.stations[thread.station];
         let id = thread.base + step as usize;
-        let slot = thread.item.slot;
+        let (slot, pin) = (thread.item.slot, thread.pin);
         let now = self.resources.now;
         if let Some(started) = self.threads[t].started.get_mut(step as usize) {
             *started = now;
@@ -401,19 +413,22 @@ impl<'d> Stream<'d> {
                 direct,
             } => {
                 let measured = match (&mut self.o.direct, direct) {
-                    (Some(d), true) => d.run(&self.o.labels[label], slot, self.o.measure_first),
+                    (Some(d), true) => {
+                        let core = self.o.direct_on_cores.then_some(pin);
+                        d.run(&self.o.labels[label], slot, core, self.o.measure_first)
+                    }
                     _ => None,
                 };
                 let ns = self.o.variation.apply(measured.unwrap_or(ns));
                 self.threads[t].parts[step as usize] = width as u32;
                 for w in 0..width {
-                    self.resources.compute(node + w, ns, id);
+                    self.resources.compute(node + w, pin, ns, id);
                 }
             }
             Leaf::Transfer { from, to, bytes } => {
                 self.threads[t].parts[step as usize] = 1;
                 self.resources
-                    .transfer(from, to, bytes, id, &mut self.ended);
+                    .transfer(from, to, pin, bytes, id, &mut self.ended);
             }
             Leaf::Delay(ns) => {
                 self.threads[t].parts[step as usize] = 1;

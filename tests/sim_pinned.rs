@@ -1,0 +1,129 @@
+//! Threads pinned to cores (`Platform::pinned`), as the executor pins them:
+//! thread `i` in the order of the design's text on core `i mod cores`, each
+//! core shared by its own threads alone; and direct execution on the cores
+//! where the pinned threads run (`Simulation::direct_on_cores`).
+mod common;
+
+use pattern_core::exec::{Cores, Kernels};
+use pattern_core::sim::{Change, Platform, SimError, Simulation, When};
+use pattern_core::{Design, Expr, Term};
+use proptest::prelude::*;
+use std::sync::{Arc, Mutex};
+
+fn pipe_of(stages: usize, ns: f64) -> Design {
+    let a = || Term::atom("a", Expr::num(ns));
+    let t = (1..stages).fold(a(), |t, _| Term::pipe(t, a()));
+    Design::from_term(t).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
+
+    /// A pipeline of `k` equal stages on `c` pinned cores runs at the pace
+    /// of the core holding the most stages, `ceil(k/c)` of them; unpinned,
+    /// the stages share all cores: `max(1, k/c)` stages' work per element.
+    #[test]
+    fn a_pinned_pipeline_runs_at_the_pace_of_its_fullest_core(k in 1usize..9, c in 1usize..5) {
+        let d = pipe_of(k, 10.0);
+        let pinned = Simulation::new(&d, &Platform::new(1, c).pinned(true))
+            .elements(3000).run().unwrap().time_per_element();
+        let shared = Simulation::new(&d, &Platform::new(1, c))
+            .elements(3000).run().unwrap().time_per_element();
+        let fullest = k.div_ceil(c) as f64 * 10.0;
+        let spread = (k as f64 / c as f64).max(1.0) * 10.0;
+        prop_assert!((pinned / fullest - 1.0).abs() < 0.01, "pinned {pinned} vs {fullest}");
+        prop_assert!((shared / spread - 1.0).abs() < 0.01, "shared {shared} vs {spread}");
+    }
+
+    /// A task pool's workers take from one queue, so a worker alone on its
+    /// core takes more elements: pinned or not, `n` workers on `c` cores do
+    /// `min(n, c)` elements' work at once.
+    #[test]
+    fn a_pinned_pool_keeps_every_core_with_a_worker_busy(n in 1u64..12, c in 1usize..4, work in 1.0f64..1e4) {
+        let d = Design::from_term(Term::tpool(n, Term::atom("a", Expr::num(work)))).unwrap();
+        let r = Simulation::new(&d, &Platform::new(1, c).pinned(true)).elements(4000).run().unwrap();
+        let want = work / (n as f64).min(c as f64);
+        prop_assert!((r.time_per_element() / want - 1.0).abs() < 1e-3, "{} vs {want}", r.time_per_element());
+    }
+}
+
+/// With a core for every thread, pinning changes nothing, to the ns.
+#[test]
+fn with_a_core_per_thread_pinning_changes_nothing() {
+    let d =
+        Design::parse("a = 10; b = 25; c = 7; pipe(a, tpool[3](seq(b, c)), pipe(a, b))").unwrap();
+    let run = |p: &Platform| Simulation::new(&d, p).elements(500).run().unwrap();
+    let (pinned, shared) = (
+        run(&Platform::new(1, 8).pinned(true)),
+        run(&Platform::new(1, 8)),
+    );
+    assert_eq!(pinned.makespan(), shared.makespan());
+    assert_eq!(pinned.makespan(), 10.0 + 32.0 + 10.0 + 25.0 + 499.0 * 25.0);
+}
+
+/// A core taken away holds the threads pinned to it: unpinned, the two
+/// stages share the core left (20 ns per element); pinned, the second
+/// stage never runs again, and the run reports it instead of hanging.
+#[test]
+fn a_core_taken_away_holds_its_pinned_threads() {
+    let d = pipe_of(2, 10.0);
+    let one_core = (When::At(0.0), Change::Cores { node: 0, cores: 1 });
+    let shared = Simulation::new(&d, &Platform::new(1, 2))
+        .elements(1000)
+        .change(one_core.0, one_core.1)
+        .run()
+        .unwrap();
+    assert!((shared.time_per_element() - 20.0).abs() < 0.2);
+    let pinned = Platform::new(1, 2).pinned(true);
+    let held = Simulation::new(&d, &pinned)
+        .elements(1000)
+        .change(one_core.0, one_core.1)
+        .run();
+    assert!(matches!(held, Err(SimError::Stalled { .. })), "{held:?}");
+    // Given back at 1000 ns, the second core takes up its stage again: the
+    // second stage held element 0, the first stage filled the buffer (4
+    // places) and waits with element 5; from 1000 on the second stage ends
+    // one element per 10 ns, the last (element 9) at 1000 + 10·10.
+    let back = Simulation::new(&d, &pinned)
+        .elements(10)
+        .change(one_core.0, one_core.1)
+        .change(When::At(1000.0), Change::Cores { node: 0, cores: 2 })
+        .run()
+        .unwrap();
+    assert_eq!(back.makespan(), 1100.0);
+}
+
+/// Direct execution on the cores: each kernel runs on the core where the
+/// pinned executor runs its thread (thread `i` on core `i mod cores`).
+#[test]
+fn direct_execution_runs_each_kernel_on_its_threads_core() {
+    let cores = Cores::of_current_thread();
+    let ids = cores.ids();
+    if ids.is_empty() {
+        eprintln!("skipped: this system does not tell the cores");
+        return;
+    }
+    let d = Design::parse("where = 1; pipe(where, where, where)").unwrap();
+    // Each kernel call reports its stage (the element counts the stages it
+    // went through) and the cores its thread may run on.
+    let placed = Arc::new(Mutex::new(Vec::new()));
+    let report = Arc::clone(&placed);
+    let kernels = Kernels::<usize>::new().add("where", move |stage: &mut usize| {
+        report
+            .lock()
+            .unwrap()
+            .push((*stage, Cores::of_current_thread().ids()));
+        *stage += 1;
+    });
+    Simulation::new(&d, &Platform::new(1, cores.len()).pinned(true))
+        .elements(5)
+        .direct(&kernels, |_| 0)
+        .direct_on_cores(true)
+        .run()
+        .unwrap();
+    let placed = placed.lock().unwrap();
+    assert_eq!(placed.len(), 15);
+    for (stage, on) in placed.iter() {
+        assert_eq!(on, &vec![ids[stage % ids.len()]], "stage {stage}");
+    }
+}
