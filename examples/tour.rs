@@ -249,6 +249,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         efficiency.join(", ")
     );
 
+    let stages = Design::parse("inc = 13000; pipe(inc, inc, inc)")?;
+    let per_element = |p: &Platform| -> Result<f64, Box<dyn std::error::Error>> {
+        Ok(Simulation::new(&stages, p)
+            .elements(2000)
+            .run()?
+            .time_per_element())
+    };
+    println!(
+        "  pipe of 3 stages of 13 µs on 2 cores: {:.1} µs per element with the cores shared, {:.1} µs pinned as the executor pins threads (one core holds two stages)",
+        per_element(&Platform::new(1, 2))? / 1e3,
+        per_element(&Platform::new(1, 2).pinned(true))? / 1e3
+    );
+
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
         println!("{e}");
