@@ -429,6 +429,84 @@ fn map_reduce_maps_and_reduces_on_n_threads_and_counts_right() {
     }
 }
 
+/// The reduce phase runs on all `n` threads at once, each on its partition
+/// of the keys: a reduce kernel that waits for `n` calls in flight sees
+/// them (one at a time, it would wait 20 s and fail the count).
+#[test]
+fn map_reduce_groups_and_reduces_on_n_threads() {
+    let text = "hmap = 1e4; hshuffle = 10*x; hreduce = x;
+                mapreduce[m = 1, n = 3, d = x, k = 97](hmap, hshuffle, hreduce)";
+    let d = Design::parse(text).unwrap();
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let met = Arc::new(AtomicUsize::new(0));
+    let (a, m) = (Arc::clone(&arrived), Arc::clone(&met));
+    let kernels = Kernels::new()
+        .add_map("hmap", |img: &Vec<u8>| {
+            img.iter().map(|&b| (b as usize, 1u64)).collect()
+        })
+        .add_reduce("hreduce", move |_key, counts: &[u64]| {
+            let me = a.fetch_add(1, Ordering::SeqCst) + 1;
+            if me <= 3 {
+                wait_until(|| a.load(Ordering::SeqCst) >= 3);
+                if a.load(Ordering::SeqCst) >= 3 {
+                    m.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            counts.iter().sum()
+        });
+    let run = Executor::new(&kernels).run(d.term(), jobs(1, 20)).unwrap();
+    assert_eq!(met.load(Ordering::SeqCst), 3);
+    let job = &run.outputs[0].1;
+    assert_eq!(job.counts.iter().map(|(_, c)| c).sum::<u64>(), 20 * 100);
+}
+
+/// A job whose reduce keeps its values in the order it gets them.
+struct Ordered {
+    inputs: Vec<u32>,
+    out: Vec<(usize, Vec<u32>)>,
+}
+
+impl Job for Ordered {
+    type Input = u32;
+    type Value = u32;
+    type Output = Vec<u32>;
+    fn inputs(&self) -> &[u32] {
+        &self.inputs
+    }
+    fn set_output(&mut self, output: Vec<(usize, Vec<u32>)>) {
+        self.out = output;
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Dealt to partitions and grouped on the workers, a job's pairs reach
+    /// the reduce exactly as `group_by_key` groups them on one thread: keys
+    /// increasing, each key's values in input order (repeated keys within
+    /// one input included).
+    #[test]
+    fn the_shuffle_on_the_workers_groups_as_one_thread_does(
+        inputs in proptest::collection::vec(0u32..1000, 0..80),
+        n in 1u64..5,
+    ) {
+        let emit = |i: &u32| -> Vec<(usize, u32)> {
+            (0..i % 4).map(|j| (((i * 7 + j * 3) % 11) as usize, i * 10 + j)).collect()
+        };
+        let want = pattern_core::exec::group_by_key(inputs.iter().map(emit).collect(), 11).unwrap();
+        let kernels = Kernels::new()
+            .add_map("emit", emit)
+            .add_reduce("keep", |_k, values: &[u32]| values.to_vec());
+        let d = Design::parse(&format!(
+            "emit = 1; s = 1; keep = 1; mapreduce[n = {n}, d = x, k = 11](emit, s, keep)"
+        )).unwrap();
+        let run = Executor::new(&kernels)
+            .run(d.term(), vec![Ordered { inputs, out: Vec::new() }])
+            .unwrap();
+        proptest::prop_assert_eq!(&run.outputs[0].1.out, &want);
+    }
+}
+
 #[test]
 fn map_reduce_inside_a_pipeline() {
     let text = "hmap = 1e4; hshuffle = 10*x; hreduce = x; clear = 1;

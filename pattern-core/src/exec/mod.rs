@@ -20,6 +20,7 @@ mod executor;
 mod kernels;
 mod metrics;
 mod placement;
+mod shuffle;
 
 pub use error::ExecError;
 pub use executor::{Executor, MAX_BUFFER, MAX_SPIN, MAX_THREADS, Run};

@@ -366,6 +366,11 @@ impl Workers<'_> {
         }
     }
 
+    /// The mapReduce's threads, `n` (at least 1).
+    pub(crate) fn threads(&self) -> usize {
+        self.n.max(1)
+    }
+
     /// Stops the run with `e`.
     pub(crate) fn fail(&self, e: ExecError) {
         self.ctx.fail(e);
@@ -380,30 +385,52 @@ impl Workers<'_> {
         len: usize,
         f: impl Fn(usize) -> R + Sync,
     ) -> Option<Vec<R>> {
+        let parts =
+            self.for_each_worker(atom, len, Vec::new, |done: &mut Vec<(usize, R)>, i| {
+                done.push((i, f(i)));
+            })?;
+        let mut slots: Vec<Option<R>> = (0..len).map(|_| None).collect();
+        for (i, r) in parts.into_iter().flatten() {
+            slots[i] = Some(r);
+        }
+        slots.into_iter().collect()
+    }
+
+    /// Calls `f(state, i)` for every `i` in `0..len` on the workers, each
+    /// worker with its own `state` (from `init`) and pulling the next index
+    /// from a shared counter, so that each sees its indices in increasing
+    /// order; returns the workers' states (the calling thread's first).
+    /// `None` if a kernel failed or the run stopped.
+    pub(crate) fn for_each_worker<S: Send>(
+        &self,
+        atom: &str,
+        len: usize,
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, usize) + Sync,
+    ) -> Option<Vec<S>> {
         let next = AtomicUsize::new(0);
         let ctx = self.ctx;
         let work = || {
-            let mut done = Vec::new();
+            let mut state = init();
             while !ctx.stopped() {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= len {
                     break;
                 }
-                match ctx.call(atom, || f(i)) {
-                    Some(r) => done.push((i, r)),
-                    None => break,
+                if ctx.call(atom, || f(&mut state, i)).is_none() {
+                    break;
                 }
             }
-            done
+            state
         };
         let helpers = self.n.min(len).saturating_sub(1);
-        let parts = thread::scope(|s| {
+        let states = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
             let helper = |h: usize| {
                 let start = ctx.begin(self.first + 1 + h);
-                let done = work();
+                let state = work();
                 ctx.account(start);
-                done
+                state
             };
             for h in 0..helpers {
                 match thread::Builder::new()
@@ -417,22 +444,15 @@ impl Workers<'_> {
                     }
                 }
             }
-            let mut parts = vec![work()];
+            let mut states = vec![work()];
             for h in handles {
                 match blocking(|| h.join()) {
-                    Ok(p) => parts.push(p),
+                    Ok(state) => states.push(state),
                     Err(_) => ctx.fail(ExecError::Spawn("a mapReduce worker died".into())),
                 }
             }
-            parts
+            states
         });
-        if ctx.stopped() {
-            return None;
-        }
-        let mut slots: Vec<Option<R>> = (0..len).map(|_| None).collect();
-        for (i, r) in parts.into_iter().flatten() {
-            slots[i] = Some(r);
-        }
-        slots.into_iter().collect()
+        (!ctx.stopped()).then_some(states)
     }
 }

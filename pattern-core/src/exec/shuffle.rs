@@ -1,0 +1,135 @@
+//! The shuffle of a mapReduce on its workers: each map worker deals the
+//! pairs it emits to `p` partitions (key `k` to partition `k mod p`), and
+//! each reduce worker groups one partition by key, so that no phase runs
+//! on one thread alone. Grouping keeps [`group_by_key`]'s order: keys
+//! increasing, and within a key the values in input order (a worker takes
+//! its inputs in increasing order, so a partition's lists are merged by
+//! input index).
+
+use super::kernels::group_by_key;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A pair emitted by the map: the input it came from, its key, its value.
+type Tagged<V> = (usize, usize, V);
+
+/// What one map worker emitted, dealt to the partitions.
+pub(crate) struct Dealt<V> {
+    /// Per partition, the worker's pairs in input order.
+    lists: Vec<Vec<Tagged<V>>>,
+    /// A key outside `0..keys` the worker met, if any.
+    pub(crate) bad_key: Option<usize>,
+}
+
+impl<V> Dealt<V> {
+    pub(crate) fn new(partitions: usize) -> Dealt<V> {
+        Dealt {
+            lists: (0..partitions.max(1)).map(|_| Vec::new()).collect(),
+            bad_key: None,
+        }
+    }
+
+    /// Deals the pairs `input` emitted; keys must be below `keys`.
+    pub(crate) fn deal(&mut self, input: usize, pairs: Vec<(usize, V)>, keys: usize) {
+        let p = self.lists.len();
+        for (k, v) in pairs {
+            if k >= keys {
+                self.bad_key.get_or_insert(k);
+                continue;
+            }
+            self.lists[k % p].push((input, k, v));
+        }
+    }
+}
+
+/// The workers' lists gathered per partition: partition `r` holds every
+/// worker's list `r`.
+pub(crate) fn gather<V>(workers: Vec<Dealt<V>>) -> Vec<Vec<Vec<Tagged<V>>>> {
+    let partitions = workers.first().map_or(0, |w| w.lists.len());
+    let mut gathered: Vec<Vec<Vec<Tagged<V>>>> = (0..partitions).map(|_| Vec::new()).collect();
+    for worker in workers {
+        for (r, list) in worker.lists.into_iter().enumerate() {
+            gathered[r].push(list);
+        }
+    }
+    gathered
+}
+
+/// One partition grouped by key: its lists merged by input index (each is
+/// in input order already), then grouped as [`group_by_key`] does.
+pub(crate) fn group_partition<V>(lists: Vec<Vec<Tagged<V>>>, keys: usize) -> Vec<(usize, Vec<V>)> {
+    let total: usize = lists.iter().map(Vec::len).sum();
+    let mut merged: Vec<(usize, V)> = Vec::with_capacity(total);
+    let mut heads: Vec<std::vec::IntoIter<Tagged<V>>> =
+        lists.into_iter().map(Vec::into_iter).collect();
+    // The next pair of each list, by input index (ties: list order, which
+    // only one list can hold for a given input).
+    let mut next: Vec<Option<Tagged<V>>> = heads.iter_mut().map(Iterator::next).collect();
+    let mut heap: BinaryHeap<Reverse<(usize, usize)>> = next
+        .iter()
+        .enumerate()
+        .filter_map(|(l, t)| t.as_ref().map(|(i, ..)| Reverse((*i, l))))
+        .collect();
+    while let Some(Reverse((_, l))) = heap.pop() {
+        // Every pair of this input in list `l` comes before the others'.
+        while let Some((input, k, v)) = next[l].take() {
+            merged.push((k, v));
+            next[l] = heads[l].next();
+            match &next[l] {
+                Some((i, ..)) if *i == input => continue,
+                Some((i, ..)) => {
+                    heap.push(Reverse((*i, l)));
+                    break;
+                }
+                None => break,
+            }
+        }
+    }
+    // The keys were checked when dealt.
+    group_by_key(vec![merged], keys).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dealt by several workers, grouped per partition and put back in key
+    /// order: exactly `group_by_key` of the map outputs in input order.
+    #[test]
+    fn partitions_grouped_are_the_one_thread_grouping() {
+        // 40 inputs, each emitting a few pairs (repeated keys included).
+        let outputs: Vec<Vec<(usize, u32)>> = (0..40u32)
+            .map(|i| {
+                (0..(i % 5))
+                    .map(|j| (((i * 7 + j * 3) % 13) as usize, i * 10 + j))
+                    .collect()
+            })
+            .collect();
+        let want = group_by_key(outputs.clone(), 13).unwrap();
+        for (workers, partitions) in [(1, 1), (2, 2), (3, 4), (4, 3)] {
+            let mut dealt: Vec<Dealt<u32>> = (0..workers).map(|_| Dealt::new(partitions)).collect();
+            // Inputs handed out in turn; each worker sees increasing indices.
+            for (i, pairs) in outputs.iter().enumerate() {
+                dealt[(i * 7 + 3) % workers].deal(i, pairs.clone(), 13);
+            }
+            let mut got: Vec<(usize, Vec<u32>)> = gather(dealt)
+                .into_iter()
+                .flat_map(|lists| group_partition(lists, 13))
+                .collect();
+            got.sort_by_key(|(k, _)| *k);
+            assert_eq!(got, want, "{workers} workers, {partitions} partitions");
+        }
+    }
+
+    #[test]
+    fn a_key_outside_is_reported_not_dealt() {
+        let mut d: Dealt<u8> = Dealt::new(2);
+        d.deal(0, vec![(1, 1), (5, 2), (0, 3)], 3);
+        assert_eq!(d.bad_key, Some(5));
+        let grouped: Vec<_> = gather(vec![d])
+            .into_iter()
+            .flat_map(|l| group_partition(l, 3))
+            .collect();
+        assert_eq!(grouped, vec![(0, vec![3]), (1, vec![1])]);
+    }
+}
