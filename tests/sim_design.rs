@@ -370,3 +370,33 @@ fn taking_from_a_shared_queue_and_handing_over_cost_cpu() {
         assert!(matches!(err, SimError::InvalidOverhead { .. }), "{err}");
     }
 }
+
+/// Durations that cannot add up, and fixed counts beyond the simulator's
+/// threads, are errors (found by the fuzz driver: an index overflow in the
+/// latency histogram, a planner copying 2^32 task groups).
+#[test]
+fn durations_too_large_to_add_up_and_huge_counts_are_errors() {
+    let d = Design::parse("a = 1e308; a").unwrap();
+    let one = run(&d, &Platform::new(1, 1), &[], 1);
+    assert_eq!(one.makespan(), 1e308);
+    assert_eq!(one.latency_percentile(50.0).map(|l| l > 1e307), Some(true));
+    let two = Simulation::new(&d, &Platform::new(1, 1)).elements(2).run();
+    assert!(
+        matches!(two, Err(SimError::ClockOverflow { left: 1 })),
+        "{two:?}"
+    );
+    let mut g = pattern_core::sim::TaskGraph::new();
+    let a = g.compute(0, 1.5e308, &[]);
+    g.compute(0, 1.5e308, &[a]);
+    let graph = Simulation::graph(&g, &Platform::new(1, 1)).run();
+    assert!(
+        matches!(graph, Err(SimError::ClockOverflow { left: 1 })),
+        "{graph:?}"
+    );
+    let wide = Design::parse("a = 1; groups[4294967296](a)").unwrap();
+    let err = Simulation::new(&wide, &Platform::new(1, 1))
+        .at(&[("p", 4.0)])
+        .run()
+        .unwrap_err();
+    assert!(matches!(err, SimError::Count { .. }), "{err}");
+}

@@ -8,6 +8,7 @@ use pattern_core::fit::Fitter;
 use pattern_core::fit::extrap_io::Experiment;
 use pattern_core::prelude::*;
 use pattern_core::queue::{Machine, Network, Solution};
+use pattern_core::sim::{Platform, Shuffle, Simulation};
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +35,7 @@ pub const TARGETS: &[Target] = &[
     },
     Target {
         name: "design",
-        about: "Design::parse, then check, model, model_asymptotic, latency and resources",
+        about: "Design::parse, then check, model, model_asymptotic, latency, resources, queueing and a short simulation",
         input: |rng| mutated(rng, generate::design),
         run: run_design,
     },
@@ -199,6 +200,43 @@ fn run_design(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
             if p.time_per_element.is_nan() || p.time_per_element < 0.0 {
                 return Err(format!("a queueing prediction of {}", p.time_per_element));
             }
+        }
+    }
+    if rng.random_bool(0.25) {
+        simulate(&design, &model, rng)?;
+    }
+    Ok(())
+}
+
+/// A short simulation of `design` on a random small platform: an error is
+/// fine, a result must be a time.
+fn simulate(design: &Design, model: &Expr, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let platform = Platform::new(rng.random_range(1..5), rng.random_range(1..4))
+        .pinned(rng.random_bool(0.5))
+        .latency(rng.random_range(0.0..100.0))
+        .bandwidth(rng.random_range(0.1..10.0));
+    let mut at = point(model, rng);
+    at.extend(
+        ["n", "m", "threads", "g", "p"].map(|c| (c.to_string(), rng.random_range(1..5u32) as f64)),
+    );
+    let shuffle = if rng.random_bool(0.5) {
+        Shuffle::Model
+    } else {
+        Shuffle::BytesPerKey(rng.random_range(0.0..64.0))
+    };
+    let run = Simulation::new(design, &platform)
+        .at(&bindings(&at))
+        .elements(rng.random_range(1..20))
+        .overheads(rng.random_range(0.0..50.0), rng.random_range(0.0..50.0))
+        .transfer_cpu(rng.random_range(0.0..0.5))
+        .shuffle(shuffle)
+        .run();
+    if let Ok(r) = run {
+        let (makespan, each) = (r.makespan(), r.time_per_element());
+        if !(makespan.is_finite() && makespan >= 0.0 && each.is_finite() && each >= 0.0) {
+            return Err(format!(
+                "a simulation of makespan {makespan}, {each} per element"
+            ));
         }
     }
     Ok(())

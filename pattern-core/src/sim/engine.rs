@@ -110,7 +110,12 @@ impl<'a> Engine<'a> {
                 }
                 self.release(&mut done, &mut ready);
             }
-            if !self.resources.advance(&mut done) {
+            let more = self.resources.advance(&mut done);
+            if self.resources.overflowed {
+                let left = self.finish.iter().filter(|f| f.is_nan()).count();
+                return Err(SimError::ClockOverflow { left });
+            }
+            if !more {
                 break;
             }
         }

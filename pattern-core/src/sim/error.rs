@@ -141,6 +141,16 @@ pub enum SimError {
         /// The value given.
         value: f64,
     },
+    /// The simulated clock passed the largest finite number of ns: the
+    /// durations or sizes are too large to add up.
+    #[error(
+        "the simulated time passed {} ns with {left} tasks or elements not done: durations or sizes too large to add up",
+        f64::MAX
+    )]
+    ClockOverflow {
+        /// The tasks (or elements) not done.
+        left: usize,
+    },
     /// A plot could not be drawn.
     #[error("a plot could not be drawn: {0}")]
     Plot(String),

@@ -113,7 +113,8 @@ impl<'a> Planner<'a> {
 
     fn count(&self, c: &Count) -> Result<u64, SimError> {
         let value = match c {
-            Count::Fixed(k) => return Ok(*k),
+            Count::Fixed(k) if *k <= MAX_THREADS => return Ok(*k),
+            Count::Fixed(k) => Some(*k as f64),
             Count::Symbol(name) => self.at.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
         };
         match value {

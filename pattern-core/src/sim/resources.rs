@@ -105,6 +105,9 @@ pub(crate) struct Resources {
     busy_cores: usize,
     pub(crate) history: BusyHistory,
     pub(crate) events_processed: u64,
+    /// An activity was due past the largest finite time (durations or
+    /// sizes too large to add up): it never ends.
+    pub(crate) overflowed: bool,
     /// Each node's compute work so far, in ns.
     pub(crate) work: Vec<f64>,
     /// Each node's (outgoing, incoming) bytes so far.
@@ -143,6 +146,7 @@ impl Resources {
             busy_cores: 0,
             history: BusyHistory::new(1.0),
             events_processed: 0,
+            overflowed: false,
             work: vec![0.0; nodes],
             bytes: vec![(0.0, 0.0); nodes],
         }
@@ -173,6 +177,7 @@ impl Resources {
     }
 
     fn push(&mut self, time: f64, event: Event) {
+        self.overflowed |= !time.is_finite();
         self.seq += 1;
         self.events.push(Reverse((Time(time), self.seq, event)));
     }
@@ -327,7 +332,13 @@ impl Resources {
     }
 
     fn reschedule(&mut self, unit: usize) {
-        let at = self.units[unit].next_end(self.now).unwrap_or(f64::INFINITY);
+        let at = match self.units[unit].next_end(self.now) {
+            Some(at) => {
+                self.overflowed |= !at.is_finite();
+                at
+            }
+            None => f64::INFINITY,
+        };
         self.next_ends.set(unit, at);
     }
 

@@ -11,6 +11,9 @@ pub(crate) struct LatencyHistogram {
 }
 
 const BUCKET: f64 = 0.01;
+/// Buckets up to the largest finite latency: `ln(f64::MAX / 1e-3) /
+/// ln(1.01)` is about 72,030.
+const MAX_BUCKETS: usize = 72_100;
 
 impl LatencyHistogram {
     pub(crate) fn add(&mut self, latency: f64) {
@@ -19,8 +22,14 @@ impl LatencyHistogram {
             self.zero += 1;
             return;
         }
-        // Bucket i holds [1e-3·1.01^i, 1e-3·1.01^(i+1)).
-        let i = ((latency / 1e-3).ln() / BUCKET.ln_1p()) as usize;
+        // Bucket i holds [1e-3·1.01^i, 1e-3·1.01^(i+1)); logarithms apart,
+        // since latency / 1e-3 overflows above 1.8e305.
+        let i = (latency.ln() - 1e-3f64.ln()) / BUCKET.ln_1p();
+        let i = if i.is_finite() {
+            (i as usize).min(MAX_BUCKETS - 1)
+        } else {
+            MAX_BUCKETS - 1
+        };
         if self.buckets.len() <= i {
             self.buckets.resize(i + 1, 0);
         }

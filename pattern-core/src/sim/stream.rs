@@ -321,6 +321,11 @@ impl<'d> Stream<'d> {
             let mut ended = std::mem::take(&mut self.ended);
             let more = self.resources.advance(&mut ended);
             self.ended = ended;
+            if self.resources.overflowed {
+                return Err(SimError::ClockOverflow {
+                    left: self.o.elements - self.left,
+                });
+            }
             if !more {
                 break;
             }
