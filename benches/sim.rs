@@ -3,10 +3,12 @@
 //! stage s − 1 of element i), on one node of 16 cores and of 2 cores
 //! (processor sharing), and with a transfer between every two stages over
 //! 4 nodes. Events per second are the tasks simulated over the median time.
+//! And one element through designs 10^3 to 10^5 levels deep, for the
+//! planner's growth with depth.
 //! Run with `cargo bench --bench sim`.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use pattern_core::Design;
 use pattern_core::sim::{Platform, Simulation, TaskGraph, TaskId};
+use pattern_core::{Count, Design, Expr, Term};
 use std::hint::black_box;
 
 const STAGES: usize = 16;
@@ -111,5 +113,44 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A design `depth` levels deep of `on`, `groups` and `seq` around one
+/// atom (on two processors), the way a fold nests them.
+fn deep(depth: usize) -> Design {
+    let a = || Term::atom("a", Expr::num(10.0));
+    let mut t = a();
+    for i in 0..depth {
+        t = match i % 3 {
+            0 => Term::On(Count::Fixed(1), Box::new(t)),
+            1 => Term::Groups(Count::Fixed(1), Box::new(t)),
+            _ => Term::seq(t, a()),
+        };
+    }
+    Design::from_term(t).unwrap()
+}
+
+/// Planning deep designs: the placements of `on`/`groups` are environments
+/// evaluated once, so the time grows with the depth, not its square.
+fn bench_deep(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sim deep");
+    group.sample_size(10);
+    let platform = Platform::new(2, 1);
+    for depth in [1_000, 10_000, 100_000] {
+        let d = deep(depth);
+        group.throughput(Throughput::Elements(depth as u64));
+        group.bench_function(format!("one element through a design {depth} deep"), |b| {
+            b.iter(|| {
+                black_box(
+                    Simulation::new(&d, &platform)
+                        .at(&[("p", 2.0)])
+                        .run()
+                        .unwrap()
+                        .makespan(),
+                )
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_deep);
 criterion_main!(benches);

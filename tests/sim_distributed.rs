@@ -2,9 +2,11 @@
 //! groups and redistributions, seq of parallel parts; transfers' CPU cost,
 //! allocations that change during a run, direct execution and traces.
 
-use pattern_core::Design;
+mod common;
+
 use pattern_core::exec::Kernels;
 use pattern_core::sim::{Change, Platform, Shuffle, SimError, Simulation, TaskGraph, When};
+use pattern_core::{Count, Design, Expr, Term};
 use proptest::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -299,4 +301,98 @@ fn a_design_run_keeps_a_trace_when_asked() {
     // No trace unless asked.
     let r = Simulation::new(&d, &p).elements(5).run().unwrap();
     assert!(!r.trace_json().contains("\"X\""));
+}
+
+/// A design 10^5 levels deep of `on`, `groups` and `seq` plans and runs on
+/// a 2 MiB thread: each level adds an environment (the group size, the
+/// shift) instead of rewriting every step below it. One element: the
+/// 33,334 atoms one after the other, 10 ns each, on groups of one
+/// processor.
+#[test]
+fn a_design_100k_levels_deep_of_distributed_patterns_runs_on_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let a = || Term::atom("a", Expr::num(10.0));
+            let mut t = a();
+            for i in 0..100_000 {
+                t = match i % 3 {
+                    0 => Term::On(Count::Fixed(1), Box::new(t)),
+                    1 => Term::Groups(Count::Fixed(1), Box::new(t)),
+                    _ => Term::seq(t, a()),
+                };
+            }
+            let d = Design::from_term(t).unwrap();
+            let r = Simulation::new(&d, &Platform::new(2, 1))
+                .at(&[("p", 2.0)])
+                .run()
+                .unwrap();
+            (r.makespan(), r.core_utilization()[1])
+        })
+        .unwrap();
+    let (makespan, second_node) = handle.join().unwrap();
+    assert_eq!(makespan, 33_334.0 * 10.0);
+    assert_eq!(second_node, 0.0);
+}
+
+/// Random nests of on/par/groups/seq/redist inside `on[8]`, every group
+/// within its processors: one element takes the throughput model (the
+/// placements composed by environments give each step its group size `p`
+/// and its processors).
+fn placed(depth: u32) -> BoxedStrategy<Term> {
+    let atom = (1u32..200, prop::bool::ANY).prop_map(|(w, over_p)| {
+        let model = if over_p {
+            format!("{w}/p")
+        } else {
+            format!("{w}")
+        };
+        let name = if over_p {
+            format!("q{w}")
+        } else {
+            format!("a{w}")
+        };
+        Term::atom(&name, model.parse::<Expr>().unwrap())
+    });
+    atom.prop_recursive(depth, 24, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::seq(a, b)),
+            inner
+                .clone()
+                .prop_map(|t| Term::On(Count::Fixed(1), Box::new(t))),
+            inner
+                .clone()
+                .prop_map(|t| Term::Groups(Count::Fixed(1), Box::new(t))),
+            (inner.clone(), inner.clone(), 0u32..20).prop_map(|(a, b, c)| Term::Redist(
+                Expr::num(c as f64),
+                Box::new(a),
+                Box::new(b)
+            )),
+        ]
+    })
+    .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
+
+    #[test]
+    fn one_element_through_placed_patterns_takes_the_model(
+        a in placed(4), b in placed(4), c in placed(3), split in 1u64..4,
+    ) {
+        // on[8](par[split, 8 - split](a, groups[2](b))) then c on all 8.
+        let t = Term::On(
+            Count::Fixed(8),
+            Box::new(Term::seq(
+                Term::Par(
+                    vec![Count::Fixed(split), Count::Fixed(8 - split)],
+                    vec![a, Term::Groups(Count::Fixed(2), Box::new(b))],
+                ),
+                c,
+            )),
+        );
+        let d = Design::from_term(t).unwrap();
+        let model = d.model().eval(&[]).unwrap();
+        let r = Simulation::new(&d, &Platform::new(8, 1)).run().unwrap();
+        prop_assert!((r.makespan() / model - 1.0).abs() < 1e-9, "{d}: {} vs {model}", r.makespan());
+    }
 }

@@ -34,6 +34,7 @@ mod change;
 mod cores;
 mod direct;
 mod engine;
+mod environment;
 mod error;
 mod graph;
 mod plan;

@@ -11,11 +11,17 @@
 //! While folding, durations, sizes and node numbers are expressions: a
 //! mapReduce substitutes `x := 1` in its map and `x := d(x)` in its reduce,
 //! `on`/`par`/`groups` substitute the group size `p` and shift their parts
-//! to their processors, exactly as the throughput semantics does. The
-//! steps live in one arena; the fold visits a node's parts first and in
-//! order, so the steps of a subterm are one contiguous range of it.
+//! to their processors, exactly as the throughput semantics does. These
+//! placements are not applied to the steps level by level (a design 10^5
+//! levels deep would cost 10^10): each level adds an *environment* above
+//! its parts' (the value of `p` there and the shift, as expressions of the
+//! level above), and [`Planner::finish`] evaluates the environments once,
+//! from the top, and each step in its own. Steps, environments and edges
+//! live in arenas; the fold visits a node's parts first and in order, so
+//! those of a subterm are contiguous ranges of each.
 
 use super::SimError;
+use super::environment::{Env, Places, TOP};
 use super::template::{Leaf, Template};
 use crate::grammar::fold::{Scope, Semantics};
 use crate::semantics::MapReducePhases;
@@ -56,14 +62,17 @@ pub(crate) enum Plan<S = Frag> {
     Phases(Vec<Plan<S>>),
 }
 
-/// A stage's steps while folding: a range of the arena, its first and last
-/// step.
+/// A stage's steps while folding: its ranges of the arenas (steps,
+/// environments, edges), its first and last step and its environment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Frag {
     lo: usize,
     hi: usize,
     entry: usize,
     exit: usize,
+    env: usize,
+    envs: (usize, usize),
+    edges: (usize, usize),
 }
 
 #[derive(Clone, Debug)]
@@ -74,7 +83,8 @@ enum Work {
     Noop,
 }
 
-/// A step while folding: `amount` is ns (compute, delay) or bytes.
+/// A step while folding: `amount` is ns (compute, delay) or bytes; its
+/// expressions are those of its environment `env`.
 #[derive(Clone, Debug)]
 struct Step {
     work: Work,
@@ -82,6 +92,7 @@ struct Step {
     node: Expr,
     width: Option<Expr>,
     amount: Expr,
+    env: usize,
 }
 
 /// The fold that builds a [`Plan`].
@@ -89,6 +100,7 @@ pub(crate) struct Planner<'a> {
     pub(crate) at: &'a [(&'a str, f64)],
     pub(crate) shuffle: Shuffle,
     steps: Vec<Step>,
+    envs: Vec<Env>,
     edges: Vec<(usize, usize)>,
     pub(crate) labels: Vec<String>,
     pools: usize,
@@ -100,6 +112,7 @@ impl<'a> Planner<'a> {
             at,
             shuffle,
             steps: Vec::new(),
+            envs: Vec::new(),
             edges: Vec::new(),
             labels: Vec::new(),
             pools: 0,
@@ -131,7 +144,13 @@ impl<'a> Planner<'a> {
         self.labels.len() - 1
     }
 
-    fn step(&mut self, work: Work, label: usize, amount: Expr) -> Result<usize, SimError> {
+    fn step(
+        &mut self,
+        work: Work,
+        label: usize,
+        amount: Expr,
+        env: usize,
+    ) -> Result<usize, SimError> {
         if self.steps.len() >= MAX_STEPS {
             return Err(SimError::TooManyThreads {
                 threads: self.steps.len() as u64,
@@ -144,12 +163,42 @@ impl<'a> Planner<'a> {
             node: Expr::num(0.0),
             width: None,
             amount,
+            env,
         });
         Ok(self.steps.len() - 1)
     }
 
-    fn noop(&mut self) -> Result<usize, SimError> {
-        self.step(Work::Noop, 0, Expr::num(0.0))
+    fn noop(&mut self, env: usize) -> Result<usize, SimError> {
+        self.step(Work::Noop, 0, Expr::num(0.0), env)
+    }
+
+    /// A new environment, above nothing yet.
+    fn env(&mut self, place: Option<(Expr, Expr)>) -> usize {
+        self.envs.push(Env { parent: TOP, place });
+        self.envs.len() - 1
+    }
+
+    /// A new environment above the environments `parts`.
+    fn join(&mut self, parts: &[usize], place: Option<(Expr, Expr)>) -> usize {
+        let e = self.env(place);
+        for &p in parts {
+            self.envs[p].parent = e;
+        }
+        e
+    }
+
+    /// The fragment from `lo` (its first step, environment and edge) to
+    /// the arenas' ends.
+    fn frag(&self, lo: (usize, usize, usize), entry: usize, exit: usize, env: usize) -> Frag {
+        Frag {
+            lo: lo.0,
+            hi: self.steps.len(),
+            entry,
+            exit,
+            env,
+            envs: (lo.1, self.envs.len()),
+            edges: (lo.2, self.edges.len()),
+        }
     }
 
     fn stage(plan: Plan, pattern: &'static str) -> Result<Frag, SimError> {
@@ -159,72 +208,76 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// `entry -> each part -> exit`, the parts at once.
-    fn all(&mut self, parts: &[Frag], lo: usize) -> Result<Frag, SimError> {
-        let entry = self.noop()?;
-        let exit = self.noop()?;
+    /// `entry -> each part -> exit`, the parts at once, under a new
+    /// environment; the first part begins the fragment.
+    fn all(&mut self, parts: &[Frag]) -> Result<Frag, SimError> {
+        let first = parts[0];
+        let env = self.join(&parts.iter().map(|p| p.env).collect::<Vec<_>>(), None);
+        let entry = self.noop(env)?;
+        let exit = self.noop(env)?;
         for p in parts {
             self.edges.push((entry, p.entry));
             self.edges.push((p.exit, exit));
         }
-        Ok(Frag {
-            lo,
-            hi: self.steps.len(),
-            entry,
-            exit,
-        })
+        Ok(self.frag((first.lo, first.envs.0, first.edges.0), entry, exit, env))
     }
 
-    /// The steps of `f` with `var := value` in their expressions.
-    fn subs(&mut self, f: Frag, var: &str, value: &Expr) {
-        for s in &mut self.steps[f.lo..f.hi] {
-            s.amount = s.amount.subs(var, value);
-            s.node = s.node.subs(var, value);
-            if let Some(w) = &mut s.width {
-                *w = w.subs(var, value);
-            }
-            if let Work::Transfer { from, to } = &mut s.work {
-                *from = from.subs(var, value);
-                *to = to.subs(var, value);
-            }
+    /// `f` on a group of `size` processors from `offset` (expressions of
+    /// the level above): a new environment above `f`'s. Multi-processor
+    /// tasks not yet on a group take all of it.
+    fn place(&mut self, f: Frag, size: &Expr, offset: &Expr) -> Frag {
+        let env = self.join(&[f.env], Some((size.clone(), offset.clone())));
+        Frag {
+            env,
+            envs: (f.envs.0, self.envs.len()),
+            ..f
         }
     }
 
-    /// The steps of `f` on a group of `size` processors from `offset`:
-    /// multi-processor tasks not yet on a group take all of it.
-    fn place(&mut self, f: Frag, size: &Expr, offset: &Expr) {
-        self.subs(f, "p", size);
-        for s in &mut self.steps[f.lo..f.hi] {
-            if matches!(s.work, Work::Compute { direct: true }) && s.width.is_none() {
-                s.width = Some(size.clone());
-            }
-            s.node = s.node.clone() + offset.clone();
-            if let Work::Transfer { from, to } = &mut s.work {
-                *from = from.clone() + offset.clone();
-                *to = to.clone() + offset.clone();
-            }
-        }
-    }
-
-    /// Copies the steps of `f` (with `edges`, its own) to the end of the
-    /// arena.
-    fn copy(&mut self, f: Frag, edges: &[(usize, usize)]) -> Result<Frag, SimError> {
-        let base = self.steps.len();
+    /// Copies `f` (its steps, environments and edges) to the ends of the
+    /// arenas.
+    fn copy(&mut self, f: Frag) -> Result<Frag, SimError> {
+        let (base, env_base, edge_base) = (self.steps.len(), self.envs.len(), self.edges.len());
         if base + (f.hi - f.lo) > MAX_STEPS {
             return Err(SimError::TooManyThreads {
                 threads: (base + f.hi - f.lo) as u64,
                 limit: MAX_STEPS as u64,
             });
         }
-        self.steps.extend_from_within(f.lo..f.hi);
-        let shift = |i: usize| i - f.lo + base;
-        self.edges
-            .extend(edges.iter().map(|&(a, b)| (shift(a), shift(b))));
+        let step = |i: usize| i - f.lo + base;
+        let env = |e: usize| {
+            if (f.envs.0..f.envs.1).contains(&e) {
+                e - f.envs.0 + env_base
+            } else {
+                e
+            }
+        };
+        for i in f.lo..f.hi {
+            let mut s = self.steps[i].clone();
+            s.env = env(s.env);
+            self.steps.push(s);
+        }
+        for e in f.envs.0..f.envs.1 {
+            let mut copied = self.envs[e].clone();
+            copied.parent = if copied.parent == TOP {
+                TOP
+            } else {
+                env(copied.parent)
+            };
+            self.envs.push(copied);
+        }
+        for i in f.edges.0..f.edges.1 {
+            let (a, b) = self.edges[i];
+            self.edges.push((step(a), step(b)));
+        }
         Ok(Frag {
             lo: base,
             hi: self.steps.len(),
-            entry: shift(f.entry),
-            exit: shift(f.exit),
+            entry: step(f.entry),
+            exit: step(f.exit),
+            env: env(f.env),
+            envs: (env_base, self.envs.len()),
+            edges: (edge_base, self.edges.len()),
         })
     }
 
@@ -234,11 +287,14 @@ impl<'a> Planner<'a> {
         for &(a, b) in &self.edges {
             successors[a].push(b);
         }
-        let eval = |label: usize, e: &Expr, what: &str| -> Result<f64, SimError> {
-            let v = e.eval(self.at).map_err(|err| SimError::Model {
-                atom: self.labels[label].clone(),
-                message: err.to_string(),
-            })?;
+        let places = Places::of(&self.envs, self.at)?;
+        let eval = |label: usize, e: &Expr, env: usize, what: &str| -> Result<f64, SimError> {
+            let v = e
+                .eval(places.bindings(env, self.at))
+                .map_err(|err| SimError::Model {
+                    atom: self.labels[label].clone(),
+                    message: err.to_string(),
+                })?;
             if v.is_finite() && v >= 0.0 {
                 Ok(v)
             } else {
@@ -248,32 +304,36 @@ impl<'a> Planner<'a> {
                 })
             }
         };
-        let node = |label: usize, e: &Expr| -> Result<usize, SimError> {
-            let v = eval(label, e, "as a node")?;
+        // A node number: the environments' shift plus the step's own.
+        let node = |label: usize, e: &Expr, env: usize| -> Result<usize, SimError> {
+            let v = places.shift(env) + eval(label, e, env, "as a node")?;
             Ok(v.min(usize::MAX as f64) as usize)
         };
         let leaf = |i: usize| -> Result<Leaf, SimError> {
             let s = &self.steps[i];
+            let env = s.env;
             Ok(match &s.work {
                 Work::Noop => Leaf::Noop,
-                Work::Delay => Leaf::Delay(eval(s.label, &s.amount, "ns")?),
+                Work::Delay => Leaf::Delay(eval(s.label, &s.amount, env, "ns")?),
                 Work::Compute { direct } => {
-                    let width = match &s.width {
-                        Some(w) => node(s.label, w)?.max(1),
-                        None => 1,
+                    let width = match (&s.width, direct) {
+                        (Some(w), _) => eval(s.label, w, env, "as a width")?,
+                        // A multi-processor task takes all of its group.
+                        (None, true) => places.width(env).unwrap_or(1.0),
+                        (None, false) => 1.0,
                     };
                     Leaf::Compute {
-                        node: node(s.label, &s.node)?,
-                        width,
-                        ns: eval(s.label, &s.amount, "ns")?,
+                        node: node(s.label, &s.node, env)?,
+                        width: (width.min(usize::MAX as f64) as usize).max(1),
+                        ns: eval(s.label, &s.amount, env, "ns")?,
                         label: s.label,
                         direct: *direct,
                     }
                 }
                 Work::Transfer { from, to } => Leaf::Transfer {
-                    from: node(s.label, from)?,
-                    to: node(s.label, to)?,
-                    bytes: eval(s.label, &s.amount, "bytes")?,
+                    from: node(s.label, from, env)?,
+                    to: node(s.label, to, env)?,
+                    bytes: eval(s.label, &s.amount, env, "bytes")?,
                 },
             })
         };
@@ -328,13 +388,15 @@ impl Semantics for Planner<'_> {
 
     fn atom(&mut self, atom: &Atom, _: &Scope) -> Result<Plan, SimError> {
         let label = self.label(atom.name.clone());
-        let s = self.step(Work::Compute { direct: true }, label, atom.model.clone())?;
-        Ok(Plan::Stage(Frag {
-            lo: s,
-            hi: s + 1,
-            entry: s,
-            exit: s,
-        }))
+        let lo = (self.steps.len(), self.envs.len(), self.edges.len());
+        let env = self.env(None);
+        let s = self.step(
+            Work::Compute { direct: true },
+            label,
+            atom.model.clone(),
+            env,
+        )?;
+        Ok(Plan::Stage(self.frag(lo, s, s, env)))
     }
 
     fn seq(&mut self, parts: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
@@ -348,12 +410,9 @@ impl Semantics for Planner<'_> {
             self.edges.push((w[0].exit, w[1].entry));
         }
         let (first, last) = (frags[0], frags[frags.len() - 1]);
-        Ok(Plan::Stage(Frag {
-            lo: first.lo,
-            hi: last.hi,
-            entry: first.entry,
-            exit: last.exit,
-        }))
+        let env = self.join(&frags.iter().map(|f| f.env).collect::<Vec<_>>(), None);
+        let lo = (first.lo, first.envs.0, first.edges.0);
+        Ok(Plan::Stage(self.frag(lo, first.entry, last.exit, env)))
     }
 
     fn pipe(&mut self, stages: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
@@ -421,7 +480,9 @@ impl Semantics for Planner<'_> {
                 limit: MAX_THREADS,
             });
         }
-        let lo = map.lo;
+        let lo = (map.lo, map.envs.0, map.edges.0);
+        // The workers' steps, in the level of the mapReduce.
+        let env = self.join(&[map.env, reduce.env], None);
         let map_label = self.label(format!("map of {}", shuffle.name));
         let reduce_label = self.label(format!("reduce of {}", shuffle.name));
         let shuffle_label = self.label(shuffle.name.clone());
@@ -436,7 +497,7 @@ impl Semantics for Planner<'_> {
         ] {
             for node in 0..m {
                 for _ in 0..n {
-                    let s = self.step(Work::Compute { direct: false }, label, ns.clone())?;
+                    let s = self.step(Work::Compute { direct: false }, label, ns.clone(), env)?;
                     self.steps[s].node = Expr::num(node as f64);
                     self.steps[s].width = Some(Expr::num(1.0));
                     into.push(s);
@@ -446,7 +507,7 @@ impl Semantics for Planner<'_> {
         let mut shuffles = Vec::new();
         match self.shuffle {
             Shuffle::Model => {
-                shuffles.push(self.step(Work::Delay, shuffle_label, phases.shuffle.clone())?)
+                shuffles.push(self.step(Work::Delay, shuffle_label, phases.shuffle.clone(), env)?)
             }
             Shuffle::BytesPerKey(bytes) => {
                 // Node `to` reduces about k/m keys, each with 1/m of its
@@ -458,13 +519,17 @@ impl Semantics for Planner<'_> {
                             from: Expr::num(from as f64),
                             to: Expr::num(to as f64),
                         };
-                        shuffles.push(self.step(work, shuffle_label, pair.clone())?);
+                        shuffles.push(self.step(work, shuffle_label, pair.clone(), env)?);
                     }
                 }
             }
         }
-        let (entry, after_map, after_shuffle, exit) =
-            (self.noop()?, self.noop()?, self.noop()?, self.noop()?);
+        let (entry, after_map, after_shuffle, exit) = (
+            self.noop(env)?,
+            self.noop(env)?,
+            self.noop(env)?,
+            self.noop(env)?,
+        );
         for &s in &maps {
             self.edges.push((entry, s));
             self.edges.push((s, after_map));
@@ -480,18 +545,12 @@ impl Semantics for Planner<'_> {
             self.edges.push((after_shuffle, s));
             self.edges.push((s, exit));
         }
-        Ok(Plan::Stage(Frag {
-            lo,
-            hi: self.steps.len(),
-            entry,
-            exit,
-        }))
+        Ok(Plan::Stage(self.frag(lo, entry, exit, env)))
     }
 
     fn on(&mut self, p: &Count, body: Plan, _: &Scope) -> Result<Plan, SimError> {
         let f = Self::stage(body, "on[p] of a pipe or task pool")?;
-        self.place(f, &p.to_expr(), &Expr::num(0.0));
-        Ok(Plan::Stage(f))
+        Ok(Plan::Stage(self.place(f, &p.to_expr(), &Expr::num(0.0))))
     }
 
     fn par(&mut self, sizes: &[Count], parts: Vec<Plan>, _: &Scope) -> Result<Plan, SimError> {
@@ -499,44 +558,39 @@ impl Semantics for Planner<'_> {
         let mut offset = Expr::num(0.0);
         for (size, part) in sizes.iter().zip(parts) {
             let f = Self::stage(part, "par of a pipe or task pool")?;
-            self.place(f, &size.to_expr(), &offset);
+            frags.push(self.place(f, &size.to_expr(), &offset));
             offset = offset + size.to_expr();
-            frags.push(f);
         }
-        let lo = frags[0].lo;
-        Ok(Plan::Stage(self.all(&frags, lo)?))
+        Ok(Plan::Stage(self.all(&frags)?))
     }
 
     fn groups(&mut self, s: &Count, body: Plan, _: &Scope) -> Result<Plan, SimError> {
         let f = Self::stage(body, "groups of a pipe or task pool")?;
         let copies = self.count(s)?;
         let size = crate::semantics::group_size(s);
-        let own: Vec<_> = (self.edges.iter().copied())
-            .filter(|(a, _)| (f.lo..f.hi).contains(a))
-            .collect();
         let mut frags = vec![f];
         for _ in 1..copies {
-            frags.push(self.copy(f, &own)?);
+            frags.push(self.copy(f)?);
         }
-        for (i, &f) in frags.iter().enumerate() {
-            self.place(f, &size, &(size.clone() * Expr::num(i as f64)));
+        for (i, f) in frags.iter_mut().enumerate() {
+            *f = self.place(*f, &size, &(size.clone() * Expr::num(i as f64)));
         }
-        let lo = f.lo;
-        Ok(Plan::Stage(self.all(&frags, lo)?))
+        Ok(Plan::Stage(self.all(&frags)?))
     }
 
     fn redist(&mut self, cost: &Expr, a: Plan, b: Plan, _: &Scope) -> Result<Plan, SimError> {
         let a = Self::stage(a, "seq[redist] of a pipe or task pool")?;
         let b = Self::stage(b, "seq[redist] of a pipe or task pool")?;
         let label = self.label("redistribution".into());
-        let d = self.step(Work::Delay, label, cost.clone())?;
+        let env = self.join(&[a.env, b.env], None);
+        let d = self.step(Work::Delay, label, cost.clone(), env)?;
         self.edges.push((a.exit, d));
         self.edges.push((d, b.entry));
-        Ok(Plan::Stage(Frag {
-            lo: a.lo,
-            hi: self.steps.len(),
-            entry: a.entry,
-            exit: b.exit,
-        }))
+        Ok(Plan::Stage(self.frag(
+            (a.lo, a.envs.0, a.edges.0),
+            a.entry,
+            b.exit,
+            env,
+        )))
     }
 }
