@@ -12,6 +12,9 @@ use std::collections::BinaryHeap;
 /// A pair emitted by the map: the input it came from, its key, its value.
 type Tagged<V> = (usize, usize, V);
 
+/// What the map emitted for one input, and the input's position.
+type Emitted<V> = (usize, Vec<(usize, V)>);
+
 /// What one map worker emitted, dealt to the partitions.
 pub(crate) struct Dealt<V> {
     /// Per partition, the worker's pairs in input order.
@@ -164,6 +167,67 @@ pub fn group_by_key<V>(
     Ok(grouped)
 }
 
+/// The shuffle as the executor runs it on a mapReduce's `threads` threads,
+/// for timing it as an atom: the map outputs (one list of `(key, value)`
+/// pairs per input, in input order) dealt to `threads` partitions by key,
+/// input `i` by thread `i mod threads` (the executor's map threads deal
+/// what they emit), then each partition grouped on a thread of its own.
+/// The result is [`group_by_key`]'s.
+///
+/// ```
+/// use pattern_core::exec::{group_by_key, shuffle_on_threads};
+///
+/// let outputs = vec![vec![(0, 'a'), (2, 'b')], vec![(2, 'c'), (1, 'd')]];
+/// let want = group_by_key(outputs.clone(), 3)?;
+/// assert_eq!(shuffle_on_threads(outputs, 3, 2)?, want);
+/// # Ok::<(), pattern_core::exec::KeyOutOfRange>(())
+/// ```
+pub fn shuffle_on_threads<V: Send>(
+    outputs: Vec<Vec<(usize, V)>>,
+    keys: usize,
+    threads: usize,
+) -> Result<Vec<(usize, Vec<V>)>, KeyOutOfRange> {
+    let threads = threads.clamp(1, outputs.len().max(1));
+    // Each thread's inputs, with their positions.
+    let mut shares: Vec<Vec<Emitted<V>>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, pairs) in outputs.into_iter().enumerate() {
+        shares[i % threads].push((i, pairs));
+    }
+    let dealt: Vec<Dealt<V>> = std::thread::scope(|s| {
+        let handles: Vec<_> = shares
+            .into_iter()
+            .map(|share| {
+                s.spawn(move || {
+                    let mut d = Dealt::new(threads);
+                    for (i, pairs) in share {
+                        d.deal(i, pairs, keys);
+                    }
+                    d
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    if let Some(key) = dealt.iter().find_map(|d| d.bad_key) {
+        return Err(KeyOutOfRange { key, keys });
+    }
+    let mut grouped: Vec<(usize, Vec<V>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = gather(dealt)
+            .into_iter()
+            .map(|lists| s.spawn(move || group_partition(lists, keys)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    grouped.sort_unstable_by_key(|(k, _)| *k);
+    Ok(grouped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +258,30 @@ mod tests {
             got.sort_by_key(|(k, _)| *k);
             assert_eq!(got, want, "{workers} workers, {partitions} partitions");
         }
+    }
+
+    #[test]
+    fn the_shuffle_on_threads_is_group_by_key() {
+        let outputs: Vec<Vec<(usize, u32)>> = (0..33u32)
+            .map(|i| {
+                (0..(i % 6))
+                    .map(|j| (((i * 5 + j) % 17) as usize, i * 10 + j))
+                    .collect()
+            })
+            .collect();
+        let want = group_by_key(outputs.clone(), 17).unwrap();
+        for threads in [0, 1, 2, 3, 5, 64] {
+            assert_eq!(
+                shuffle_on_threads(outputs.clone(), 17, threads).unwrap(),
+                want
+            );
+        }
+        let bad = shuffle_on_threads(vec![vec![(1, 'a')], vec![(9, 'b')]], 3, 2);
+        assert_eq!(bad, Err(KeyOutOfRange { key: 9, keys: 3 }));
+        assert_eq!(
+            shuffle_on_threads(Vec::<Vec<(usize, u8)>>::new(), 3, 4),
+            Ok(Vec::new())
+        );
     }
 
     #[test]
