@@ -398,5 +398,8 @@ fn durations_too_large_to_add_up_and_huge_counts_are_errors() {
         .at(&[("p", 4.0)])
         .run()
         .unwrap_err();
-    assert!(matches!(err, SimError::Count { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "the count `4294967296` is 4294967296: a whole number from 1 to 2^20"
+    );
 }

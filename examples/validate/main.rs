@@ -91,7 +91,7 @@ mod suite;
 #[cfg(test)]
 mod tests;
 
-use pattern_core::exec::{Job, Kernels, shuffle_on_threads};
+use pattern_core::exec::{Job, Kernels, group_by_key};
 use pattern_core::fit::measure::Harness;
 use pattern_core::{cost, cost_of};
 use report::{Acceptance, ErrorSummary, Machine, Report, SuiteReport};
@@ -313,22 +313,17 @@ fn histogram_suite() -> Suite<HistogramJob> {
                     }
                 },
             )
-        });
-    // The shuffle as the executor runs it on the mapReduce's n threads: the
-    // map outputs of x images (o = 768 keys, d(x) = x values each) dealt to
-    // n partitions by key, each grouped on a thread of its own; one atom
-    // per n, since the threads share the work.
-    for n in [1, 2, 4] {
-        suite = suite.probe(&format!("hist_shuffle{n}"), move |harness: &Harness| {
+        })
+        // The shuffle: grouping the map outputs of x images by key
+        // (o = 768 keys, d(x) = x values each), the executor's own code.
+        .probe("hist_shuffle", move |harness: &Harness| {
             let one = hist_map(&image());
             harness.run(
                 &sizes,
                 |x| vec![one.clone(); x],
-                |outputs| shuffle_on_threads(outputs, KEYS, n),
+                |outputs| group_by_key(outputs, 768),
             )
-        });
-    }
-    suite = suite
+        })
         // The reduce: one key's d(x) = x counts.
         .probe("hist_reduce", move |harness: &Harness| {
             harness.run(
@@ -341,7 +336,7 @@ fn histogram_suite() -> Suite<HistogramJob> {
         suite = suite.case(
             "mapreduce",
             &format!(
-                "mapreduce[m = 1, n = {n}, d = x, k = {KEYS}](hist_map, hist_shuffle{n}, hist_reduce)"
+                "mapreduce[m = 1, n = {n}, d = x, k = {KEYS}](hist_map, hist_shuffle, hist_reduce)"
             ),
             accept,
         );

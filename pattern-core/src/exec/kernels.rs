@@ -7,31 +7,26 @@
 //! kernel* for the phases of a mapReduce, whose elements are [`Job`]s.
 
 use super::executor::workers::Workers;
-use super::shuffle::{Dealt, gather, group_partition};
+use super::shuffle::group_by_key;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// An element kernel: transforms one element in place.
 pub type ElementKernel<E> = Arc<dyn Fn(&mut E) + Send + Sync>;
 
-/// The map phase of a job, its pairs dealt to partitions by key (the
-/// shuffle): `None` if a kernel failed (the failure is recorded).
+/// The map phase of a job followed by the grouping by key (the shuffle on
+/// one node): `None` if a kernel failed (the failure is recorded).
 pub(crate) type MapPhase<E> = Arc<dyn Fn(&E, &Workers<'_>) -> Option<Grouped> + Send + Sync>;
 
 /// The reduce phase of a job: reduces every key's values and hands the
 /// results to the job. `false` if a kernel failed.
 pub(crate) type ReducePhase<E> = Arc<dyn Fn(&mut E, Grouped, &Workers<'_>) -> bool + Send + Sync>;
 
-/// The pairs of a job dealt to partitions by key, and the job's number of
-/// keys ([`Partitions`] of `Job::Value`), passed from the map phase to the
-/// reduce phase.
+/// The values of a job grouped by key (`Vec<Vec<Job::Value>>`, one bucket
+/// per key), passed from the map phase to the reduce phase.
 pub(crate) struct Grouped(pub(crate) Box<dyn Any + Send>);
-
-/// Per partition, each map worker's `(input, key, value)` pairs in input
-/// order; and the number of keys.
-type Partitions<V> = (Vec<Vec<Vec<(usize, usize, V)>>>, usize);
 
 /// An element a mapReduce can process: a list of inputs in, one result per
 /// key out (seed 001 §3.1.3).
@@ -183,11 +178,9 @@ impl<E> Kernels<E> {
 impl<E: Job> Kernels<E> {
     /// Registers the map kernel `name` of a mapReduce: it turns one input of
     /// a job into `(key, value)` pairs. The executor applies it to every
-    /// input of the job on the mapReduce's `n` threads; each thread deals
-    /// the pairs it emits to `n` partitions by key (the shuffle), and the
-    /// reduce phase groups each partition on a thread of its own, as
-    /// [`group_by_key`](super::group_by_key) would on one. Keys run from 0 to `k(x) - 1`, the
-    /// keys the design declares for the job's `x` inputs: a key outside is
+    /// input of the job on the mapReduce's `n` threads, then groups the pairs
+    /// by key ([`group_by_key`]). Keys run from 0 to `k(x) - 1`, the keys
+    /// the design declares for the job's `x` inputs: a key outside is
     /// [`ExecError::KeyOutOfRange`](crate::exec::ExecError::KeyOutOfRange).
     pub fn add_map(
         mut self,
@@ -198,32 +191,27 @@ impl<E: Job> Kernels<E> {
         let phase: MapPhase<E> = Arc::new(move |job: &E, workers: &Workers<'_>| {
             let inputs = job.inputs();
             let keys = workers.keys(inputs.len())?;
-            let partitions = workers.threads();
-            let dealt = workers.for_each_worker(
-                &atom,
-                inputs.len(),
-                || Dealt::new(partitions),
-                |dealt, i| dealt.deal(i, map(&inputs[i]), keys),
-            )?;
-            if let Some(key) = dealt.iter().find_map(|d| d.bad_key) {
-                workers.fail(crate::exec::ExecError::KeyOutOfRange {
-                    atom: atom.clone(),
-                    key,
-                    keys,
-                });
-                return None;
+            let emitted = workers.for_each_index(&atom, inputs.len(), |i| map(&inputs[i]))?;
+            match group_by_key(emitted, keys) {
+                Ok(grouped) => Some(Grouped(Box::new(grouped))),
+                Err(out) => {
+                    workers.fail(crate::exec::ExecError::KeyOutOfRange {
+                        atom: atom.clone(),
+                        key: out.key,
+                        keys: out.keys,
+                    });
+                    None
+                }
             }
-            Some(Grouped(Box::new((gather(dealt), keys))))
         });
         self.kernels.insert(name.to_string(), Kernel::Map(phase));
         self
     }
 
     /// Registers the reduce kernel `name` of a mapReduce: it combines the
-    /// values of one key. The executor groups each partition of the map's
-    /// pairs by key and reduces its keys on a thread of its own (the
-    /// mapReduce's `n` threads share the partitions), and hands the results
-    /// to the job ([`Job::set_output`]).
+    /// values of one key. The executor applies it to every key on the
+    /// mapReduce's `n` threads and hands the results to the job
+    /// ([`Job::set_output`]).
     pub fn add_reduce(
         mut self,
         name: &str,
@@ -232,29 +220,17 @@ impl<E: Job> Kernels<E> {
         let atom = name.to_string();
         let phase: ReducePhase<E> = Arc::new(
             move |job: &mut E, grouped: Grouped, workers: &Workers<'_>| {
-                let Ok(dealt) = grouped.0.downcast::<Partitions<E::Value>>() else {
+                let Ok(buckets) = grouped.0.downcast::<Vec<(usize, Vec<E::Value>)>>() else {
                     // Unreachable: map and reduce kernels of one registry
                     // share `E::Value`.
                     return false;
                 };
-                let (partitions, keys) = *dealt;
-                // Each partition is taken once, by the worker that reduces it.
-                let cells: Vec<Mutex<Option<_>>> = partitions
-                    .into_iter()
-                    .map(|p| Mutex::new(Some(p)))
-                    .collect();
-                let Some(results) = workers.for_each_index(&atom, cells.len(), |r| {
-                    let lists = cells[r].lock().ok().and_then(|mut c| c.take());
-                    group_partition(lists.unwrap_or_default(), keys)
-                        .into_iter()
-                        .map(|(k, values)| (k, reduce(k, &values)))
-                        .collect::<Vec<_>>()
+                let Some(results) = workers.for_each_index(&atom, buckets.len(), |i| {
+                    reduce(buckets[i].0, &buckets[i].1)
                 }) else {
                     return false;
                 };
-                let mut output: Vec<(usize, E::Output)> = results.into_iter().flatten().collect();
-                output.sort_unstable_by_key(|(k, _)| *k);
-                job.set_output(output);
+                job.set_output(buckets.iter().map(|(k, _)| *k).zip(results).collect());
                 true
             },
         );

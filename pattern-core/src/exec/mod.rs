@@ -27,4 +27,4 @@ pub use executor::{Executor, MAX_BUFFER, MAX_SPIN, MAX_THREADS, Run};
 pub use kernels::{ElementKernel, Job, Kernels};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
 pub use placement::Cores;
-pub use shuffle::{KeyOutOfRange, group_by_key, shuffle_on_threads};
+pub use shuffle::{KeyOutOfRange, group_by_key};

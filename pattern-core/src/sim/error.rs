@@ -72,8 +72,9 @@ pub enum SimError {
         /// What went wrong.
         message: String,
     },
-    /// A count that is not bound to a whole number of threads.
-    #[error("the count `{count}` is {}: a whole number from 1 to 2^20, bound with .at(..)", match value { Some(v) => v.to_string(), None => "unbound".to_string() })]
+    /// A count that is not a whole number of threads from 1 to 2^20 (a
+    /// symbol unbound, or bound or written out of range).
+    #[error("the count `{count}` is {}: a whole number from 1 to 2^20{}", match value { Some(v) => v.to_string(), None => "unbound".to_string() }, if count.parse::<u64>().is_ok() { "" } else { ", bound with .at(..)" })]
     Count {
         /// The count as written.
         count: String,

@@ -366,11 +366,6 @@ impl Workers<'_> {
         }
     }
 
-    /// The mapReduce's threads, `n` (at least 1).
-    pub(crate) fn threads(&self) -> usize {
-        self.n.max(1)
-    }
-
     /// Stops the run with `e`.
     pub(crate) fn fail(&self, e: ExecError) {
         self.ctx.fail(e);
