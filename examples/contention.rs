@@ -18,7 +18,9 @@
 //! changes by tens of percent from one second to the next.
 //!
 //! Run with `cargo run --release --example contention` (under a minute);
-//! `-- --quick` is a smoke run of a few seconds.
+//! `-- --quick` is a smoke run of a few seconds; `-- --together` runs the
+//! kernels of steps that start at the same simulated time at the same time
+//! (`Simulation::direct_together`).
 
 use pattern_core::Design;
 use pattern_core::exec::{Executor, Kernels};
@@ -100,6 +102,8 @@ fn stops_paying(times: &[f64]) -> usize {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    // Kernels of steps that start together run together (each on its core).
+    let together = std::env::args().any(|a| a == "--together");
     let (rounds, target_ms, max_threads) = if quick { (1, 20.0, 4) } else { (15, 40.0, 8) };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let kernels = Kernels::<Vec<i32>>::new()
@@ -217,6 +221,7 @@ fn main() {
                         .elements(direct_elements)
                         .direct(&kernels, |i| std::mem::take(&mut inputs[i]))
                         .direct_on_cores(true)
+                        .direct_together(together)
                         .run()
                         .expect("a simulation")
                         .time_per_element()

@@ -127,3 +127,44 @@ fn direct_execution_runs_each_kernel_on_its_threads_core() {
         assert_eq!(on, &vec![ids[stage % ids.len()]], "stage {stage}");
     }
 }
+
+/// With `direct_together`, the kernels of steps that start at the same
+/// simulated time run at the same time: in a pipeline of two stages, a
+/// kernel that waits (up to 300 ms) for a second one to be running meets
+/// it; one at a time, none ever does.
+#[test]
+fn kernels_that_start_together_run_together() {
+    let d = Design::parse("meet = 1; pipe(meet, meet)").unwrap();
+    let cores = Cores::of_current_thread();
+    let run = |together: bool| {
+        let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let met = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (r, m) = (Arc::clone(&running), Arc::clone(&met));
+        let kernels = Kernels::<u8>::new().add("meet", move |_| {
+            use std::sync::atomic::Ordering::SeqCst;
+            r.fetch_add(1, SeqCst);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+            while r.load(SeqCst) < 2 && std::time::Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            if r.load(SeqCst) >= 2 {
+                m.fetch_add(1, SeqCst);
+            }
+            // Stay until the other is done looking, then leave.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            r.fetch_sub(1, SeqCst);
+        });
+        Simulation::new(&d, &Platform::new(1, cores.len()).pinned(true))
+            .elements(3)
+            .direct(&kernels, |_| 0)
+            .direct_on_cores(true)
+            .direct_together(together)
+            .run()
+            .unwrap();
+        met.load(std::sync::atomic::Ordering::SeqCst)
+    };
+    assert_eq!(run(false), 0);
+    // Elements 1 and 2 enter the first stage as elements 0 and 1 enter the
+    // second: two pairs start together, four kernels meet.
+    assert_eq!(run(true), 4);
+}

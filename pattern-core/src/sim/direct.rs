@@ -10,7 +10,7 @@
 //! other is read from the other core's cache, as in the run).
 
 use crate::exec::{Cores, ElementKernel, Kernels};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 /// Where the durations of the atoms' steps can come from while a stream
@@ -31,6 +31,15 @@ pub(crate) trait Direct {
         core: Option<usize>,
         first: Option<usize>,
     ) -> Option<f64>;
+    /// The durations of several atoms' steps that start together, each
+    /// `(atom, slot, core)`: their kernels run at the same time, each on
+    /// this machine's core of that number (modulo the cores), so that each
+    /// duration carries what the others do to it.
+    fn run_together(
+        &mut self,
+        calls: &[(&str, usize, usize)],
+        first: Option<usize>,
+    ) -> Vec<Option<f64>>;
     /// The element in `slot` left the design.
     fn leave(&mut self, slot: usize);
 }
@@ -124,6 +133,74 @@ impl<E: Send> Direct for Kernel<'_, E> {
         m.calls += 1;
         m.total += ns;
         Some(ns)
+    }
+
+    fn run_together(
+        &mut self,
+        calls: &[(&str, usize, usize)],
+        first: Option<usize>,
+    ) -> Vec<Option<f64>> {
+        let mut out = vec![None; calls.len()];
+        // The calls that run (the others reuse their atom's mean).
+        let mut runs = Vec::new();
+        for (i, &(atom, slot, core)) in calls.iter().enumerate() {
+            let kernels = self.kernels;
+            let m = self
+                .atoms
+                .entry(atom.to_string())
+                .or_insert_with(|| Measured {
+                    kernel: kernels.element(atom),
+                    calls: 0,
+                    total: 0.0,
+                });
+            let Some(kernel) = m.kernel.clone() else {
+                continue;
+            };
+            match first {
+                Some(k) if m.calls >= k && m.calls > 0 => out[i] = Some(m.total / m.calls as f64),
+                _ => runs.push((i, kernel, slot, core)),
+            }
+        }
+        let cores = self
+            .cores
+            .get_or_insert_with(Cores::of_current_thread)
+            .clone();
+        let wanted: HashSet<usize> = runs.iter().map(|r| r.2).collect();
+        let mut elements: HashMap<usize, &mut E> = (self.slots.iter_mut().enumerate())
+            .filter(|(s, _)| wanted.contains(s))
+            .filter_map(|(s, e)| e.as_mut().map(|e| (s, e)))
+            .collect();
+        let mut on_core: Vec<Vec<_>> = (0..cores.len()).map(|_| Vec::new()).collect();
+        for (i, kernel, slot, core) in runs {
+            if let Some(e) = elements.remove(&slot) {
+                on_core[core % cores.len()].push((i, kernel, e));
+            }
+        }
+        let measured: Vec<(usize, f64)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (on_core.into_iter().enumerate())
+                .filter(|(_, calls)| !calls.is_empty())
+                .map(|(core, calls)| {
+                    let cores = &cores;
+                    s.spawn(move || {
+                        cores.pin_current(core);
+                        (calls.into_iter())
+                            .map(|(i, kernel, e)| (i, timed(&kernel, e)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            (handles.into_iter())
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        for (i, ns) in measured {
+            if let Some(m) = self.atoms.get_mut(calls[i].0) {
+                m.calls += 1;
+                m.total += ns;
+            }
+            out[i] = Some(ns);
+        }
+        out
     }
 
     fn leave(&mut self, slot: usize) {

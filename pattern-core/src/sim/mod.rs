@@ -95,6 +95,7 @@ pub struct Simulation<'a> {
     direct: Option<RefCell<Box<dyn Direct + 'a>>>,
     measure_first: Option<usize>,
     direct_on_cores: bool,
+    direct_together: bool,
     trace: bool,
 }
 
@@ -155,6 +156,7 @@ impl<'a> Simulation<'a> {
             direct: None,
             measure_first: None,
             direct_on_cores: false,
+            direct_together: false,
             trace: false,
         }
     }
@@ -266,6 +268,18 @@ impl<'a> Simulation<'a> {
     /// [`Executor::pin_threads`]: crate::exec::Executor::pin_threads
     pub fn direct_on_cores(mut self, on: bool) -> Simulation<'a> {
         self.direct_on_cores = on;
+        self
+    }
+
+    /// With [`Simulation::direct`]: the kernels of steps that start at the
+    /// same simulated time run at the same time, each on this machine's
+    /// core of its thread (as [`Simulation::direct_on_cores`]), so that
+    /// each measured duration carries what the others do to it: a stage
+    /// reading its element from the cache of a core that is writing the
+    /// next one, memory shared by both. Steps that start at other times
+    /// still run one at a time.
+    pub fn direct_together(mut self, on: bool) -> Simulation<'a> {
+        self.direct_together = on;
         self
     }
 
@@ -421,6 +435,7 @@ impl<'a> Simulation<'a> {
             direct: direct.as_mut().map(|d| &mut ***d as &mut dyn Direct),
             measure_first: self.measure_first,
             direct_on_cores: self.direct_on_cores,
+            direct_together: self.direct_together,
             labels: &labels,
             trace: self.trace,
         };

@@ -74,6 +74,18 @@ struct Thread {
     retired: bool,
 }
 
+/// A directly executed step that waits for the others starting with it
+/// (`Simulation::direct_together`).
+struct Together {
+    label: usize,
+    slot: usize,
+    core: usize,
+    node: usize,
+    width: usize,
+    ns: f64,
+    id: usize,
+}
+
 /// CPU time a thread spends moving an element, in ns: taking it from a
 /// queue several threads share (a task pool's), handing it to the next stage
 /// of a pipeline.
@@ -103,6 +115,7 @@ pub(crate) struct Options<'d> {
     pub(crate) direct: Option<&'d mut dyn Direct>,
     pub(crate) measure_first: Option<usize>,
     pub(crate) direct_on_cores: bool,
+    pub(crate) direct_together: bool,
     pub(crate) labels: &'d [String],
     pub(crate) trace: bool,
 }
@@ -125,6 +138,9 @@ pub(crate) struct Stream<'d> {
     fit: Slope,
     latencies: LatencyHistogram,
     trace: Option<Vec<(Work, usize, f64, f64)>>,
+    /// Directly executed steps starting now, run together before the clock
+    /// moves on.
+    together: Vec<Together>,
     o: Options<'d>,
 }
 
@@ -230,6 +246,7 @@ impl<'d> Stream<'d> {
             fit: Slope::default(),
             latencies: LatencyHistogram::default(),
             trace: o.trace.then(Vec::new),
+            together: Vec::new(),
             o,
         };
         for (mut station, copies, pool) in stations {
@@ -318,6 +335,9 @@ impl<'d> Stream<'d> {
                     break;
                 }
             }
+            if !self.together.is_empty() {
+                self.start_together();
+            }
             let mut ended = std::mem::take(&mut self.ended);
             let more = self.resources.advance(&mut ended);
             self.ended = ended;
@@ -392,6 +412,26 @@ impl<'d> Stream<'d> {
         }
     }
 
+    /// Runs the kernels of the steps that start now at the same time, and
+    /// starts the steps with their durations.
+    fn start_together(&mut self) {
+        let labels = self.o.labels;
+        let together = std::mem::take(&mut self.together);
+        let calls: Vec<(&str, usize, usize)> = (together.iter())
+            .map(|w| (labels[w.label].as_str(), w.slot, w.core))
+            .collect();
+        let measured = match &mut self.o.direct {
+            Some(d) => d.run_together(&calls, self.o.measure_first),
+            None => vec![None; calls.len()],
+        };
+        for (w, m) in together.iter().zip(measured) {
+            let ns = self.o.variation.apply(m.unwrap_or(w.ns));
+            for i in 0..w.width {
+                self.resources.compute(w.node + i, w.core, ns, w.id);
+            }
+        }
+    }
+
     fn begin(&mut self, t: usize, item: Item) {
         let thread = &mut self.threads[t];
         thread.item = item;
@@ -417,6 +457,19 @@ impl<'d> Stream<'d> {
                 label,
                 direct,
             } => {
+                if direct && self.o.direct_together && self.o.direct.is_some() {
+                    self.threads[t].parts[step as usize] = width as u32;
+                    self.together.push(Together {
+                        label,
+                        slot,
+                        core: pin,
+                        node,
+                        width,
+                        ns,
+                        id,
+                    });
+                    return;
+                }
                 let measured = match (&mut self.o.direct, direct) {
                     (Some(d), true) => {
                         let core = self.o.direct_on_cores.then_some(pin);
