@@ -130,7 +130,7 @@ fn direct_execution_runs_each_kernel_on_its_threads_core() {
 
 /// With `direct_together`, the kernels of steps that start at the same
 /// simulated time run at the same time: in a pipeline of two stages, a
-/// kernel that waits (up to 300 ms) for a second one to be running meets
+/// kernel that waits (up to 500 ms) for a second one to be running meets
 /// it; one at a time, none ever does.
 #[test]
 fn kernels_that_start_together_run_together() {
@@ -143,7 +143,7 @@ fn kernels_that_start_together_run_together() {
         let kernels = Kernels::<u8>::new().add("meet", move |_| {
             use std::sync::atomic::Ordering::SeqCst;
             r.fetch_add(1, SeqCst);
-            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
             while r.load(SeqCst) < 2 && std::time::Instant::now() < deadline {
                 std::thread::yield_now();
             }
