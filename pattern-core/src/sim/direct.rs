@@ -78,6 +78,32 @@ impl<'a, E> Kernel<'a, E> {
     }
 }
 
+impl<E> Measured<E> {
+    /// In the mixed mode (`first` = k), once the first k calls ran: their
+    /// mean, for this call.
+    fn reused(&self, first: Option<usize>) -> Option<f64> {
+        match first {
+            Some(k) if self.calls >= k && self.calls > 0 => Some(self.total / self.calls as f64),
+            _ => None,
+        }
+    }
+}
+
+impl<E> Kernel<'_, E> {
+    /// What atom `atom`'s calls measured so far (its kernel looked up at
+    /// its first call).
+    fn measured(&mut self, atom: &str) -> &mut Measured<E> {
+        let kernels = self.kernels;
+        self.atoms
+            .entry(atom.to_string())
+            .or_insert_with(|| Measured {
+                kernel: kernels.element(atom),
+                calls: 0,
+                total: 0.0,
+            })
+    }
+}
+
 /// The ns `kernel` takes on `element`.
 fn timed<E>(kernel: &ElementKernel<E>, element: &mut E) -> f64 {
     let start = Instant::now();
@@ -107,29 +133,20 @@ impl<E: Send> Direct for Kernel<'_, E> {
         core: Option<usize>,
         first: Option<usize>,
     ) -> Option<f64> {
-        if !self.atoms.contains_key(atom) {
-            let measured = Measured {
-                kernel: self.kernels.element(atom),
-                calls: 0,
-                total: 0.0,
-            };
-            self.atoms.insert(atom.to_string(), measured);
-        }
-        let m = self.atoms.get_mut(atom)?;
-        let kernel = m.kernel.as_ref()?;
-        if let Some(k) = first {
-            if m.calls >= k && m.calls > 0 {
-                return Some(m.total / m.calls as f64);
-            }
+        let m = self.measured(atom);
+        let kernel = m.kernel.clone()?;
+        if let Some(mean) = m.reused(first) {
+            return Some(mean);
         }
         let element = self.slots.get_mut(slot)?.as_mut()?;
         let ns = match core {
             Some(core) => {
                 let cores = self.cores.get_or_insert_with(Cores::of_current_thread);
-                cores.run_on(core, || timed(kernel, element))
+                cores.run_on(core, || timed(&kernel, element))
             }
-            None => timed(kernel, element),
+            None => timed(&kernel, element),
         };
+        let m = self.measured(atom);
         m.calls += 1;
         m.total += ns;
         Some(ns)
@@ -144,21 +161,13 @@ impl<E: Send> Direct for Kernel<'_, E> {
         // The calls that run (the others reuse their atom's mean).
         let mut runs = Vec::new();
         for (i, &(atom, slot, core)) in calls.iter().enumerate() {
-            let kernels = self.kernels;
-            let m = self
-                .atoms
-                .entry(atom.to_string())
-                .or_insert_with(|| Measured {
-                    kernel: kernels.element(atom),
-                    calls: 0,
-                    total: 0.0,
-                });
+            let m = self.measured(atom);
             let Some(kernel) = m.kernel.clone() else {
                 continue;
             };
-            match first {
-                Some(k) if m.calls >= k && m.calls > 0 => out[i] = Some(m.total / m.calls as f64),
-                _ => runs.push((i, kernel, slot, core)),
+            match m.reused(first) {
+                Some(mean) => out[i] = Some(mean),
+                None => runs.push((i, kernel, slot, core)),
             }
         }
         let cores = self

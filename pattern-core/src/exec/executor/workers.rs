@@ -380,52 +380,30 @@ impl Workers<'_> {
         len: usize,
         f: impl Fn(usize) -> R + Sync,
     ) -> Option<Vec<R>> {
-        let parts =
-            self.for_each_worker(atom, len, Vec::new, |done: &mut Vec<(usize, R)>, i| {
-                done.push((i, f(i)));
-            })?;
-        let mut slots: Vec<Option<R>> = (0..len).map(|_| None).collect();
-        for (i, r) in parts.into_iter().flatten() {
-            slots[i] = Some(r);
-        }
-        slots.into_iter().collect()
-    }
-
-    /// Calls `f(state, i)` for every `i` in `0..len` on the workers, each
-    /// worker with its own `state` (from `init`) and pulling the next index
-    /// from a shared counter, so that each sees its indices in increasing
-    /// order; returns the workers' states (the calling thread's first).
-    /// `None` if a kernel failed or the run stopped.
-    pub(crate) fn for_each_worker<S: Send>(
-        &self,
-        atom: &str,
-        len: usize,
-        init: impl Fn() -> S + Sync,
-        f: impl Fn(&mut S, usize) + Sync,
-    ) -> Option<Vec<S>> {
         let next = AtomicUsize::new(0);
         let ctx = self.ctx;
         let work = || {
-            let mut state = init();
+            let mut done = Vec::new();
             while !ctx.stopped() {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= len {
                     break;
                 }
-                if ctx.call(atom, || f(&mut state, i)).is_none() {
-                    break;
+                match ctx.call(atom, || f(i)) {
+                    Some(r) => done.push((i, r)),
+                    None => break,
                 }
             }
-            state
+            done
         };
         let helpers = self.n.min(len).saturating_sub(1);
-        let states = thread::scope(|s| {
+        let parts = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
             let helper = |h: usize| {
                 let start = ctx.begin(self.first + 1 + h);
-                let state = work();
+                let done = work();
                 ctx.account(start);
-                state
+                done
             };
             for h in 0..helpers {
                 match thread::Builder::new()
@@ -439,15 +417,22 @@ impl Workers<'_> {
                     }
                 }
             }
-            let mut states = vec![work()];
+            let mut parts = vec![work()];
             for h in handles {
                 match blocking(|| h.join()) {
-                    Ok(state) => states.push(state),
+                    Ok(p) => parts.push(p),
                     Err(_) => ctx.fail(ExecError::Spawn("a mapReduce worker died".into())),
                 }
             }
-            states
+            parts
         });
-        (!ctx.stopped()).then_some(states)
+        if ctx.stopped() {
+            return None;
+        }
+        let mut slots: Vec<Option<R>> = (0..len).map(|_| None).collect();
+        for (i, r) in parts.into_iter().flatten() {
+            slots[i] = Some(r);
+        }
+        slots.into_iter().collect()
     }
 }
