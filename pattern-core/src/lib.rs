@@ -32,6 +32,7 @@ pub mod compare;
 pub mod const_expr;
 pub mod design;
 pub mod exec;
+pub mod explore;
 pub mod fit;
 pub mod laws;
 #[cfg(feature = "paper")]

@@ -1,0 +1,23 @@
+//! Choosing a design: the decisions a user makes from models, made exactly
+//! on this crate's symbolic models.
+//!
+//! - [`allocation`]: the integer counts (threads per stage, a mapReduce's
+//!   `m` and `n`) that minimize the time per element under a budget, for
+//!   any semantics (plain operators, queueing, simulation), and how far
+//!   the greedy rules of RPL-shell are from it.
+//! - [`crossover`]: the intervals of a variable over which each of several
+//!   designs is best, with the crossover points.
+//! - [`sensitivity`]: derivatives of a model with respect to each atom's
+//!   coefficients and each count, the building block to speed up first and
+//!   the bottleneck stage per range of a variable.
+//! - [`ranking`]: the best designs reachable from a design by the laws'
+//!   rewrites and by choosing counts, under a thread budget.
+//! - [`sweep`] and [`plot`]: models over grids of variables as CSV and
+//!   JSON, and plots of them as SVG and PNG.
+
+pub mod allocation;
+pub mod crossover;
+pub mod plot;
+pub mod ranking;
+pub mod sensitivity;
+pub mod sweep;
