@@ -349,6 +349,52 @@ fn more_threads_than_cores_are_warned_about() {
     assert!(fine.warnings.is_empty());
 }
 
+/// Waiting stages of a design with more threads than cores block at once
+/// instead of spinning on a core the stage they wait for needs: with a
+/// spin of 50 ms, a waiting stage that spun would be on its core nearly all
+/// the time.
+#[test]
+fn waiting_stages_do_not_spin_beyond_the_cores() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let kernels = Kernels::<i64>::new()
+        .add("slow", |_| std::thread::sleep(Duration::from_millis(2)))
+        .add("pass", |_| {});
+    let passes = vec!["pass"; cores + 1].join(", ");
+    let d = Design::parse(&format!("slow = 1; pass = 1; pipe(slow, {passes})")).unwrap();
+    let run = |spin_ms: u64, stages: &Design| {
+        Executor::new(&kernels)
+            .spin(Duration::from_millis(spin_ms))
+            .run(stages.term(), numbers(40))
+            .unwrap()
+    };
+    let oversubscribed = run(50, &d);
+    let times = &oversubscribed.metrics.thread_times;
+    if times.is_empty() {
+        return; // no scheduler statistics on this system
+    }
+    for t in &times[1..] {
+        assert!(
+            t.cpu_ns < 0.2 * t.wall_ns,
+            "thread {} was on a core {:.0} of {:.0} ns",
+            t.thread,
+            t.cpu_ns,
+            t.wall_ns
+        );
+    }
+    // Within the cores the waiting stage spins as asked.
+    let fits = Design::parse("slow = 1; pass = 1; pipe(slow, pass)").unwrap();
+    if cores >= 2 {
+        let spun = run(50, &fits);
+        let waiting = &spun.metrics.thread_times[1];
+        assert!(
+            waiting.cpu_ns > 0.5 * waiting.wall_ns,
+            "the waiting stage spun {:.0} of {:.0} ns",
+            waiting.cpu_ns,
+            waiting.wall_ns
+        );
+    }
+}
+
 /// Histograms of byte strings: the mapReduce of seed 001 §4.1.2 in small.
 #[derive(Debug)]
 struct Histogram {
