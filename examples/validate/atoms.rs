@@ -7,8 +7,9 @@
 //! [`Measurement`] that the suite states at the reference speed
 //! ([`scaled`]), collects ([`merge`]) and fits ([`fit_atom`]).
 
+use crate::machine_aware::predict;
 use crate::probe::Speed;
-use crate::refinements::{corun_name, warm_name};
+use crate::refinements::{HANDOFF, corun_name, warm_name, with_handoff};
 use crate::report::{AtomReport, AtomSamples};
 use crate::settings::Settings;
 use crate::suite::{Probe, Suite, ValidationError};
@@ -48,6 +49,44 @@ impl<E: Send + 'static> Suite<E> {
         let (metrics, _, _, _) =
             self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings, speed)?;
         Ok(metrics.inter_departure_ns)
+    }
+
+    /// The hand-over between pipeline stages that share a core, ns: the
+    /// time per element of a pipeline of `2 · cores` do-nothing stages,
+    /// pinned two to a core, over what the refined model charges it in
+    /// hand-overs (a stage pays one per boundary it touches: a core runs
+    /// `2 · 2 − 1 = 3` of them per element on two cores). Stages that
+    /// share a core wait for each other by blocking, dearer than the
+    /// spinning hand-over of [`Suite::time_handoff`].
+    pub(crate) fn time_shared_handoff(
+        &self,
+        x: usize,
+        round: usize,
+        cores: usize,
+        settings: &Settings,
+        speed: &mut Speed,
+    ) -> Result<Option<f64>, ValidationError> {
+        let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
+        let stages = 2 * cores.max(1);
+        let Some(pass_term) =
+            Term::pipe_all((0..stages).map(|_| Term::atom("pass", Expr::num(0.0))))
+        else {
+            return Ok(None);
+        };
+        // The refined model of the same pipeline with a hand-over of 1 ns,
+        // on this machine's cores: hand-overs per element.
+        let unit = Atom {
+            name: HANDOFF.to_string(),
+            model: Expr::num(1.0),
+        };
+        let (_, per_unit) = predict(&with_handoff(&pass_term, &unit), cores, settings, &[]);
+        let Some(per_unit) = per_unit.filter(|u| *u > 0.0) else {
+            return Ok(None);
+        };
+        let n = settings.max_elements.min(self.memory_bound(x, settings));
+        let (metrics, _, _, _) =
+            self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings, speed)?;
+        Ok(metrics.inter_departure_ns.map(|t| t / per_unit))
     }
 
     /// A pool's hand-over: what each of `w` workers spends per element

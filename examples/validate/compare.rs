@@ -158,6 +158,19 @@ impl<E: Send + 'static> Suite<E> {
                     .collect();
                 (!errors.is_empty()).then(|| stats::median(&errors))
             };
+            // The machine-aware predictions: the median over the counted
+            // rounds, against the median run.
+            let over_rounds = |pick: fn(&Predictions) -> Option<f64>| {
+                let v: Vec<f64> = counted
+                    .iter()
+                    .filter_map(|&i| pick(rounds.get(i)?))
+                    .filter(|t| t.is_finite())
+                    .collect();
+                (!v.is_empty()).then(|| stats::median(&v))
+            };
+            let queueing = over_rounds(|p| p.queueing);
+            let simulated = over_rounds(|p| p.simulated);
+            let direct = over_rounds(|p| p.direct);
             sizes.push(SizeResult {
                 x,
                 elements: metrics.first().map_or(0, |m| m.elements),
@@ -177,8 +190,14 @@ impl<E: Send + 'static> Suite<E> {
                 speed_factors: run_factors.clone(),
                 predicted_refined_ns: predicted_refined,
                 error_refined: error(predicted_refined),
-                paired_error: paired(|p| p.0),
-                paired_error_refined: paired(|p| p.1),
+                paired_error: paired(|p| p.plain),
+                paired_error_refined: paired(|p| p.refined),
+                predicted_queueing_ns: queueing,
+                error_queueing: error(queueing),
+                predicted_simulated_ns: simulated,
+                error_simulated: error(simulated),
+                predicted_direct_ns: direct,
+                error_direct: error(direct),
                 round_predictions: rounds.clone(),
                 model_predicted_ns: model_predicted,
                 model_error: error(model_predicted),
@@ -258,6 +277,9 @@ impl<E: Send + 'static> Suite<E> {
             lead_note_refined,
             errors_from: summary(accepted(|s| s.error)),
             errors_from_refined: summary(accepted(|s| s.error_refined)),
+            errors_from_queueing: summary(accepted(|s| s.error_queueing)),
+            errors_from_simulated: summary(accepted(|s| s.error_simulated)),
+            errors_from_direct: summary(accepted(|s| s.error_direct)),
             errors_all: summary(sizes.iter().filter_map(|s| s.error).collect()),
             model_errors_from: summary(accepted(|s| s.model_error)),
             wait_share_max: sizes

@@ -9,6 +9,10 @@ use pattern_core::{Atom, Count, Expr, Term};
 /// The name of the hand-over atom in the models.
 pub const HANDOFF: &str = "handoff";
 
+/// The name of the hand-over between pipeline stages that share a core
+/// (in the report; in a refined design it takes [`HANDOFF`]'s place).
+pub const SHARED_HANDOFF: &str = "handoff_shared";
+
 /// The refined term: cache reuse, contention, the pools' hand-over, then
 /// the pipelines' hand-over.
 pub(crate) fn refine(term: &Term, handoff: Option<&Atom>, variants: &[Atom], cores: usize) -> Term {

@@ -12,8 +12,22 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// The plain and the refined prediction of one run, ns.
-pub type Predictions = (Option<f64>, Option<f64>);
+/// The predictions of one run from the atoms timed around it, ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Predictions {
+    /// The plain operators.
+    pub plain: Option<f64>,
+    /// The refined operators (hand-overs, warm and co-run atoms).
+    pub refined: Option<f64>,
+    /// The refined design under the queueing model of this machine's
+    /// cores.
+    pub queueing: Option<f64>,
+    /// The refined design simulated on this machine's cores, pinned.
+    pub simulated: Option<f64>,
+    /// A simulation whose atoms ran their kernels beside the run (direct
+    /// execution), at the run's speed factor.
+    pub direct: Option<f64>,
+}
 
 /// A measured atom and its fitted model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,8 +111,29 @@ pub struct SizeResult {
     pub paired_error: Option<f64>,
     /// The same for the refined operators.
     pub paired_error_refined: Option<f64>,
-    /// Per round: the plain and the refined prediction from the atoms timed
-    /// around that round's run, ns.
+    /// The refined design under the queueing model of this machine's cores
+    /// (the median over the counted rounds), ns.
+    #[serde(default)]
+    pub predicted_queueing_ns: Option<f64>,
+    /// Its relative error against `measured_ns`.
+    #[serde(default)]
+    pub error_queueing: Option<f64>,
+    /// The refined design simulated on this machine's pinned cores (the
+    /// median over the counted rounds), ns.
+    #[serde(default)]
+    pub predicted_simulated_ns: Option<f64>,
+    /// Its relative error against `measured_ns`.
+    #[serde(default)]
+    pub error_simulated: Option<f64>,
+    /// The simulation with directly executed atoms (the median over the
+    /// counted rounds, each at its run's speed factor), ns.
+    #[serde(default)]
+    pub predicted_direct_ns: Option<f64>,
+    /// Its relative error against `measured_ns`.
+    #[serde(default)]
+    pub error_direct: Option<f64>,
+    /// Per round: the predictions from the atoms timed around that round's
+    /// run, ns.
     pub round_predictions: Vec<Predictions>,
     /// The modular model (from the atoms' fitted models) at `x`, ns.
     pub model_predicted_ns: Option<f64>,
@@ -174,6 +209,15 @@ pub struct Row {
     pub errors_from: Option<ErrorSummary>,
     /// The same for the model with the hand-over.
     pub errors_from_refined: Option<ErrorSummary>,
+    /// The same for the queueing model ([`SizeResult::error_queueing`]).
+    #[serde(default)]
+    pub errors_from_queueing: Option<ErrorSummary>,
+    /// The same for the simulation ([`SizeResult::error_simulated`]).
+    #[serde(default)]
+    pub errors_from_simulated: Option<ErrorSummary>,
+    /// The same for direct execution ([`SizeResult::error_direct`]).
+    #[serde(default)]
+    pub errors_from_direct: Option<ErrorSummary>,
     /// Pointwise errors ([`SizeResult::error`]) at every size.
     pub errors_all: Option<ErrorSummary>,
     /// Errors of the fitted modular model ([`SizeResult::model_error`]) at
@@ -235,6 +279,26 @@ pub struct Acceptance {
     /// Its worst (configuration, size).
     #[serde(default)]
     pub raw_worst: Option<(String, usize)>,
+    /// The refined design under the queueing model of the machine.
+    #[serde(default)]
+    pub queueing: Option<ErrorSummary>,
+    /// Its worst (configuration, size).
+    #[serde(default)]
+    pub queueing_worst: Option<(String, usize)>,
+    /// The refined design simulated on the machine's pinned cores: the
+    /// machine-aware prediction chosen before the run
+    /// ([`CHOSEN`](crate::machine_aware::CHOSEN)).
+    #[serde(default)]
+    pub simulated: Option<ErrorSummary>,
+    /// Its worst (configuration, size).
+    #[serde(default)]
+    pub simulated_worst: Option<(String, usize)>,
+    /// The simulation with directly executed atoms.
+    #[serde(default)]
+    pub direct: Option<ErrorSummary>,
+    /// Its worst (configuration, size).
+    #[serde(default)]
+    pub direct_worst: Option<(String, usize)>,
 }
 
 impl Acceptance {
@@ -263,6 +327,9 @@ impl Acceptance {
         let (plain, plain_worst) = collect(|s| s.error);
         let (refined, refined_worst) = collect(|s| s.error_refined);
         let (raw, raw_worst) = collect(|s| s.error_raw);
+        let (queueing, queueing_worst) = collect(|s| s.error_queueing);
+        let (simulated, simulated_worst) = collect(|s| s.error_simulated);
+        let (direct, direct_worst) = collect(|s| s.error_direct);
         Acceptance {
             from,
             limit,
@@ -273,7 +340,20 @@ impl Acceptance {
             refined_worst,
             raw,
             raw_worst,
+            queueing,
+            queueing_worst,
+            simulated,
+            simulated_worst,
+            direct,
+            direct_worst,
         }
+    }
+
+    /// Whether the chosen machine-aware prediction meets the issue's bar:
+    /// every point within the limit, the median within half of it.
+    pub fn passed_machine_aware(&self) -> bool {
+        self.simulated
+            .is_some_and(|s| s.max <= self.limit && s.median <= self.limit / 2.0)
     }
 
     /// Whether the plain operators meet the limit everywhere.
@@ -414,8 +494,8 @@ impl SuiteReport {
     pub fn table(&self) -> String {
         let from = self.acceptance_from;
         let mut out = format!(
-            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | error % at x ≥ {from} (median / max) | refined: error % (median / max) | fitted model: error % (median / max) | CPU wait % | stolen % |\n\
-             | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            "| configuration | threads | monolithic model [ns] | modular model [ns] | lead. coeff. error % | plain: error % at x ≥ {from} (median / max) | refined | queueing | **simulated** | direct execution | fitted model | CPU wait % | stolen % |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
         );
         for r in &self.rows {
             let mono = r
@@ -431,12 +511,15 @@ impl SuiteReport {
             let warn = if r.warnings.is_empty() { "" } else { " ⚠" };
             let _ = writeln!(
                 out,
-                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} | {} | {} |",
+                "| {}{warn} | {} | {mono} | {} | {lead} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.design,
                 r.threads,
                 rounded(&r.modular),
                 pct_summary(r.errors_from),
                 pct_summary(r.errors_from_refined),
+                pct_summary(r.errors_from_queueing),
+                pct_summary(r.errors_from_simulated),
+                pct_summary(r.errors_from_direct),
                 pct_summary(r.model_errors_from),
                 pct(r.wait_share_max),
                 pct(r.steal_share_max),

@@ -110,6 +110,11 @@ pub struct Settings {
     /// and size by a pilot call, at most a quarter of
     /// [`Settings::max_bytes`]; zero times single calls.
     pub atom_stream: Duration,
+    /// In a simulation with direct execution
+    /// ([`Suite::with_direct`](crate::suite::Suite::with_direct)), how many
+    /// calls of each atom run its kernel (default 6): the seed's mixed
+    /// mode, later calls take their mean.
+    pub direct_calls: usize,
     /// The fitter of atoms and whole runs (default [`Fitter::default`]).
     pub fitter: Fitter,
 }
@@ -137,6 +142,7 @@ impl Default for Settings {
             pin_threads: true,
             cold_bytes: 192 << 20,
             atom_stream: Duration::from_millis(4),
+            direct_calls: 6,
             fitter: Fitter::default(),
         }
     }
@@ -155,6 +161,7 @@ impl Settings {
             retries: 0,
             cold_bytes: 0,
             atom_stream: Duration::ZERO,
+            direct_calls: 2,
             ..Settings::default()
         }
     }

@@ -5,15 +5,17 @@
 
 use crate::atoms::{AtomTimings, fit_atom, merge, scaled};
 use crate::compare::CaseRuns;
+use crate::machine_aware::{Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
-    HANDOFF, corun_name, pool_handoff_name, pool_sizes, pooled_atoms, refine, warm_name,
+    HANDOFF, SHARED_HANDOFF, corun_name, pool_handoff_name, pool_sizes, pooled_atoms, refine,
+    warm_name,
 };
 #[cfg(doc)]
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
-use crate::report::SuiteReport;
+use crate::report::{Predictions, SuiteReport};
 use crate::settings::Settings;
-use pattern_core::exec::{Cores, ExecError, Kernels, Metrics, Warning};
+use pattern_core::exec::{Cores, ExecError, Executor, Kernels, Metrics, Warning};
 use pattern_core::fit::FitError;
 use pattern_core::fit::measure::{Harness, Measurement};
 use pattern_core::semantics::Throughput;
@@ -116,6 +118,8 @@ pub struct Suite<E> {
     pub(crate) warm: bool,
     /// [`Suite::with_contention`].
     pub(crate) contention: bool,
+    /// [`Suite::with_direct`].
+    pub(crate) direct: bool,
     /// Written after an atom's inputs are built, so that they are as cold
     /// as [`Settings::cold_bytes`] asks (cheaper than building that many
     /// bytes of further inputs).
@@ -145,6 +149,7 @@ impl<E: Send + 'static> Suite<E> {
             handoff: false,
             warm: false,
             contention: false,
+            direct: false,
             scratch: Mutex::new(Vec::new()),
             stream_lengths: Mutex::new(BTreeMap::new()),
         }
@@ -218,6 +223,14 @@ impl<E: Send + 'static> Suite<E> {
         self
     }
 
+    /// Also predict every run by a simulation whose atoms run their kernels
+    /// (direct execution in the seed's mixed mode,
+    /// [`Suite::simulate_direct`]), beside the run (default off).
+    pub fn with_direct(mut self, on: bool) -> Self {
+        self.direct = on;
+        self
+    }
+
     /// Measures, runs, fits and compares; `log` receives a line per step.
     pub fn run(
         &self,
@@ -251,6 +264,11 @@ impl<E: Send + 'static> Suite<E> {
             }
             pools.sort_unstable();
             pools.dedup();
+        }
+        let mut shared_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        let mut beyond_cores = false;
+        for case in &self.cases {
+            beyond_cores |= self.threads_of(case)? > cores;
         }
         let mut collected: Vec<CaseRuns> = self.cases.iter().map(|_| CaseRuns::default()).collect();
         let mut used = vec![false; self.probes.len()];
@@ -301,6 +319,19 @@ impl<E: Send + 'static> Suite<E> {
                         });
                     }
                 }
+                // Stages that share a core hand over by blocking.
+                let mut shared_handoff = None;
+                if self.handoff && beyond_cores {
+                    if let Some(t) =
+                        self.time_shared_handoff(x, round, cores, settings, &mut unprobed)?
+                    {
+                        shared_samples.entry(x).or_default().push(t);
+                        shared_handoff = Some(Atom {
+                            name: HANDOFF.to_string(),
+                            model: Expr::num(t),
+                        });
+                    }
+                }
                 let mut local_pools = Vec::new();
                 for &w in &pools {
                     if let Some(each) = self.time_pool_handoff(w, round, settings, &mut unprobed)? {
@@ -338,6 +369,31 @@ impl<E: Send + 'static> Suite<E> {
                         .elements
                         .entry(x)
                         .or_insert_with(|| self.elements_for(&design, x, settings));
+                    // The direct simulation beside the run it predicts,
+                    // first in every other round (a steady drift of the
+                    // machine's speed then favours neither).
+                    let overheads = Overheads {
+                        take: self.pool_take(case, &local_pools, cores)?,
+                        handoff: atom_ns(if self.threads_of(case)? > cores {
+                            shared_handoff.as_ref().or(local_handoff.as_ref())
+                        } else {
+                            local_handoff.as_ref()
+                        }),
+                    };
+                    let direct_first = (self.direct && round % 2 == 1)
+                        .then(|| {
+                            self.simulate_direct(
+                                &self.kernels,
+                                &design,
+                                x,
+                                n,
+                                round,
+                                cores,
+                                overheads,
+                                settings,
+                            )
+                        })
+                        .flatten();
                     let (metrics, run_warnings, repeated, factor) = self.least_disturbed(
                         &self.kernels,
                         design.term(),
@@ -366,7 +422,8 @@ impl<E: Send + 'static> Suite<E> {
                     let design = self.design(case, &local)?;
                     let at = [("x", x as f64)];
                     let predicted = design.model().eval(&at).ok();
-                    let refined = (self.handoff || self.warm || self.contention).then(|| {
+                    let refining = self.handoff || self.warm || self.contention;
+                    let refined = refining.then(|| {
                         Throughput::new()
                             .expr(&refine(
                                 design.term(),
@@ -377,6 +434,38 @@ impl<E: Send + 'static> Suite<E> {
                             .eval(&at)
                             .ok()
                     });
+                    // On this machine's cores: stages that share a core
+                    // hand over at the shared cost.
+                    let beyond = self.threads_of(case)? > cores;
+                    let case_handoff = match (&shared_handoff, beyond) {
+                        (Some(h), true) => Some(h.clone()),
+                        _ => local_handoff.clone(),
+                    };
+                    let machine_term = if refining {
+                        refine(design.term(), case_handoff.as_ref(), &local_variants, cores)
+                    } else {
+                        design.term().clone()
+                    };
+                    let (queueing, simulated) = predict(&machine_term, cores, settings, &at);
+                    let direct = if round % 2 == 1 {
+                        direct_first
+                    } else if self.direct {
+                        self.simulate_direct(
+                            &self.kernels,
+                            &design,
+                            x,
+                            n,
+                            round,
+                            cores,
+                            overheads,
+                            settings,
+                        )
+                    } else {
+                        None
+                    };
+                    // Stated at the reference speed as the run is: the
+                    // pair's ratio is kept.
+                    let direct = direct.map(|t| t * factor);
                     for w in run_warnings {
                         let w = w.to_string();
                         if !runs.warnings.contains(&w) {
@@ -386,10 +475,13 @@ impl<E: Send + 'static> Suite<E> {
                     *runs.repeats.entry(x).or_default() += repeated;
                     runs.metrics.entry(x).or_default().push(metrics);
                     runs.factors.entry(x).or_default().push(factor);
-                    runs.predicted
-                        .entry(x)
-                        .or_default()
-                        .push((predicted, refined.flatten()));
+                    runs.predicted.entry(x).or_default().push(Predictions {
+                        plain: predicted,
+                        refined: refined.flatten(),
+                        queueing,
+                        simulated,
+                        direct,
+                    });
                 }
             }
         }
@@ -414,6 +506,9 @@ impl<E: Send + 'static> Suite<E> {
             if !samples.is_empty() {
                 variants.push(fit_atom(&corun_name(probe.name()), samples, settings)?);
             }
+        }
+        if !shared_samples.is_empty() {
+            variants.push(fit_atom(SHARED_HANDOFF, &shared_samples, settings)?);
         }
         for (w, samples) in &pool_samples {
             variants.push(fit_atom(&pool_handoff_name(*w), samples, settings)?);
@@ -550,6 +645,35 @@ impl<E: Send + 'static> Suite<E> {
         Ok(self.element_probes(&used))
     }
 
+    /// The threads a case runs.
+    pub(crate) fn threads_of(&self, case: &Case) -> Result<usize, ValidationError> {
+        let design = self.shape(case)?;
+        Executor::new(&self.kernels)
+            .threads(design.term())
+            .map_err(|source| ValidationError::Exec {
+                design: case.structure.clone(),
+                x: 0,
+                source,
+            })
+    }
+
+    /// What each element costs a worker to take from its pool's queue and
+    /// hand on in `case` (its largest pool's hand-over, measured for as
+    /// many busy workers), ns; 0 without pools.
+    pub(crate) fn pool_take(
+        &self,
+        case: &Case,
+        measured: &[Atom],
+        cores: usize,
+    ) -> Result<f64, ValidationError> {
+        let mut sizes = Vec::new();
+        pool_sizes(self.shape(case)?.term(), cores, &mut sizes);
+        let largest = sizes.into_iter().max();
+        Ok(atom_ns(largest.and_then(|w| {
+            measured.iter().find(|a| a.name == pool_handoff_name(w))
+        })))
+    }
+
     /// The probes (by index) of the element atoms a case runs in a task
     /// pool of two or more workers.
     pub(crate) fn pooled_atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
@@ -580,6 +704,11 @@ pub(crate) fn design_text(structure: &str, atoms: &[(String, Expr)]) -> String {
     }
     text.push_str(structure);
     text
+}
+
+/// The time of a measured constant atom, ns (0 without one).
+pub(crate) fn atom_ns(atom: Option<&Atom>) -> f64 {
+    atom.and_then(|a| a.model.eval(&[]).ok()).unwrap_or(0.0)
 }
 
 /// The cores of this machine the validation may use.
