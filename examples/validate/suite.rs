@@ -15,7 +15,7 @@ use crate::refinements::{
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
 use crate::report::{Predictions, SuiteReport};
 use crate::settings::Settings;
-use pattern_core::exec::{Cores, ExecError, Executor, Kernels, Metrics, Warning};
+use pattern_core::exec::{Cores, ExecError, Kernels, Metrics, Warning};
 use pattern_core::fit::FitError;
 use pattern_core::fit::measure::{Harness, Measurement};
 use pattern_core::semantics::Throughput;
@@ -645,16 +645,16 @@ impl<E: Send + 'static> Suite<E> {
         Ok(self.element_probes(&used))
     }
 
-    /// The threads a case runs.
+    /// The threads a case runs (its design's fixed counts).
     pub(crate) fn threads_of(&self, case: &Case) -> Result<usize, ValidationError> {
-        let design = self.shape(case)?;
-        Executor::new(&self.kernels)
-            .threads(design.term())
-            .map_err(|source| ValidationError::Exec {
+        let threads = self.shape(case)?.resources().threads.eval(&[]);
+        match threads {
+            Ok(t) if t.is_finite() && t >= 1.0 => Ok(t as usize),
+            other => Err(ValidationError::Design {
                 design: case.structure.clone(),
-                x: 0,
-                source,
-            })
+                message: format!("its threads are not a count: {other:?}"),
+            }),
+        }
     }
 
     /// What each element costs a worker to take from its pool's queue and
