@@ -122,7 +122,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            rounds: 15,
+            rounds: 11,
             atom_repetitions: 2,
             run_target: Duration::from_millis(15),
             min_elements: 20,
