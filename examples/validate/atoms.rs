@@ -9,7 +9,7 @@
 
 use crate::machine_aware::predict;
 use crate::probe::Speed;
-use crate::refinements::{HANDOFF, corun_name, warm_name, with_handoff};
+use crate::refinements::{HANDOFF, corun_name, handed_name, warm_name, with_handoff};
 use crate::report::{AtomReport, AtomSamples};
 use crate::settings::Settings;
 use crate::suite::{Probe, Suite, ValidationError};
@@ -236,6 +236,7 @@ impl<E: Send + 'static> Suite<E> {
         &self,
         uses: &[usize],
         contended: &[usize],
+        handed: &[usize],
         settings: &Settings,
         x: usize,
         timed: &mut [Option<AtomTimings>],
@@ -260,6 +261,14 @@ impl<E: Send + 'static> Suite<E> {
             } else {
                 None
             };
+            let handed = if handed.contains(&i) {
+                let cores = speed.cores.clone();
+                let (m, factor) =
+                    speed.atom(|| self.measure_handed(probe.name(), settings, x, cores.as_ref()));
+                m?.map(|m| scaled(&m, factor))
+            } else {
+                None
+            };
             let join = |a: Option<Measurement>, b: Option<Measurement>| match (a, b) {
                 (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
                 (a, b) => a.or(b),
@@ -269,12 +278,14 @@ impl<E: Send + 'static> Suite<E> {
                     cold,
                     warm,
                     corun,
+                    handed,
                     cold_raw,
                 },
                 Some(before) => AtomTimings {
                     cold: join_measurements(&before.cold, &cold),
                     warm: join(before.warm, warm),
                     corun: join(before.corun, corun),
+                    handed: join(before.handed, handed),
                     cold_raw: join_measurements(&before.cold_raw, &cold_raw),
                 },
             });
@@ -312,6 +323,12 @@ impl<E: Send + 'static> Suite<E> {
                         warm.push(Atom {
                             name: corun_name(name),
                             model: Expr::num(median_at(c, x)),
+                        });
+                    }
+                    if let Some(h) = &t.handed {
+                        warm.push(Atom {
+                            name: handed_name(name),
+                            model: Expr::num(median_at(h, x)),
                         });
                     }
                     Expr::num(median_at(&t.cold, x))
@@ -369,6 +386,76 @@ impl<E: Send + 'static> Suite<E> {
                 stopped_early: false,
             }],
         ))
+    }
+
+    /// Times the element kernel `name` at `x` on elements that another
+    /// core has just worked on, as a pipeline stage finds them: each cold
+    /// element goes through the kernel on the second core (the stage
+    /// before), then is timed on the first; a stream as long as a cold
+    /// timing's, its mean. On one core, `None`.
+    pub(crate) fn measure_handed(
+        &self,
+        name: &str,
+        settings: &Settings,
+        x: usize,
+        cores: Option<&Cores>,
+    ) -> Result<Option<Measurement>, ValidationError> {
+        let kernel = self
+            .kernels
+            .element(name)
+            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let Some(cores) = cores.filter(|c| c.len() > 1) else {
+            return Ok(None);
+        };
+        let k = self.stream_length(name, &kernel, x, settings);
+        let reps = settings.atom_repetitions.max(1);
+        let mut seed = u64::MAX / 4;
+        let elements: Vec<E> = (0..reps * k)
+            .map(|_| {
+                seed -= 1;
+                (self.make)(x, seed)
+            })
+            .collect();
+        self.evict(&[x], settings);
+        let (to_other, other_in) = std::sync::mpsc::sync_channel::<E>(1);
+        let (other_out, back) = std::sync::mpsc::sync_channel::<E>(1);
+        let times_ns = thread::scope(|s| {
+            let kernel_before = &kernel;
+            s.spawn(move || {
+                cores.pin_current(1);
+                for mut e in other_in {
+                    kernel_before(&mut e);
+                    if other_out.send(e).is_err() {
+                        break;
+                    }
+                }
+            });
+            cores.pin_current(0);
+            let mut elements = elements.into_iter();
+            let mut times = Vec::with_capacity(reps);
+            for _ in 0..reps {
+                let mut total = 0.0;
+                let mut count = 0usize;
+                for e in elements.by_ref().take(k) {
+                    let Ok(()) = to_other.send(e) else { break };
+                    let Ok(mut e) = back.recv() else { break };
+                    total += timed(|| kernel(&mut e)).1;
+                    std::hint::black_box(&mut e);
+                    count += 1;
+                }
+                times.push(total / count.max(1) as f64);
+            }
+            drop(to_other);
+            times
+        });
+        Ok(Some(Measurement::from_samples(
+            &handed_name(name),
+            vec![Samples {
+                x,
+                times_ns,
+                stopped_early: false,
+            }],
+        )))
     }
 
     /// Times the element kernel `name` at `x` like a cold timing
@@ -468,6 +555,9 @@ pub(crate) struct AtomTimings {
     pub(crate) warm: Option<Measurement>,
     /// Co-run ([`Suite::with_contention`]), at the reference speed.
     pub(crate) corun: Option<Measurement>,
+    /// Handed from another core ([`Suite::measure_handed`]), at the
+    /// reference speed.
+    pub(crate) handed: Option<Measurement>,
     /// Cold, as measured.
     pub(crate) cold_raw: Measurement,
 }

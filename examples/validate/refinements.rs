@@ -13,10 +13,12 @@ pub const HANDOFF: &str = "handoff";
 /// (in the report; in a refined design it takes [`HANDOFF`]'s place).
 pub const SHARED_HANDOFF: &str = "handoff_shared";
 
-/// The refined term: cache reuse, contention, the pools' hand-over, then
-/// the pipelines' hand-over.
+/// The refined term: cache reuse (after an atom on the same thread, and at
+/// the head of a later pipeline stage), contention, the pools' hand-over,
+/// then the pipelines' hand-over.
 pub(crate) fn refine(term: &Term, handoff: Option<&Atom>, variants: &[Atom], cores: usize) -> Term {
-    let reused = with_contention(&with_cache_reuse(term, variants), variants, cores);
+    let reused = with_handed(&with_cache_reuse(term, variants), variants);
+    let reused = with_contention(&reused, variants, cores);
     let reused = with_pool_handoff(&reused, variants, cores);
     match handoff {
         Some(h) => with_handoff(&reused, h),
@@ -88,6 +90,78 @@ fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
         Term::Seq(a, b) => Term::seq(reuse(a, warm, first), reuse(b, warm, false)),
         Term::Pipe(a, b) => Term::pipe(reuse(a, warm, first), reuse(b, warm, true)),
         Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(reuse(t, warm, first))),
+    }
+}
+
+/// The name of the variant of an atom timed on elements another core has
+/// just worked on ([`with_handed`]).
+pub fn handed_name(atom: &str) -> String {
+    format!("{atom}_handed")
+}
+
+/// `term` with the elements a later pipeline stage takes from the stage
+/// before: the first atom of every stage but the first is replaced by its
+/// variant named [`handed_name`] from `variants`, timed on elements the
+/// other core has just worked on (they come from the shared cache, not
+/// from memory), where there is one.
+pub fn with_handed(term: &Term, variants: &[Atom]) -> Term {
+    match term {
+        Term::Pipe(a, b) => Term::pipe(
+            with_handed(a, variants),
+            handed_head(&with_handed(b, variants), variants),
+        ),
+        _ => term.map_children(|child| with_handed(child, variants)),
+    }
+}
+
+/// `stage` with its first atom handed.
+fn handed_head(stage: &Term, variants: &[Atom]) -> Term {
+    match stage {
+        Term::Atom(a) => variants
+            .iter()
+            .find(|v| v.name == handed_name(&a.name))
+            .map_or_else(|| stage.clone(), |v| Term::Atom(v.clone())),
+        Term::Seq(a, b) => Term::seq(handed_head(a, variants), (**b).clone()),
+        Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(handed_head(t, variants))),
+        // The head of a nested pipeline is its first stage's head.
+        Term::Pipe(a, b) => Term::pipe(handed_head(a, variants), (**b).clone()),
+        _ => stage.clone(),
+    }
+}
+
+/// Collects the names of the atoms at the head of a pipeline stage other
+/// than the first whose stage before ends with the same atom
+/// ([`with_handed`]): the handed variant is timed after the same kernel ran
+/// on the other core, which is what such a stage finds (another kernel
+/// would leave the element in another state: a sorted array sorts faster).
+pub(crate) fn handed_atoms(term: &Term, out: &mut Vec<String>) {
+    if let Term::Pipe(a, b) = term {
+        if let (Some(last), Some(head)) = (last_atom(a), head_atom(b)) {
+            if last == head {
+                out.push(head.to_string());
+            }
+        }
+    }
+    for child in term.children() {
+        handed_atoms(child, out);
+    }
+}
+
+fn head_atom(stage: &Term) -> Option<&str> {
+    match stage {
+        Term::Atom(a) => Some(&a.name),
+        Term::Seq(a, _) | Term::Pipe(a, _) => head_atom(a),
+        Term::Tpool(_, t) => head_atom(t),
+        _ => None,
+    }
+}
+
+fn last_atom(stage: &Term) -> Option<&str> {
+    match stage {
+        Term::Atom(a) => Some(&a.name),
+        Term::Seq(_, b) | Term::Pipe(_, b) => last_atom(b),
+        Term::Tpool(_, t) => last_atom(t),
+        _ => None,
     }
 }
 
@@ -229,6 +303,35 @@ mod tests {
             name: "a_corun".into(),
             model: Expr::parse("3*x").unwrap(),
         }]
+    }
+
+    #[test]
+    fn later_stages_take_handed_elements() {
+        let handed = vec![
+            Atom {
+                name: "a_handed".into(),
+                model: Expr::parse("0.5*x").unwrap(),
+            },
+            Atom {
+                name: "b_handed".into(),
+                model: Expr::parse("x").unwrap(),
+            },
+        ];
+        let t = with_handed(&term("pipe(a, seq(a, b), tpool[2](b), c)"), &handed);
+        assert_eq!(
+            t.to_string(),
+            "pipe(a, seq(a_handed, b), tpool[2](b_handed), c)"
+        );
+        // Timed only after the same kernel: `a` after `a`, `b` after `b`.
+        let mut heads = Vec::new();
+        handed_atoms(&term("pipe(a, seq(a, b), tpool[2](b), c)"), &mut heads);
+        heads.sort();
+        assert_eq!(heads, ["a", "b"]);
+        // Not a pipeline: nothing changes.
+        assert_eq!(
+            with_handed(&term("seq(a, b)"), &handed).to_string(),
+            "seq(a, b)"
+        );
     }
 
     #[test]

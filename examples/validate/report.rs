@@ -304,16 +304,18 @@ pub struct Acceptance {
 impl Acceptance {
     /// Collects the figure from suite reports.
     pub fn of(suites: &[SuiteReport], from: usize, limit: f64) -> Acceptance {
-        let rows: Vec<&Row> = suites
+        // Each suite from its own acceptance size (its sizes are its own:
+        // images per job for the mapReduce), at most `from`.
+        let rows: Vec<(&Row, usize)> = suites
             .iter()
-            .flat_map(|s| &s.rows)
-            .filter(|r| r.acceptance)
+            .flat_map(|s| s.rows.iter().map(|r| (r, s.acceptance_from.min(from))))
+            .filter(|(r, _)| r.acceptance)
             .collect();
         let collect = |f: fn(&SizeResult) -> Option<f64>| {
             let mut all = Vec::new();
             let mut worst: Option<(f64, String, usize)> = None;
-            for r in &rows {
-                for s in r.sizes.iter().filter(|s| s.x >= from) {
+            for (r, from) in &rows {
+                for s in r.sizes.iter().filter(|s| s.x >= *from) {
                     if let Some(e) = f(s) {
                         all.push(e);
                         if worst.as_ref().is_none_or(|w| e > w.0) {

@@ -8,8 +8,8 @@ use crate::compare::CaseRuns;
 use crate::machine_aware::{Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
-    HANDOFF, SHARED_HANDOFF, corun_name, pool_handoff_name, pool_sizes, pooled_atoms, refine,
-    warm_name,
+    HANDOFF, SHARED_HANDOFF, corun_name, handed_atoms, handed_name, pool_handoff_name, pool_sizes,
+    pooled_atoms, refine, warm_name,
 };
 #[cfg(doc)]
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
@@ -192,6 +192,15 @@ impl<E: Send + 'static> Suite<E> {
         self
     }
 
+    /// Keeps only the configurations whose structure contains `text`
+    /// (all of them for `None`).
+    pub fn only(mut self, text: Option<&str>) -> Self {
+        if let Some(text) = text {
+            self.cases.retain(|c| c.structure.contains(text));
+        }
+        self
+    }
+
     /// Also measure the hand-over between threads and report the models
     /// with it (default off): between pipeline stages ([`with_handoff`]) and
     /// from a task pool's shared queue to its workers
@@ -255,6 +264,8 @@ impl<E: Send + 'static> Suite<E> {
         let mut warm_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let mut corun_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
+        let mut handed_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
         let cores = machine_cores();
         let mut pools = Vec::new();
@@ -359,8 +370,15 @@ impl<E: Send + 'static> Suite<E> {
                     } else {
                         Vec::new()
                     };
+                    let handed = if self.warm {
+                        self.handed_atoms_of(case)?
+                    } else {
+                        Vec::new()
+                    };
                     let mut timed: Vec<Option<AtomTimings>> = vec![None; self.probes.len()];
-                    self.time_atoms(&uses, &contended, settings, x, &mut timed, &mut speed)?;
+                    self.time_atoms(
+                        &uses, &contended, &handed, settings, x, &mut timed, &mut speed,
+                    )?;
                     let before =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
                     let design = self.design(case, &before.0)?;
@@ -403,7 +421,9 @@ impl<E: Send + 'static> Suite<E> {
                         settings,
                         &mut speed,
                     )?;
-                    self.time_atoms(&uses, &contended, settings, x, &mut timed, &mut speed)?;
+                    self.time_atoms(
+                        &uses, &contended, &handed, settings, x, &mut timed, &mut speed,
+                    )?;
                     for (i, t) in timed.iter().enumerate() {
                         if let Some(t) = t {
                             merge(&mut atom_samples[i], &t.cold);
@@ -413,6 +433,9 @@ impl<E: Send + 'static> Suite<E> {
                             }
                             if let Some(c) = &t.corun {
                                 merge(&mut corun_samples[i], c);
+                            }
+                            if let Some(h) = &t.handed {
+                                merge(&mut handed_samples[i], h);
                             }
                         }
                     }
@@ -505,6 +528,11 @@ impl<E: Send + 'static> Suite<E> {
         for (probe, samples) in self.probes.iter().zip(&corun_samples) {
             if !samples.is_empty() {
                 variants.push(fit_atom(&corun_name(probe.name()), samples, settings)?);
+            }
+        }
+        for (probe, samples) in self.probes.iter().zip(&handed_samples) {
+            if !samples.is_empty() {
+                variants.push(fit_atom(&handed_name(probe.name()), samples, settings)?);
             }
         }
         if !shared_samples.is_empty() {
@@ -672,6 +700,14 @@ impl<E: Send + 'static> Suite<E> {
         Ok(atom_ns(largest.and_then(|w| {
             measured.iter().find(|a| a.name == pool_handoff_name(w))
         })))
+    }
+
+    /// The probes (by index) of the element atoms at the head of a later
+    /// pipeline stage of a case ([`with_handed`](crate::refinements::with_handed)).
+    pub(crate) fn handed_atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+        let mut heads = Vec::new();
+        handed_atoms(self.shape(case)?.term(), &mut heads);
+        Ok(self.element_probes(&heads))
     }
 
     /// The probes (by index) of the element atoms a case runs in a task
