@@ -232,6 +232,7 @@ impl<E: Send + 'static> Suite<E> {
     /// [`Suite::with_cache_reuse`]; co-run for those in `contended`), each
     /// between two readings of the speed probe, and adds the timings to
     /// `timed`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn time_atoms(
         &self,
         uses: &[usize],
