@@ -128,6 +128,24 @@ pub fn ranges(text: &str) -> Result<Vec<Range>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A point prints as it reads: `x = 1024, n = 4` reads back.
+        #[test]
+        fn points_read_back(values in prop::collection::vec(-1e300f64..1e300, 1..6)) {
+            let p = Point(values.iter().enumerate().map(|(i, v)| (format!("v{i}"), *v)).collect());
+            prop_assert_eq!(point(&p.to_string()), Ok(p));
+        }
+
+        /// Every range written `lo..hi` with 1 <= lo <= hi <= 2^53 reads.
+        #[test]
+        fn ranges_read(lo in 1u64..=1 << 53, span in 0u64..=1 << 53) {
+            let hi = lo.saturating_add(span).min(1 << 53);
+            let r = ranges(&format!("x={lo}..{hi}")).unwrap();
+            prop_assert_eq!(r, vec![Range { var: "x".into(), lo, hi }]);
+        }
+    }
 
     #[test]
     fn points() {
