@@ -612,3 +612,49 @@ proptest! {
         prop_assert!((again - want).abs() <= 1e-9 * want.abs(), "{} vs {}", again, want);
     }
 }
+
+/// Splits a command line of the docs: words, `'quoted words'`.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let (mut quoted, mut any) = (false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => (word.push(c), any = true).1,
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+#[test]
+fn the_docs_show_real_output() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let doc = std::fs::read_to_string(format!("{root}/docs/cli.md")).unwrap();
+    let mut checked = 0;
+    for block in doc.split("```console\n").skip(1) {
+        let block = &block[..block.find("```").unwrap()];
+        let (command, shown) = block.split_once('\n').unwrap();
+        let Some(command) = command.strip_prefix("$ pattern ") else {
+            continue;
+        };
+        let o = Command::new(BIN)
+            .args(words(command))
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let got = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(got.trim_end(), shown.trim_end(), "`pattern {command}`");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} commands");
+}

@@ -3,7 +3,7 @@
 
 use super::args::{self, Range};
 use super::error::CliError;
-use super::output::{Report, Text, json_num};
+use super::output::{Report, Text, json_num, shown};
 use super::read_design;
 use pattern_core::compare::{self, Comparison, Domain, Evidence, Point, Verdict};
 use serde_json::{Map, Value, json};
@@ -40,10 +40,10 @@ pub fn run(args: &CompareArgs) -> Result<Report, CliError> {
     }
     let c = compare::compare(&a, &b, &domain)?;
     let mut text = Text::default();
-    text.row(0, 4, "A", a.term());
-    text.row(0, 4, "M[A]", &c.a);
-    text.row(0, 4, "B", b.term());
-    text.row(0, 4, "M[B]", &c.b);
+    text.row(0, 4, "A", shown(a.term()));
+    text.row(0, 4, "M[A]", shown(&c.a));
+    text.row(0, 4, "B", shown(b.term()));
+    text.row(0, 4, "M[B]", shown(&c.b));
     text.line("");
     text.line(&c);
     let json = json!({

@@ -4,7 +4,7 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
-use super::output::{Report, Text, json_num, num};
+use super::output::{Report, Text, json_num, num, shown};
 use super::read_design;
 use pattern_core::{Design, Expr};
 use serde_json::{Map, Value, json};
@@ -74,7 +74,7 @@ fn point_json(point: &Point) -> Value {
 fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
     let mut text = Text::default();
     let growth = growth(model, &args.var);
-    text.row(0, 10, "expression", model);
+    text.row(0, 10, "expression", shown(model));
     text.row(0, 10, "growth", format!("{growth} in {}", args.var));
     let mut points = Vec::new();
     for point in &args.at {
@@ -109,10 +109,10 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
         "model"
     };
     const W: usize = 18;
-    text.row(0, W, "design", design.term());
-    text.row(0, W, label, &model);
-    text.row(0, W, "latency", &latency);
-    text.row(0, W, "threads", &resources.threads);
+    text.row(0, W, "design", shown(design.term()));
+    text.row(0, W, label, shown(&model));
+    text.row(0, W, "latency", shown(&latency));
+    text.row(0, W, "threads", shown(&resources.threads));
     text.row(0, W, "nodes", &resources.nodes);
     text.row(0, W, "growth", format!("{growth} in {}", args.var));
     let mut points = Vec::new();

@@ -7,7 +7,7 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
-use super::output::{Report, Text, json_num, num};
+use super::output::{Report, Text, json_num, num, shown};
 use super::{network, read_design, read_text};
 use pattern_core::queue::{Machine, Network, Solution, StationKind};
 use serde_json::{Value, json};
@@ -91,7 +91,7 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
     let plain = design.model().eval(&at.bindings()).ok();
     let mut text = Text::default();
     const W: usize = 19;
-    text.row(0, W, "design", design.term());
+    text.row(0, W, "design", shown(design.term()));
     text.row(
         0,
         W,

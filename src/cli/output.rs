@@ -49,6 +49,19 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// At most this many characters of a design's text in a report.
+const SHOWN: usize = 160;
+
+/// A design's text for a report: cut after 160 characters (a design may
+/// have 10^5 atoms; the JSON keeps it whole).
+pub fn shown(design: impl std::fmt::Display) -> String {
+    let text = design.to_string();
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
 /// A JSON number, or `null` for a value that is not finite.
 pub fn json_num(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
@@ -77,5 +90,9 @@ mod tests {
         assert_eq!(num(0.0), "0");
         assert_eq!(num(f64::INFINITY), "inf");
         assert_eq!(json_num(f64::NAN), Value::Null);
+        assert_eq!(shown("pipe(a, b)"), "pipe(a, b)");
+        let long = format!("pipe({})", vec!["a"; 1000].join(", "));
+        assert_eq!(shown(&long).chars().count(), SHOWN + 1);
+        assert!(shown(&long).ends_with('…'));
     }
 }

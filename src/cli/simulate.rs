@@ -6,7 +6,7 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
-use super::output::{Report, Text, json_num, num};
+use super::output::{Report, Text, json_num, num, shown};
 use super::{read_design, write_file};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pattern_core::sim::{Platform, SimResult, Simulation};
@@ -125,7 +125,7 @@ pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
 fn report(args: &SimulateArgs, design: &str, at: &Point, r: &SimResult) -> Report {
     let mut text = Text::default();
     const W: usize = 17;
-    text.row(0, W, "design", design);
+    text.row(0, W, "design", shown(design));
     text.row(
         0,
         W,
