@@ -534,6 +534,16 @@ fn input_and_usage_errors() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("empty"));
+    // A sweep of more rows than anyone reads.
+    let o = run(&[
+        "mva",
+        &data("interactive.json"),
+        "--population",
+        "2000000",
+        "--sweep",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("at most 1000000"), "{}", stderr(&o));
     // A network file that is not one.
     let o = run(&["mva", &data("kernels.json"), "--population", "3"]);
     assert_eq!(o.status.code(), Some(1));

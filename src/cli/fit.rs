@@ -157,7 +157,7 @@ fn class(fit: &Fit, parameters: &[String]) -> String {
         _ => {
             let classes: Vec<String> = parameters
                 .iter()
-                .filter_map(|p| fit.model().growth(p).map(|g| g.to_string()))
+                .filter_map(|p| fit.model().growth(p).map(|g| format!("{g} in {p}")))
                 .collect();
             classes.join(", ")
         }

@@ -13,6 +13,9 @@ use pattern_core::queue::{Machine, Network, Solution, StationKind};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// At most this many populations in a sweep: a row each.
+const MAX_SWEEP: usize = 1_000_000;
+
 /// The options of `pattern mva`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "A FILE ending in .json is a queueing network:\n  \
@@ -34,10 +37,20 @@ pub struct MvaArgs {
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
     /// Time to hand an element from one pipeline stage to the next.
-    #[arg(long, default_value_t = 0.0, value_name = "TIME")]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "TIME",
+        allow_negative_numbers = true
+    )]
     pub handoff: f64,
     /// Time a task pool's worker holds the shared queue to take an element.
-    #[arg(long, default_value_t = 0.0, value_name = "TIME")]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "TIME",
+        allow_negative_numbers = true
+    )]
     pub take: f64,
     /// Elements a channel between threads holds.
     #[arg(long, default_value_t = 4)]
@@ -45,7 +58,8 @@ pub struct MvaArgs {
     /// Jobs in the network (default: the file's `population`).
     #[arg(long, value_name = "N")]
     pub population: Option<usize>,
-    /// Every population from 1 to N, with the asymptotic bounds.
+    /// Every population from 1 to N (at most 10^6), with the asymptotic
+    /// bounds.
     #[arg(long)]
     pub sweep: bool,
     /// Schweitzer-Bard's approximate MVA instead of the exact one.
@@ -200,6 +214,11 @@ fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
         return Err(CliError::Invalid(
             "a population of 0 jobs: give at least 1".into(),
         ));
+    }
+    if args.sweep && population > MAX_SWEEP {
+        return Err(CliError::Invalid(format!(
+            "--sweep prints a row per population: at most {MAX_SWEEP}, not {population}"
+        )));
     }
     let net = &spec.network;
     let solution = if args.approx {

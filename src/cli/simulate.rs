@@ -48,7 +48,12 @@ pub struct SimulateArgs {
     pub buffer: usize,
     /// Coefficient of variation of every step's duration (Gamma
     /// distributed; 0: none, 1: exponential).
-    #[arg(long, default_value_t = 0.0, value_name = "CV")]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "CV",
+        allow_negative_numbers = true
+    )]
     pub variation: f64,
     /// Seed of the random durations.
     #[arg(long, default_value_t = 0)]
@@ -64,7 +69,7 @@ pub struct SimulateArgs {
     pub efficiency: Option<PathBuf>,
     /// The window of the dynamic efficiency (default: a hundredth of the
     /// makespan).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
     pub window: Option<f64>,
     /// Writes a Gantt chart of the steps on the cores as an SVG plot.
     #[arg(long, value_name = "FILE")]
