@@ -1,0 +1,118 @@
+//! What can go wrong with the input of a command: every library error, kept
+//! whole so that its message (with the caret under the position, for a
+//! design or an expression) reaches the user. All exit with code 1; usage
+//! errors are clap's (code 2).
+
+use super::output::Report;
+use pattern_core::compare::CompareError;
+use pattern_core::fit::extrap_io::ExtrapError;
+use pattern_core::queue::QueueError;
+use pattern_core::semantics::QueueingError;
+use pattern_core::sim::SimError;
+use pattern_core::{DesignError, EvalError, ParseError};
+use std::io;
+
+/// An input the command could not use, or an output it could not write.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A file (or standard input) could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Read {
+        /// The file, as given.
+        path: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// An output file could not be written.
+    #[error("cannot write `{path}`: {source}")]
+    Write {
+        /// The file, as given.
+        path: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// A design text that does not parse or check; shows the caret.
+    #[error("{path}: {source}")]
+    Design {
+        /// The file it came from.
+        path: String,
+        /// The parser's error, with its position.
+        source: DesignError,
+    },
+    /// A cost expression that does not parse; shows the caret.
+    #[error("the expression does not parse: {0}")]
+    Expr(#[from] ParseError),
+    /// A model without a value at a point.
+    #[error("{what} at {at}: {source}")]
+    Eval {
+        /// Which model.
+        what: String,
+        /// The point.
+        at: String,
+        /// Why.
+        source: EvalError,
+    },
+    /// Two designs that could not be compared.
+    #[error(transparent)]
+    Compare(#[from] CompareError),
+    /// An Extra-P file that could not be read.
+    #[error("{path}: {source}")]
+    Extrap {
+        /// The file.
+        path: String,
+        /// Why.
+        source: ExtrapError,
+    },
+    /// A region or metric the experiment does not have.
+    #[error("{path} has no series of {what} (it has: {known})")]
+    NoSeries {
+        /// The file.
+        path: String,
+        /// What was asked for.
+        what: String,
+        /// The series it has, `region/metric`.
+        known: String,
+    },
+    /// Series whose model could not be fitted (each is in the report).
+    #[error("{failed} of {total} series could not be fitted (see the report)")]
+    FitFailed {
+        /// How many failed.
+        failed: usize,
+        /// How many series.
+        total: usize,
+        /// The report of all series, printed before the error.
+        report: Box<Report>,
+    },
+    /// A simulation that could not run.
+    #[error("the simulation: {0}")]
+    Sim(#[from] SimError),
+    /// A design the queueing semantics cannot predict.
+    #[error("the queueing model: {0}")]
+    Queueing(#[from] QueueingError),
+    /// A queueing network that could not be solved.
+    #[error("the queueing network: {0}")]
+    Queue(#[from] QueueError),
+    /// A network file that is not a network.
+    #[error("{path}: {message}")]
+    Network {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An option whose value the command cannot use (found after parsing:
+    /// it depends on the input).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl CliError {
+    /// The report to print before the error, when the command got far
+    /// enough to have one.
+    pub fn partial_report(&self) -> Option<&Report> {
+        match self {
+            CliError::FitFailed { report, .. } => Some(report),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `pattern model`: a design's throughput model (time per element) in
+//! normal form, its latency, the threads and nodes it occupies, its growth
+//! class, and their values at points; or a bare cost expression.
+
+use super::args::{self, Point};
+use super::error::CliError;
+use super::output::{Report, Text, json_num, num, shown};
+use super::read_design;
+use pattern_core::{Design, Expr};
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+
+/// The options of `pattern model`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    pattern model examples/data/pipeline.design --at x=1024,a=2,b=4\n  \
+    pattern model examples/data/pipeline.design --asymptotic\n  \
+    pattern model --expr '1034.17*x*log2(x) + 5422.97' --at x=1e6")]
+pub struct ModelArgs {
+    /// The design file (`-` reads standard input).
+    #[arg(required_unless_present = "expr", conflicts_with = "expr")]
+    pub file: Option<PathBuf>,
+    /// A cost expression to read instead of a design, e.g. `2*x*log2(x) + 5`.
+    #[arg(long, value_name = "EXPRESSION")]
+    pub expr: Option<String>,
+    /// A point to evaluate at, `x=1024,n=4`; repeat for several points.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Vec<Point>,
+    /// The paper's asymptotic model: a pipeline costs its fastest-growing
+    /// stage instead of the pointwise maximum of its stages.
+    #[arg(long)]
+    pub asymptotic: bool,
+    /// The variable of the growth class.
+    #[arg(long, default_value = "x", value_name = "NAME")]
+    pub var: String,
+}
+
+/// Runs `pattern model`.
+pub fn run(args: &ModelArgs) -> Result<Report, CliError> {
+    match (&args.expr, &args.file) {
+        (Some(text), _) => expression(args, &Expr::parse(text)?.simplify()),
+        (None, Some(file)) => design(args, &read_design(file)?),
+        // clap requires one of the two.
+        (None, None) => Err(CliError::Invalid("give a design file or --expr".into())),
+    }
+}
+
+fn growth(model: &Expr, var: &str) -> String {
+    model
+        .growth(var)
+        .map_or_else(|| "unknown".to_string(), |g| g.to_string())
+}
+
+/// `model` at `point`, or the error naming it.
+fn value(what: &str, model: &Expr, point: &Point) -> Result<f64, CliError> {
+    model
+        .eval(&point.bindings())
+        .map_err(|source| CliError::Eval {
+            what: what.to_string(),
+            at: point.to_string(),
+            source,
+        })
+}
+
+fn point_json(point: &Point) -> Value {
+    let map: Map<String, Value> = point
+        .0
+        .iter()
+        .map(|(n, v)| (n.clone(), json_num(*v)))
+        .collect();
+    Value::Object(map)
+}
+
+fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
+    let mut text = Text::default();
+    let growth = growth(model, &args.var);
+    text.row(0, 10, "expression", shown(model));
+    text.row(0, 10, "growth", format!("{growth} in {}", args.var));
+    let mut points = Vec::new();
+    for point in &args.at {
+        let v = value("the expression", model, point)?;
+        text.line("");
+        text.line(format!("at {point}"));
+        text.row(2, 8, "value", num(v));
+        points.push(json!({"at": point_json(point), "value": json_num(v)}));
+    }
+    let json = json!({
+        "expression": format!("{model:#}"),
+        "growth": growth,
+        "var": args.var,
+        "points": points,
+    });
+    Ok(Report { text: text.0, json })
+}
+
+fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
+    let model = if args.asymptotic {
+        design.model_asymptotic()
+    } else {
+        design.model()
+    };
+    let latency = design.latency();
+    let resources = design.resources();
+    let growth = growth(&model, &args.var);
+    let mut text = Text::default();
+    let label = if args.asymptotic {
+        "model (asymptotic)"
+    } else {
+        "model"
+    };
+    const W: usize = 18;
+    text.row(0, W, "design", shown(design.term()));
+    text.row(0, W, label, shown(&model));
+    text.row(0, W, "latency", shown(&latency));
+    text.row(0, W, "threads", shown(&resources.threads));
+    text.row(0, W, "nodes", &resources.nodes);
+    text.row(0, W, "growth", format!("{growth} in {}", args.var));
+    let mut points = Vec::new();
+    for point in &args.at {
+        let t = value("the model", &model, point)?;
+        let l = value("the latency", &latency, point)?;
+        let threads = value("the threads", &resources.threads, point)?;
+        let nodes = value("the nodes", &resources.nodes, point)?;
+        text.line("");
+        text.line(format!("at {point}"));
+        text.row(2, 16, "time per element", num(t));
+        text.row(2, 16, "latency", num(l));
+        text.row(2, 16, "threads", num(threads));
+        text.row(2, 16, "nodes", num(nodes));
+        points.push(json!({
+            "at": point_json(point),
+            "time_per_element": json_num(t),
+            "latency": json_num(l),
+            "threads": json_num(threads),
+            "nodes": json_num(nodes),
+        }));
+    }
+    let json = json!({
+        "design": design.term().to_string(),
+        "model": format!("{model:#}"),
+        "asymptotic": args.asymptotic,
+        "latency": format!("{latency:#}"),
+        "threads": format!("{:#}", resources.threads),
+        "nodes": format!("{:#}", resources.nodes),
+        "growth": growth,
+        "var": args.var,
+        "points": points,
+    });
+    Ok(Report { text: text.0, json })
+}

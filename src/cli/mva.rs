@@ -1,0 +1,324 @@
+//! `pattern mva FILE`: Mean Value Analysis. A design on a machine of `c`
+//! cores (the queueing semantics: time per element, each station's
+//! utilization), or a closed queueing network from a JSON file
+//! (throughput, response time, queue lengths, utilizations, asymptotic
+//! bounds and PDQ's optimal population `N*`), at one population or swept
+//! over `1..=N`.
+
+use super::args::{self, Point};
+use super::error::CliError;
+use super::output::{Report, Text, json_num, num, shown};
+use super::{network, read_design, read_text};
+use pattern_core::queue::{Machine, Network, Solution, StationKind};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// At most this many populations in a sweep: a row each.
+const MAX_SWEEP: usize = 1_000_000;
+
+/// The options of `pattern mva`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "A FILE ending in .json is a queueing network:\n  \
+    {\"population\": 10, \"stations\": [\n    \
+    {\"name\": \"cpu\", \"kind\": \"queue\", \"demand\": 0.2},\n    \
+    {\"name\": \"disks\", \"kind\": \"multi_server\", \"demand\": 0.5, \"servers\": 2},\n    \
+    {\"name\": \"net\", \"kind\": \"load_dependent\", \"demand\": 0.1, \"rates\": [1, 1.8]},\n    \
+    {\"name\": \"think\", \"kind\": \"delay\", \"demand\": 3.0}]}\n\
+    Any other FILE is a design, run on --cores cores.\n\nExamples:\n  \
+    pattern mva examples/data/pipeline.design --cores 2 --at x=1024,a=2,b=1\n  \
+    pattern mva examples/data/interactive.json --population 10 --sweep")]
+pub struct MvaArgs {
+    /// A design, or a queueing network (`.json`).
+    pub file: PathBuf,
+    /// Cores of the machine the design runs on.
+    #[arg(long)]
+    pub cores: Option<usize>,
+    /// Values of the design's variables and symbolic counts, `x=1024,n=4`.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Option<Point>,
+    /// Time to hand an element from one pipeline stage to the next.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "TIME",
+        allow_negative_numbers = true
+    )]
+    pub handoff: f64,
+    /// Time a task pool's worker holds the shared queue to take an element.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "TIME",
+        allow_negative_numbers = true
+    )]
+    pub take: f64,
+    /// Elements a channel between threads holds.
+    #[arg(long, default_value_t = 4)]
+    pub buffer: usize,
+    /// Jobs in the network (default: the file's `population`).
+    #[arg(long, value_name = "N")]
+    pub population: Option<usize>,
+    /// Every population from 1 to N (at most 10^6), with the asymptotic
+    /// bounds.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Schweitzer-Bard's approximate MVA instead of the exact one.
+    #[arg(long, conflicts_with = "sweep")]
+    pub approx: bool,
+}
+
+/// Runs `pattern mva`.
+pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
+    if args.file.extension().is_some_and(|e| e == "json") {
+        closed_network(args)
+    } else {
+        design(args)
+    }
+}
+
+fn design(args: &MvaArgs) -> Result<Report, CliError> {
+    let Some(cores) = args.cores else {
+        return Err(CliError::Invalid(
+            "a design needs the machine's cores: give --cores".into(),
+        ));
+    };
+    for flag in [
+        ("--population", args.population.is_some()),
+        ("--sweep", args.sweep),
+        ("--approx", args.approx),
+    ] {
+        if flag.1 {
+            return Err(CliError::Invalid(format!(
+                "{} is for a queueing network (.json): a design's population is its elements in flight",
+                flag.0
+            )));
+        }
+    }
+    let design = read_design(&args.file)?;
+    let machine = Machine::new(cores)
+        .handoff(args.handoff)
+        .take(args.take)
+        .buffer(args.buffer);
+    let at = args.at.clone().unwrap_or_default();
+    let p = design.queueing(&machine, &at.bindings())?;
+    // The operators' prediction beside it, where it has a value.
+    let plain = design.model().eval(&at.bindings()).ok();
+    let mut text = Text::default();
+    const W: usize = 19;
+    text.row(0, W, "design", shown(design.term()));
+    text.row(
+        0,
+        W,
+        "machine",
+        format!(
+            "{cores} core(s), hand-over {}, take {}, channels of {}",
+            num(args.handoff),
+            num(args.take),
+            args.buffer
+        ),
+    );
+    if !at.is_empty() {
+        text.row(0, W, "at", &at);
+    }
+    text.row(0, W, "time per element", num(p.time_per_element));
+    if let Some(v) = plain {
+        text.row(0, W, "operators' model", num(v));
+    }
+    text.row(0, W, "throughput", num(p.throughput));
+    text.row(0, W, "slowdown", num(p.slowdown));
+    text.row(0, W, "elements in flight", p.population);
+    text.line("");
+    stations(&mut text, &p.network, &p.solution);
+    let json = json!({
+        "design": design.term().to_string(),
+        "cores": cores,
+        "time_per_element": json_num(p.time_per_element),
+        "operators_model": plain.map(json_num),
+        "throughput": json_num(p.throughput),
+        "slowdown": json_num(p.slowdown),
+        "in_flight": p.population,
+        "stations": stations_json(&p.network, &p.solution),
+    });
+    Ok(Report { text: text.0, json })
+}
+
+fn kind(k: &StationKind) -> String {
+    match k {
+        StationKind::Queue => "queue".into(),
+        StationKind::MultiServer { servers } => format!("{servers} servers"),
+        StationKind::LoadDependent => "load-dependent".into(),
+        StationKind::Delay => "delay".into(),
+    }
+}
+
+/// The stations' table: kind, demand, utilization, queue length,
+/// residence time.
+fn stations(text: &mut Text, network: &Network, s: &Solution) {
+    let name_width = network
+        .stations()
+        .iter()
+        .map(|st| st.name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    text.line(format!(
+        "{:<name_width$}  {:<14}  {:>10}  {:>11}  {:>12}  {:>14}",
+        "station", "kind", "demand", "utilization", "queue length", "residence time"
+    ));
+    for (station, (_, r)) in network.stations().iter().zip(s.stations()) {
+        text.line(format!(
+            "{:<name_width$}  {:<14}  {:>10}  {:>11}  {:>12}  {:>14}",
+            station.name(),
+            kind(&station.kind()),
+            num(station.demand()),
+            num(r.utilization),
+            num(r.queue_length),
+            num(r.residence_time)
+        ));
+    }
+}
+
+fn stations_json(network: &Network, s: &Solution) -> Vec<Value> {
+    network
+        .stations()
+        .iter()
+        .zip(s.stations())
+        .map(|(station, (_, r))| {
+            json!({
+                "name": station.name(),
+                "kind": kind(&station.kind()),
+                "demand": json_num(station.demand()),
+                "utilization": json_num(r.utilization),
+                "queue_length": json_num(r.queue_length),
+                "residence_time": json_num(r.residence_time),
+            })
+        })
+        .collect()
+}
+
+fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
+    if args.cores.is_some() || args.at.is_some() {
+        return Err(CliError::Invalid(
+            "--cores and --at are for a design; a network's stations are in its file".into(),
+        ));
+    }
+    let path: &Path = &args.file;
+    let shown = path.display().to_string();
+    let spec = network::parse(&shown, &read_text(path)?)?;
+    let Some(population) = args.population.or(spec.population) else {
+        return Err(CliError::Invalid(format!(
+            "{shown} gives no population: give --population"
+        )));
+    };
+    if population == 0 {
+        return Err(CliError::Invalid(
+            "a population of 0 jobs: give at least 1".into(),
+        ));
+    }
+    if args.sweep && population > MAX_SWEEP {
+        return Err(CliError::Invalid(format!(
+            "--sweep prints a row per population: at most {MAX_SWEEP}, not {population}"
+        )));
+    }
+    let net = &spec.network;
+    let solution = if args.approx {
+        net.mva_approx(population)?
+    } else {
+        net.mva(population)?
+    };
+    let bounds = net.bounds(population)?;
+    let mut text = Text::default();
+    const W: usize = 15;
+    if let Some(name) = &spec.name {
+        text.row(0, W, "network", name);
+    }
+    text.row(
+        0,
+        W,
+        "population",
+        format!(
+            "{population} ({} MVA)",
+            if args.approx { "approximate" } else { "exact" }
+        ),
+    );
+    text.row(0, W, "throughput", num(solution.throughput()));
+    text.row(0, W, "response time", num(solution.response_time()));
+    text.row(0, W, "cycle time", num(solution.cycle_time()));
+    text.row(0, W, "bottleneck", solution.bottleneck());
+    text.row(
+        0,
+        W,
+        "N*",
+        format!(
+            "{}: beyond it, more jobs only queue (PDQ's optimal population)",
+            num(bounds.saturation)
+        ),
+    );
+    text.row(
+        0,
+        W,
+        "bounds",
+        format!(
+            "throughput {} to {}, response time {} to {}",
+            num(bounds.throughput_lower),
+            num(bounds.throughput_upper),
+            num(bounds.response_lower),
+            num(bounds.response_upper)
+        ),
+    );
+    text.line("");
+    stations(&mut text, net, &solution);
+    let mut json = json!({
+        "name": spec.name,
+        "population": population,
+        "exact": !args.approx,
+        "throughput": json_num(solution.throughput()),
+        "response_time": json_num(solution.response_time()),
+        "cycle_time": json_num(solution.cycle_time()),
+        "bottleneck": solution.bottleneck(),
+        "optimal_population": json_num(bounds.saturation),
+        "bounds": {
+            "throughput_lower": json_num(bounds.throughput_lower),
+            "throughput_upper": json_num(bounds.throughput_upper),
+            "response_lower": json_num(bounds.response_lower),
+            "response_upper": json_num(bounds.response_upper),
+        },
+        "stations": stations_json(net, &solution),
+    });
+    if args.sweep {
+        let sweep = sweep(&mut text, net, population)?;
+        json["sweep"] = Value::Array(sweep);
+    }
+    Ok(Report { text: text.0, json })
+}
+
+/// Throughput and response time at every population `1..=n`, beside the
+/// asymptotic bounds.
+fn sweep(text: &mut Text, net: &Network, n: usize) -> Result<Vec<Value>, CliError> {
+    let sweep = net.sweep(n)?;
+    text.line("");
+    text.line(format!(
+        "{:>6}  {:>12}  {:>12}  {:>14}  {:>14}",
+        "N", "throughput", "≤ bound", "response time", "≥ bound"
+    ));
+    let mut out = Vec::with_capacity(n);
+    for s in sweep.iter() {
+        let b = net.bounds(s.population())?;
+        text.line(format!(
+            "{:>6}  {:>12}  {:>12}  {:>14}  {:>14}",
+            s.population(),
+            num(s.throughput()),
+            num(b.throughput_upper),
+            num(s.response_time()),
+            num(b.response_lower)
+        ));
+        out.push(json!({
+            "population": s.population(),
+            "throughput": json_num(s.throughput()),
+            "response_time": json_num(s.response_time()),
+            "throughput_upper": json_num(b.throughput_upper),
+            "response_lower": json_num(b.response_lower),
+        }));
+    }
+    Ok(out)
+}

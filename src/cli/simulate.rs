@@ -1,0 +1,187 @@
+//! `pattern simulate FILE`: a stream of elements through a design on a
+//! platform of nodes and cores, by the discrete-event simulator. Prints the
+//! makespan, the steady-state time per element, latency percentiles and
+//! the cores' (and links') utilization; writes a Chrome trace, the dynamic
+//! efficiency and a Gantt chart on request.
+
+use super::args::{self, Point};
+use super::error::CliError;
+use super::output::{Report, Text, json_num, num, shown};
+use super::{read_design, write_file};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pattern_core::sim::{Platform, SimResult, Simulation};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Runs of at least this many elements show a spinner while they run (on
+/// a terminal): the simulator reports no progress of its own.
+const LONG_RUN: usize = 200_000;
+
+/// The latency percentiles reported.
+const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 100.0];
+
+/// The options of `pattern simulate`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Times are in the unit of the atoms' models (ns in the examples).\n\n\
+    Example:\n  \
+    pattern simulate examples/data/pipeline.design --cores 2 --elements 10000 --at x=1024,a=2,b=1"
+)]
+pub struct SimulateArgs {
+    /// The design file (`-` reads standard input).
+    pub file: PathBuf,
+    /// Nodes of the platform.
+    #[arg(long, default_value_t = 1)]
+    pub nodes: usize,
+    /// Cores of each node.
+    #[arg(long, default_value_t = 1)]
+    pub cores: usize,
+    /// Elements of the stream.
+    #[arg(long, default_value_t = 1000)]
+    pub elements: usize,
+    /// Values of the models' variables and the symbolic counts, `x=1024,n=4`.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Option<Point>,
+    /// Places of each buffer between two stages of a pipeline.
+    #[arg(long, default_value_t = 4)]
+    pub buffer: usize,
+    /// Coefficient of variation of every step's duration (Gamma
+    /// distributed; 0: none, 1: exponential).
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "CV",
+        allow_negative_numbers = true
+    )]
+    pub variation: f64,
+    /// Seed of the random durations.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Pins thread `i` of the design to core `i mod cores`.
+    #[arg(long)]
+    pub pinned: bool,
+    /// Writes the run as a Chrome trace (JSON; open it in Perfetto).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Writes the dynamic efficiency over time as an SVG plot.
+    #[arg(long, value_name = "FILE")]
+    pub efficiency: Option<PathBuf>,
+    /// The window of the dynamic efficiency (default: a hundredth of the
+    /// makespan).
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub window: Option<f64>,
+    /// Writes a Gantt chart of the steps on the cores as an SVG plot.
+    #[arg(long, value_name = "FILE")]
+    pub gantt: Option<PathBuf>,
+    /// No spinner, even for long runs on a terminal.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs `pattern simulate`.
+pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
+    let design = read_design(&args.file)?;
+    let platform = Platform::new(args.nodes, args.cores).pinned(args.pinned);
+    let at = args.at.clone().unwrap_or_default();
+    let keep_trace = args.trace.is_some() || args.gantt.is_some();
+    let simulation = Simulation::new(&design, &platform)
+        .at(&at.bindings())
+        .elements(args.elements)
+        .buffer(args.buffer)
+        .variation(args.variation, args.seed)
+        .trace(keep_trace);
+    let spinner = (args.elements >= LONG_RUN && !args.quiet).then(|| {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} simulating {msg} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(format!("{} elements", args.elements));
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let result = simulation.run();
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    let result = result?;
+    if let Some(path) = &args.trace {
+        write_file(path, &result.trace_json())?;
+    }
+    if let Some(path) = &args.efficiency {
+        let window = match args.window {
+            Some(w) if w.is_finite() && w > 0.0 => w,
+            Some(w) => {
+                return Err(CliError::Invalid(format!(
+                    "--window {w}: a window is a finite time > 0"
+                )));
+            }
+            None => result.makespan() / 100.0,
+        };
+        write_file(path, &result.efficiency_svg(window)?)?;
+    }
+    if let Some(path) = &args.gantt {
+        write_file(path, &result.gantt_svg()?)?;
+    }
+    Ok(report(args, &design.term().to_string(), &at, &result))
+}
+
+fn report(args: &SimulateArgs, design: &str, at: &Point, r: &SimResult) -> Report {
+    let mut text = Text::default();
+    const W: usize = 17;
+    text.row(0, W, "design", shown(design));
+    text.row(
+        0,
+        W,
+        "platform",
+        format!("{} node(s) of {} core(s)", args.nodes, args.cores),
+    );
+    if !at.is_empty() {
+        text.row(0, W, "at", at);
+    }
+    text.row(0, W, "elements", args.elements);
+    text.row(0, W, "makespan", num(r.makespan()));
+    text.row(0, W, "time per element", num(r.time_per_element()));
+    let mut percentiles = serde_json::Map::new();
+    for p in PERCENTILES {
+        if let Some(l) = r.latency_percentile(p) {
+            text.row(0, W, &format!("latency p{p}"), num(l));
+            percentiles.insert(format!("p{p}"), json_num(l));
+        }
+    }
+    let cores = r.core_utilization();
+    for (node, u) in cores.iter().enumerate() {
+        text.row(
+            0,
+            W,
+            &format!("cores of node {node}"),
+            format!("{} % busy", num(100.0 * u)),
+        );
+    }
+    let links = r.link_utilization();
+    if args.nodes > 1 {
+        for (node, (out, inc)) in links.iter().enumerate() {
+            text.row(
+                0,
+                W,
+                &format!("links of node {node}"),
+                format!("{} % out, {} % in", num(100.0 * out), num(100.0 * inc)),
+            );
+        }
+    }
+    text.row(0, W, "events", r.events());
+    let json = json!({
+        "design": design,
+        "nodes": args.nodes,
+        "cores": args.cores,
+        "elements": args.elements,
+        "makespan": json_num(r.makespan()),
+        "time_per_element": json_num(r.time_per_element()),
+        "latency": percentiles,
+        "core_utilization": cores.iter().map(|u| json_num(*u)).collect::<Vec<_>>(),
+        "link_utilization": links.iter().map(|(o, i)| json!({"out": json_num(*o), "in": json_num(*i)})).collect::<Vec<_>>(),
+        "events": r.events(),
+    });
+    Report { text: text.0, json }
+}

@@ -1,0 +1,100 @@
+//! `pattern`: design-time performance modeling from the command line.
+//!
+//! Each subcommand reads designs (the text of
+//! `pattern_core::grammar::parse`), measurements (Extra-P's formats) or
+//! queueing networks from files and prints a report, or the same figures as
+//! JSON with `--json`. Input errors print the library's message (with a
+//! caret under the position in a design or an expression) and exit with
+//! code 1; usage errors exit with code 2. See `docs/cli.md`.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use cli::error::CliError;
+use cli::output::{self, Report};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Design-time performance models of parallel programs: models, comparisons,
+/// fits, simulations and queueing.
+#[derive(Debug, Parser)]
+#[command(name = "pattern", version, propagate_version = true)]
+#[command(
+    after_help = "A design file holds the atoms' cost models and the design term:\n  \
+    s1 = 2*x; s2 = x;\n  \
+    pipe(tpool[a](s1), tpool[b](s2))\n\n\
+    Run `pattern help COMMAND` for a command's options and examples."
+)]
+struct Cli {
+    /// Print the results as JSON (exact numbers) instead of a report.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// A design's model (time per element), latency, threads, nodes and
+    /// growth class, and their values at points.
+    Model(cli::model::ModelArgs),
+    /// Whether design B is equivalent to design A, never worse over a
+    /// domain, or where it first loses and by how much.
+    Compare(cli::compare::CompareArgs),
+    /// Models fitted to measurements in Extra-P's formats, with their growth
+    /// classes and fit statistics.
+    Fit(cli::fit::FitArgs),
+    /// A stream of elements through a design on a platform, simulated.
+    Simulate(cli::simulate::SimulateArgs),
+    /// Mean Value Analysis of a design on a machine's cores, or of a closed
+    /// queueing network.
+    Mva(cli::mva::MvaArgs),
+}
+
+fn run(cli: &Cli) -> Result<Report, CliError> {
+    match &cli.command {
+        Command::Model(args) => cli::model::run(args),
+        Command::Compare(args) => cli::compare::run(args),
+        Command::Fit(args) => cli::fit::run(args),
+        Command::Simulate(args) => cli::simulate::run(args),
+        Command::Mva(args) => cli::mva::run(args),
+    }
+}
+
+/// The report in the form asked for.
+fn render(report: &Report, json: bool) -> String {
+    if json {
+        // A `Value` always serializes.
+        let mut text = serde_json::to_string_pretty(&report.json).unwrap_or_default();
+        text.push('\n');
+        text
+    } else {
+        report.text.clone()
+    }
+}
+
+fn main() -> ExitCode {
+    // Usage errors (and --help, --version) exit here: code 2 (0 for help).
+    let cli = Cli::parse();
+    let (report, error) = match run(&cli) {
+        Ok(report) => (Some(report), None),
+        Err(e) => (None, Some(e)),
+    };
+    let shown = report
+        .as_ref()
+        .or_else(|| error.as_ref().and_then(CliError::partial_report));
+    if let Some(report) = shown {
+        if let Err(e) = output::print(&render(report, cli.json)) {
+            let _ = writeln!(std::io::stderr(), "error: cannot write the output: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match error {
+        None => ExitCode::SUCCESS,
+        Some(e) => {
+            // Nothing more can be done if standard error is gone too.
+            let _ = writeln!(std::io::stderr(), "error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
