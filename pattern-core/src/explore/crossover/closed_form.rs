@@ -20,61 +20,180 @@ pub(crate) struct Term {
     pub log_power: u32,
 }
 
-/// The terms of `e` in `var` (like terms combined), or `None` when `e` is
-/// not a sum of PMNF terms.
+/// Expressions nested deeper than this are left to the numeric search
+/// (the expansion below recurses).
+const MAX_DEPTH: usize = 64;
+/// Expansions with more terms than this are left to the numeric search.
+const MAX_TERMS: usize = 16;
+
+/// The terms of `e` in `var`, expanded exactly as written (like terms
+/// combined, zero coefficients dropped), or `None` when `e` is not a sum of
+/// PMNF terms, or too deep or too large to expand. The coefficients are the
+/// model's own, not the normal form's (which rounds them to 12 digits).
 pub(crate) fn terms(e: &Expr, var: &str) -> Option<Vec<Term>> {
-    let items: Vec<&Expr> = match e {
-        Expr::Add(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    let mut out: Vec<Term> = Vec::new();
-    for item in items {
-        let term = term(item, var)?;
-        match out
-            .iter_mut()
-            .find(|t| t.power == term.power && t.log_power == term.log_power)
-        {
-            Some(t) => t.coefficient += term.coefficient,
-            None => out.push(term),
+    if depth(e) > MAX_DEPTH {
+        return None;
+    }
+    let mut out = expand(e, var)?;
+    out.retain(|t| t.coefficient != 0.0);
+    Some(out)
+}
+
+/// The depth of a tree, without recursion.
+fn depth(e: &Expr) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(e, 1usize)];
+    while let Some((node, d)) = pending.pop() {
+        deepest = deepest.max(d);
+        if d > MAX_DEPTH {
+            break;
         }
+        pending.extend(node.children().into_iter().map(|c| (c, d + 1)));
+    }
+    deepest
+}
+
+fn constant(c: f64) -> Vec<Term> {
+    vec![Term {
+        coefficient: c,
+        power: 0.0,
+        log_power: 0,
+    }]
+}
+
+/// The value of a constant expansion.
+fn as_constant(p: &[Term]) -> Option<f64> {
+    match p {
+        [] => Some(0.0),
+        [t] if t.power == 0.0 && t.log_power == 0 => Some(t.coefficient),
+        _ => None,
+    }
+}
+
+fn add_into(out: &mut Vec<Term>, t: Term) {
+    match out
+        .iter_mut()
+        .find(|o| o.power == t.power && o.log_power == t.log_power)
+    {
+        Some(o) => o.coefficient += t.coefficient,
+        None => out.push(t),
+    }
+}
+
+fn multiply(a: &[Term], b: &[Term]) -> Option<Vec<Term>> {
+    let mut out = Vec::new();
+    for s in a {
+        for t in b {
+            add_into(
+                &mut out,
+                Term {
+                    coefficient: s.coefficient * t.coefficient,
+                    power: s.power + t.power,
+                    log_power: s.log_power.checked_add(t.log_power)?,
+                },
+            );
+        }
+    }
+    (out.len() <= MAX_TERMS).then_some(out)
+}
+
+fn power(base: &[Term], k: f64) -> Option<Vec<Term>> {
+    if let [t] = base {
+        // One term: (c·x^i·L^j)^k, while L's power stays a whole number
+        // and c^k is real.
+        let log_power = f64::from(t.log_power) * k;
+        if log_power < 0.0 || log_power.fract() != 0.0 || log_power > 64.0 {
+            return None;
+        }
+        let coefficient = t.coefficient.powf(k);
+        return coefficient.is_finite().then_some(vec![Term {
+            coefficient,
+            power: t.power * k,
+            log_power: log_power as u32,
+        }]);
+    }
+    if k.fract() != 0.0 || !(0.0..=4.0).contains(&k) {
+        return None;
+    }
+    let mut out = constant(1.0);
+    for _ in 0..k as u32 {
+        out = multiply(&out, base)?;
     }
     Some(out)
 }
 
-fn term(e: &Expr, var: &str) -> Option<Term> {
-    let factors: Vec<&Expr> = match e {
-        Expr::Mul(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    let mut t = Term {
-        coefficient: 1.0,
-        power: 0.0,
-        log_power: 0,
-    };
-    let is_var = |e: &Expr| matches!(e, Expr::Var(v) if v == var);
-    let is_log =
-        |e: &Expr| matches!(e, Expr::Call(Func::Log2, args) if args.len() == 1 && is_var(&args[0]));
-    for factor in factors {
-        match factor {
-            Expr::Num(c) => t.coefficient *= c,
-            f if is_var(f) => t.power += 1.0,
-            f if is_log(f) => t.log_power += 1,
-            Expr::Pow(base, exponent) => {
-                let Expr::Num(k) = **exponent else {
-                    return None;
-                };
-                if is_var(base) {
-                    t.power += k;
-                } else if is_log(base) && k >= 0.0 && k.fract() == 0.0 && k <= 64.0 {
-                    t.log_power += k as u32;
-                } else {
-                    return None;
+/// The expansion; depth bounded by [`MAX_DEPTH`] through [`terms`].
+fn expand(e: &Expr, var: &str) -> Option<Vec<Term>> {
+    Some(match e {
+        Expr::Num(c) => constant(*c),
+        Expr::Var(v) if v == var => vec![Term {
+            coefficient: 1.0,
+            power: 1.0,
+            log_power: 0,
+        }],
+        Expr::Var(_) | Expr::Apply(..) => return None,
+        Expr::Add(items) => {
+            let mut out = Vec::new();
+            for item in items {
+                for t in expand(item, var)? {
+                    add_into(&mut out, t);
                 }
             }
-            _ => return None,
+            if out.len() > MAX_TERMS {
+                return None;
+            }
+            out
         }
-    }
-    Some(t)
+        Expr::Mul(items) => {
+            let mut out = constant(1.0);
+            for item in items {
+                out = multiply(&out, &expand(item, var)?)?;
+            }
+            out
+        }
+        Expr::Pow(base, exponent) => {
+            let k = as_constant(&expand(exponent, var)?)?;
+            power(&expand(base, var)?, k)?
+        }
+        Expr::Call(func, args) => {
+            let expanded = args
+                .iter()
+                .map(|a| expand(a, var))
+                .collect::<Option<Vec<_>>>()?;
+            let constants: Option<Vec<f64>> = expanded.iter().map(|p| as_constant(p)).collect();
+            if let Some(values) = constants {
+                let v = match func {
+                    Func::Log2 => values[0].log2(),
+                    Func::Ln => values[0].ln(),
+                    Func::Log => values[1].log2() / values[0].log2(),
+                    Func::Sqrt => values[0].sqrt(),
+                    Func::Ceil => values[0].ceil(),
+                    Func::Floor => values[0].floor(),
+                    Func::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    Func::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+                };
+                return v.is_finite().then(|| constant(v));
+            }
+            let is_x = |p: &[Term]| matches!(p, [t] if t.coefficient == 1.0 && t.power == 1.0 && t.log_power == 0);
+            let log_x = |c: f64| {
+                vec![Term {
+                    coefficient: c,
+                    power: 0.0,
+                    log_power: 1,
+                }]
+            };
+            match func {
+                Func::Log2 if is_x(&expanded[0]) => log_x(1.0),
+                Func::Ln if is_x(&expanded[0]) => log_x(std::f64::consts::LN_2),
+                Func::Log if is_x(&expanded[1]) => {
+                    let base = as_constant(&expanded[0])?.log2();
+                    log_x(base.recip())
+                }
+                Func::Sqrt => power(&expanded[0], 0.5)?,
+                _ => return None,
+            }
+        }
+    })
 }
 
 /// The terms of `a - b`, a coefficient that cancels to within `1e-12` of
@@ -240,7 +359,7 @@ mod tests {
     use super::*;
 
     fn solve(text: &str) -> Option<Vec<(f64, PointKind)>> {
-        let e = Expr::parse(text).unwrap().simplify();
+        let e = Expr::parse(text).unwrap();
         let t = terms(&e, "x")?;
         roots(&t, 1e-3, 1e12).map(|r| r.iter().map(|r| (r.at, r.kind)).collect())
     }
@@ -273,5 +392,33 @@ mod tests {
         // x·log2(x) against a constant: Lambert's W, not here
         assert_eq!(solve("x*log2(x) - 5"), None);
         assert_eq!(solve("max(x, 3) - 2"), None);
+    }
+
+    #[test]
+    fn expansion_keeps_the_coefficients_as_written() {
+        let e = Expr::parse("(2*x + 1)*(x - 1)/4 + ln(x)*3 + 2^3 + log(4, x)").unwrap();
+        let mut t = terms(&e, "x").unwrap();
+        t.sort_by(|p, q| {
+            (p.power, p.log_power)
+                .partial_cmp(&(q.power, q.log_power))
+                .unwrap()
+        });
+        let ln2 = std::f64::consts::LN_2;
+        let want = [
+            (0.0, 0, 8.0 - 0.25),
+            (0.0, 1, 3.0 * ln2 + 0.5),
+            (1.0, 0, -0.25),
+            (2.0, 0, 0.5),
+        ];
+        assert_eq!(t.len(), want.len());
+        for (got, (power, log_power, c)) in t.iter().zip(want) {
+            assert_eq!((got.power, got.log_power), (power, log_power));
+            assert!((got.coefficient - c).abs() < 1e-15, "{got:?}");
+        }
+        // 1162.1393732203726 is kept to the last digit (the normal form
+        // would round it to 12).
+        let t = terms(&Expr::parse("1162.1393732203726 - x").unwrap(), "x").unwrap();
+        assert!(t.iter().any(|t| t.coefficient == 1162.1393732203726));
+        assert_eq!(terms(&Expr::parse("x + n").unwrap(), "x"), None);
     }
 }

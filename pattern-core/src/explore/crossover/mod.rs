@@ -237,8 +237,7 @@ pub enum CrossoverError {
     },
 }
 
-/// A model with the bound variables substituted, in normal form, and
-/// compiled.
+/// A model with the bound variables substituted, and compiled.
 struct Bound {
     model: Expr,
     tape: Tape,
@@ -256,8 +255,9 @@ fn check_span(span: &Span) -> Result<(), CrossoverError> {
     }
 }
 
-/// Substitutes the bound values (the varied variable keeps its name) and
-/// simplifies.
+/// Substitutes the bound values (the varied variable keeps its name). Not
+/// simplified: the normal form rounds coefficients to 12 digits, which a
+/// difference of nearly equal terms would turn into errors far above 1e-9.
 fn bind(model: &Expr, span: &Span, bound: &[(&str, f64)]) -> Result<Expr, CrossoverError> {
     let mut values = Vec::with_capacity(bound.len());
     for &(name, value) in bound {
@@ -272,7 +272,7 @@ fn bind(model: &Expr, span: &Span, bound: &[(&str, f64)]) -> Result<Expr, Crosso
         }
         values.push((name, Expr::num(value)));
     }
-    Ok(model.subs_all(&values).simplify())
+    Ok(model.subs_all(&values))
 }
 
 fn compile(model: &Expr, index: usize, span: &Span) -> Result<Tape, CrossoverError> {
@@ -409,7 +409,7 @@ fn pair_roots(
             return Ok(found);
         }
     }
-    let difference = (a.model.clone() - b.model.clone()).simplify();
+    let difference = a.model.clone() - b.model.clone();
     let tape = compile(&difference, i, span)?;
     let scale_parts = [a.tape.clone(), b.tape.clone()];
     let problem = Problem {
