@@ -405,10 +405,10 @@ proptest! {
         let (lo, hi) = (1.0, 1e8);
         let (mut a, mut b) = (pmnf_expr(p), pmnf_expr(q));
         if numeric {
-            // max(m, -1e30) is m everywhere here, but not PMNF: the
+            // max(m, -1e300) is m everywhere here, but not PMNF: the
             // numeric search runs instead of the closed forms.
-            a = Expr::max([a, Expr::num(-1e30)]);
-            b = Expr::max([b, Expr::num(-1e30)]);
+            a = Expr::max([a, Expr::num(-1e300)]);
+            b = Expr::max([b, Expr::num(-1e300)]);
         }
         let found = crossovers(&[a, b], Span::new("x", lo, hi), &[]).unwrap();
         if numeric {
@@ -421,7 +421,7 @@ proptest! {
     fn closed_forms_agree_with_the_numeric_search(p in pmnf(), q in pmnf()) {
         let span = Span::new("x", 1.0, 1e8);
         let exact = crossovers(&[pmnf_expr(p), pmnf_expr(q)], span, &[]).unwrap();
-        let wrap = |e: Expr| Expr::max([e, Expr::num(-1e30)]);
+        let wrap = |e: Expr| Expr::max([e, Expr::num(-1e300)]);
         let numeric =
             crossovers(&[wrap(pmnf_expr(p)), wrap(pmnf_expr(q))], span, &[]).unwrap();
         prop_assert_eq!(exact.points.len(), numeric.points.len(), "{:?} {:?}", exact, numeric);
