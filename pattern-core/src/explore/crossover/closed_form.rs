@@ -156,6 +156,10 @@ fn expand(e: &Expr, var: &str) -> Option<Vec<Term>> {
             power(&expand(base, var)?, k)?
         }
         Expr::Call(func, args) => {
+            let (least, most) = func.arity();
+            if args.len() < least || most.is_some_and(|m| args.len() > m) {
+                return None;
+            }
             let expanded = args
                 .iter()
                 .map(|a| expand(a, var))

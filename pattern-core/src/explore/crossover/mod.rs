@@ -213,6 +213,15 @@ pub enum CrossoverError {
         /// The function.
         name: String,
     },
+    /// A model calls a function with a number of arguments it does not
+    /// take (a tree built through `Expr`'s public variants).
+    #[error("model {model} calls {call}: not a well-formed expression")]
+    Malformed {
+        /// The index of the model.
+        model: usize,
+        /// The call, as `log with 1 arguments`.
+        call: String,
+    },
     /// A model has no finite value at a point of the span.
     #[error("model {model} is not finite at {variable} = {at}: choose a span where it is defined")]
     NonFinite {
@@ -284,6 +293,7 @@ fn compile(model: &Expr, index: usize, span: &Span) -> Result<Tape, CrossoverErr
             variable: span.variable.to_string(),
         },
         CompileIssue::Unresolved(name) => CrossoverError::Unresolved { model: index, name },
+        CompileIssue::Arity(call) => CrossoverError::Malformed { model: index, call },
     })
 }
 

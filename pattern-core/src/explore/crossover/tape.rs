@@ -37,6 +37,9 @@ pub(crate) enum CompileIssue {
     OtherVariable(String),
     /// A call of a function the engine does not define.
     Unresolved(String),
+    /// A call with a number of arguments its function does not take (a
+    /// tree built through the public variants).
+    Arity(String),
 }
 
 /// A compiled model of one variable.
@@ -388,6 +391,10 @@ impl Tape {
                 Expr::Var(name) if name == var => Instr::Var,
                 Expr::Var(name) => return Err(CompileIssue::OtherVariable(name.clone())),
                 Expr::Apply(name, _) => return Err(CompileIssue::Unresolved(name.clone())),
+                // Empty sums and products (possible through the public
+                // variants) are 0 and 1.
+                Expr::Add(items) if items.is_empty() => Instr::Const(0.0),
+                Expr::Mul(items) if items.is_empty() => Instr::Const(1.0),
                 Expr::Add(items) => Instr::Add(take(&mut results, items.len())),
                 Expr::Mul(items) => Instr::Mul(take(&mut results, items.len())),
                 Expr::Pow(_, exponent) => match **exponent {
@@ -404,6 +411,14 @@ impl Tape {
                     }
                 },
                 Expr::Call(func, args) => {
+                    let (least, most) = func.arity();
+                    if args.len() < least || most.is_some_and(|m| args.len() > m) {
+                        return Err(CompileIssue::Arity(format!(
+                            "{} with {} arguments",
+                            func.name(),
+                            args.len()
+                        )));
+                    }
                     let a = take(&mut results, args.len());
                     match func {
                         Func::Log2 => Instr::Log2(a[0]),
@@ -517,6 +532,22 @@ mod tests {
         }
         // The max has a kink at 3: no bound on the second derivative there.
         assert_eq!(t.over(2.5, 3.5).dd, Interval::ENTIRE);
+    }
+
+    #[test]
+    fn malformed_trees_are_refused_or_read_as_written() {
+        let log = Expr::Call(Func::Log, vec![Expr::var("x")]);
+        assert!(matches!(
+            Tape::compile(&log, "x"),
+            Err(CompileIssue::Arity(_))
+        ));
+        let max = Expr::Call(Func::Max, vec![]);
+        assert!(matches!(
+            Tape::compile(&max, "x"),
+            Err(CompileIssue::Arity(_))
+        ));
+        let empty = Expr::Add(vec![Expr::Mul(vec![]), Expr::Add(vec![])]);
+        assert_eq!(Tape::compile(&empty, "x").unwrap().at(1.0).v, 1.0);
     }
 
     #[test]
