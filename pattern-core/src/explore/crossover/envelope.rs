@@ -1,0 +1,125 @@
+//! The lower envelope of several models from the roots and ties of every
+//! pair: between two consecutive roots or tie ends of any pair no two
+//! models swap, so one sample per piece tells their order.
+
+use super::{BestInterval, Bound, CrossoverPoint, Crossovers, PointKind, Roots, Span, roots};
+
+fn close(p: f64, q: f64) -> bool {
+    (p - q).abs() <= 1e-12 * p.abs().max(q.abs())
+}
+
+/// Which model is lowest on each piece of the span, and the points between.
+pub(super) fn envelope(
+    models: &[Bound],
+    pairs: &[((usize, usize), Roots)],
+    span: &Span,
+) -> Crossovers {
+    let mut cuts = vec![span.lo, span.hi];
+    for (_, found) in pairs {
+        cuts.extend(found.roots.iter().map(|r| r.at));
+        cuts.extend(found.zero_pieces.iter().flat_map(|&(a, b)| [a, b]));
+    }
+    cuts.retain(|&c| c >= span.lo && c <= span.hi);
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup_by(|q, p| close(*p, *q));
+    let tied = |i: usize, j: usize, a: f64, b: f64| {
+        let key = (i.min(j), i.max(j));
+        pairs.iter().any(|(pair, found)| {
+            *pair == key
+                && found
+                    .zero_pieces
+                    .iter()
+                    .any(|&(p, q)| (p <= a || close(p, a)) && (q >= b || close(q, b)))
+        })
+    };
+    let mut intervals: Vec<BestInterval> = Vec::new();
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let mid = roots::split(a, b);
+        let values: Vec<f64> = models.iter().map(|m| m.tape.at(mid).v).collect();
+        let lowest = (0..values.len())
+            .min_by(|&p, &q| values[p].total_cmp(&values[q]))
+            .unwrap_or(0);
+        let group: Vec<usize> = (0..values.len())
+            .filter(|&k| k == lowest || tied(k, lowest, a, b))
+            .collect();
+        let best = group[0];
+        let others: Vec<usize> = group[1..].to_vec();
+        match intervals.last_mut() {
+            Some(last) if last.best == best && last.tied == others => last.hi = b,
+            _ => intervals.push(BestInterval {
+                lo: a,
+                hi: b,
+                best,
+                tied: others,
+            }),
+        }
+    }
+    let pair = |i: usize, j: usize| {
+        let key = (i.min(j), i.max(j));
+        pairs
+            .iter()
+            .find(|(p, _)| *p == key)
+            .map(|(_, found)| found)
+    };
+    let mut points = Vec::new();
+    for w in intervals.windows(2) {
+        let (left, right) = (&w[0], &w[1]);
+        let at = left.hi;
+        let root = pair(left.best, right.best)
+            .and_then(|found| found.roots.iter().find(|r| close(r.at, at)));
+        let (kind, closed_form, at) = match root {
+            Some(r) if left.best != right.best => (r.kind, r.closed_form, r.at),
+            _ => (PointKind::TieBoundary, false, at),
+        };
+        points.push(CrossoverPoint {
+            at,
+            before: left.best,
+            after: right.best,
+            designs: (left.best, right.best),
+            kind,
+            closed_form,
+        });
+    }
+    // Tangencies of another design with the best one inside a piece.
+    for interval in &intervals {
+        for other in (0..models.len()).filter(|&k| k != interval.best) {
+            let Some(found) = pair(interval.best, other) else {
+                continue;
+            };
+            for r in &found.roots {
+                let inside = r.at > interval.lo
+                    && r.at < interval.hi
+                    && !close(r.at, interval.lo)
+                    && !close(r.at, interval.hi);
+                if inside && r.kind == PointKind::Tangency {
+                    points.push(CrossoverPoint {
+                        at: r.at,
+                        before: interval.best,
+                        after: interval.best,
+                        designs: (interval.best, other),
+                        kind: PointKind::Tangency,
+                        closed_form: r.closed_form,
+                    });
+                }
+            }
+        }
+    }
+    points.sort_by(|p, q| p.at.total_cmp(&q.at));
+    let ties = pairs
+        .iter()
+        .filter(|(_, found)| {
+            found
+                .zero_pieces
+                .iter()
+                .any(|&(a, b)| a <= span.lo && b >= span.hi)
+        })
+        .map(|(pair, _)| *pair)
+        .collect();
+    Crossovers {
+        variable: span.variable.to_string(),
+        intervals,
+        points,
+        ties,
+    }
+}

@@ -1,0 +1,566 @@
+//! A model in one variable compiled to straight-line code (children before
+//! parents, built without recursion), evaluated on second-order jets: the
+//! value, the first and the second derivative, either at a point (`f64`)
+//! or as enclosures over an interval ([`Interval`]).
+
+use super::interval::Interval;
+use crate::expr::{Expr, Func};
+
+/// One instruction; operands are the indices of earlier instructions.
+#[derive(Clone, Debug, PartialEq)]
+enum Instr {
+    Const(f64),
+    Var,
+    Add(Vec<usize>),
+    Mul(Vec<usize>),
+    /// A literal small integer exponent: repeated products, as in `eval`.
+    PowInt(usize, i32),
+    /// A literal real exponent.
+    PowReal(usize, f64),
+    /// `base ^ exponent` with an exponent that varies: `exp(e·ln b)`.
+    Pow(usize, usize),
+    Log2(usize),
+    Ln(usize),
+    /// `log(base, arg)`: `log2(arg)/log2(base)`.
+    LogBase(usize, usize),
+    Sqrt(usize),
+    Ceil(usize),
+    Floor(usize),
+    Max(Vec<usize>),
+    Min(Vec<usize>),
+}
+
+/// Why an expression cannot be compiled in one variable.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum CompileIssue {
+    /// A variable other than the one of the tape.
+    OtherVariable(String),
+    /// A call of a function the engine does not define.
+    Unresolved(String),
+    /// A call with a number of arguments its function does not take (a
+    /// tree built through the public variants).
+    Arity(String),
+}
+
+/// A compiled model of one variable.
+#[derive(Clone, Debug)]
+pub(crate) struct Tape {
+    code: Vec<Instr>,
+}
+
+/// The value and the first two derivatives of a function of one variable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Jet<S> {
+    pub v: S,
+    pub d: S,
+    pub dd: S,
+}
+
+/// What the tape's arithmetic needs from a number type.
+pub(crate) trait Scalar: Copy {
+    fn constant(v: f64) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn square(self) -> Self;
+    fn recip(self) -> Self;
+    fn powi(self, n: i32) -> Self;
+    fn powf(self, k: f64) -> Self;
+    fn ln(self) -> Self;
+    fn log2(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn is_zero(self) -> bool;
+    /// `ceil` (or `floor`) of a jet: piecewise constant.
+    fn step(u: Jet<Self>, ceil: bool) -> Jet<Self>;
+    /// `max` (or `min`) of jets.
+    fn extremum(args: &[Jet<Self>], max: bool) -> Jet<Self>;
+}
+
+impl Scalar for f64 {
+    fn constant(v: f64) -> f64 {
+        v
+    }
+    fn add(self, o: f64) -> f64 {
+        self + o
+    }
+    fn mul(self, o: f64) -> f64 {
+        self * o
+    }
+    fn neg(self) -> f64 {
+        -self
+    }
+    fn square(self) -> f64 {
+        self * self
+    }
+    fn recip(self) -> f64 {
+        1.0 / self
+    }
+    fn powi(self, n: i32) -> f64 {
+        f64::powi(self, n)
+    }
+    fn powf(self, k: f64) -> f64 {
+        f64::powf(self, k)
+    }
+    fn ln(self) -> f64 {
+        f64::ln(self)
+    }
+    fn log2(self) -> f64 {
+        f64::log2(self)
+    }
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    fn step(u: Jet<f64>, ceil: bool) -> Jet<f64> {
+        let v = if ceil { u.v.ceil() } else { u.v.floor() };
+        Jet { v, d: 0.0, dd: 0.0 }
+    }
+    /// At a tie, the argument that stays the extremum when the variable
+    /// grows: the right derivative.
+    fn extremum(args: &[Jet<f64>], max: bool) -> Jet<f64> {
+        let better = |a: &Jet<f64>, b: &Jet<f64>| {
+            let key = |j: &Jet<f64>| (j.v, j.d, j.dd);
+            let (ka, kb) = (key(a), key(b));
+            if max { ka > kb } else { ka < kb }
+        };
+        let mut best = args[0];
+        for a in &args[1..] {
+            if a.v.is_nan() || better(a, &best) {
+                best = *a;
+            }
+        }
+        best
+    }
+}
+
+impl Scalar for Interval {
+    fn constant(v: f64) -> Interval {
+        Interval::point(v)
+    }
+    fn add(self, o: Interval) -> Interval {
+        Interval::add(self, o)
+    }
+    fn mul(self, o: Interval) -> Interval {
+        Interval::mul(self, o)
+    }
+    fn neg(self) -> Interval {
+        Interval::neg(self)
+    }
+    fn square(self) -> Interval {
+        Interval::square(self)
+    }
+    fn recip(self) -> Interval {
+        Interval::recip(self)
+    }
+    fn powi(self, n: i32) -> Interval {
+        Interval::powi(self, n)
+    }
+    fn powf(self, k: f64) -> Interval {
+        Interval::powf(self, k)
+    }
+    fn ln(self) -> Interval {
+        Interval::ln(self)
+    }
+    fn log2(self) -> Interval {
+        Interval::log2(self)
+    }
+    fn sqrt(self) -> Interval {
+        Interval::sqrt(self)
+    }
+    fn exp(self) -> Interval {
+        Interval::exp(self)
+    }
+    fn is_zero(self) -> bool {
+        self == Interval::ZERO
+    }
+    /// Constant where the argument stays between two jumps; where it may
+    /// jump, nothing is known of the derivatives.
+    fn step(u: Jet<Interval>, ceil: bool) -> Jet<Interval> {
+        let v = if ceil { u.v.ceil() } else { u.v.floor() };
+        if !v.is_nan() && v.lo == v.hi {
+            Jet {
+                v,
+                d: Interval::ZERO,
+                dd: Interval::ZERO,
+            }
+        } else {
+            Jet {
+                v,
+                d: Interval::ENTIRE,
+                dd: Interval::ENTIRE,
+            }
+        }
+    }
+    /// The derivative of a `max` lies between those of the arguments that
+    /// may attain it (the function is Lipschitz: its slopes are theirs);
+    /// where two may, it has a kink and its second derivative is unbounded.
+    fn extremum(args: &[Jet<Interval>], max: bool) -> Jet<Interval> {
+        let fold = |f: fn(Interval, Interval) -> Interval| {
+            args[1..].iter().fold(args[0].v, |acc, a| f(acc, a.v))
+        };
+        let v = if max {
+            fold(Interval::max)
+        } else {
+            fold(Interval::min)
+        };
+        if v.is_nan() || args.iter().any(|a| a.v.is_nan()) {
+            let nan = Interval::point(f64::NAN);
+            return Jet {
+                v: nan,
+                d: Interval::ENTIRE,
+                dd: Interval::ENTIRE,
+            };
+        }
+        let candidates: Vec<&Jet<Interval>> = args
+            .iter()
+            .filter(|a| if max { a.v.hi >= v.lo } else { a.v.lo <= v.hi })
+            .collect();
+        match candidates.as_slice() {
+            [only] => Jet { v, ..**only },
+            _ => Jet {
+                v,
+                d: candidates[1..]
+                    .iter()
+                    .fold(candidates[0].d, |acc, a| acc.hull(a.d)),
+                dd: Interval::ENTIRE,
+            },
+        }
+    }
+}
+
+impl<S: Scalar> Jet<S> {
+    fn constant(v: f64) -> Jet<S> {
+        Jet {
+            v: S::constant(v),
+            d: S::constant(0.0),
+            dd: S::constant(0.0),
+        }
+    }
+
+    fn is_constant(&self) -> bool {
+        self.d.is_zero() && self.dd.is_zero()
+    }
+
+    fn add(self, o: Jet<S>) -> Jet<S> {
+        Jet {
+            v: self.v.add(o.v),
+            d: self.d.add(o.d),
+            dd: self.dd.add(o.dd),
+        }
+    }
+
+    fn mul(self, o: Jet<S>) -> Jet<S> {
+        if o.is_constant() {
+            return self.scale(o.v);
+        }
+        if self.is_constant() {
+            return o.scale(self.v);
+        }
+        let two = S::constant(2.0);
+        Jet {
+            v: self.v.mul(o.v),
+            d: self.d.mul(o.v).add(self.v.mul(o.d)),
+            dd: self
+                .dd
+                .mul(o.v)
+                .add(two.mul(self.d).mul(o.d))
+                .add(self.v.mul(o.dd)),
+        }
+    }
+
+    fn scale(self, k: S) -> Jet<S> {
+        Jet {
+            v: self.v.mul(k),
+            d: self.d.mul(k),
+            dd: self.dd.mul(k),
+        }
+    }
+
+    /// `φ(self)` from `φ`, `φ'` and `φ''` at the value.
+    fn chain(self, phi: S, dphi: S, ddphi: S) -> Jet<S> {
+        if self.is_constant() {
+            return Jet {
+                v: phi,
+                d: S::constant(0.0),
+                dd: S::constant(0.0),
+            };
+        }
+        Jet {
+            v: phi,
+            d: dphi.mul(self.d),
+            dd: ddphi.mul(self.d.square()).add(dphi.mul(self.dd)),
+        }
+    }
+
+    fn powi(self, n: i32) -> Jet<S> {
+        match n {
+            0 => Jet::constant(1.0),
+            1 => self,
+            2 => {
+                let v = self.v;
+                self.chain(v.square(), S::constant(2.0).mul(v), S::constant(2.0))
+            }
+            _ => {
+                let k = f64::from(n);
+                let v = self.v;
+                self.chain(
+                    v.powi(n),
+                    S::constant(k).mul(v.powi(n - 1)),
+                    S::constant(k * (k - 1.0)).mul(v.powi(n - 2)),
+                )
+            }
+        }
+    }
+
+    fn powf(self, k: f64) -> Jet<S> {
+        let v = self.v;
+        self.chain(
+            v.powf(k),
+            S::constant(k).mul(v.powf(k - 1.0)),
+            S::constant(k * (k - 1.0)).mul(v.powf(k - 2.0)),
+        )
+    }
+
+    fn ln(self) -> Jet<S> {
+        let v = self.v;
+        let r = v.recip();
+        self.chain(v.ln(), r, r.square().neg())
+    }
+
+    fn log2(self) -> Jet<S> {
+        let v = self.v;
+        let k = S::constant(std::f64::consts::LN_2.recip());
+        let r = v.recip();
+        self.chain(v.log2(), k.mul(r), k.mul(r.square()).neg())
+    }
+
+    fn sqrt(self) -> Jet<S> {
+        let v = self.v;
+        let s = v.sqrt();
+        let half_over = S::constant(0.5).mul(s.recip());
+        self.chain(s, half_over, S::constant(-0.25).mul(v.powf(-1.5)))
+    }
+
+    fn exp(self) -> Jet<S> {
+        let e = self.v.exp();
+        self.chain(e, e, e)
+    }
+
+    fn recip(self) -> Jet<S> {
+        self.powi(-1)
+    }
+}
+
+impl Tape {
+    /// Compiles `expr`, whose only variable must be `var`.
+    pub fn compile(expr: &Expr, var: &str) -> Result<Tape, CompileIssue> {
+        let mut code: Vec<Instr> = Vec::new();
+        // (node, whether its children are compiled); results stack holds
+        // the instruction index of each compiled child.
+        let mut pending: Vec<(&Expr, bool)> = vec![(expr, false)];
+        let mut results: Vec<usize> = Vec::new();
+        while let Some((node, ready)) = pending.pop() {
+            if !ready {
+                match node {
+                    Expr::Num(_) | Expr::Var(_) => {}
+                    Expr::Apply(name, _) => return Err(CompileIssue::Unresolved(name.clone())),
+                    Expr::Pow(_, exponent) if matches!(**exponent, Expr::Num(_)) => {
+                        pending.push((node, true));
+                        if let Expr::Pow(base, _) = node {
+                            pending.push((base, false));
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                pending.push((node, true));
+                for child in node.children().into_iter().rev() {
+                    pending.push((child, false));
+                }
+                continue;
+            }
+            let take = |results: &mut Vec<usize>, n: usize| results.split_off(results.len() - n);
+            let instr = match node {
+                Expr::Num(v) => Instr::Const(*v),
+                Expr::Var(name) if name == var => Instr::Var,
+                Expr::Var(name) => return Err(CompileIssue::OtherVariable(name.clone())),
+                Expr::Apply(name, _) => return Err(CompileIssue::Unresolved(name.clone())),
+                // Empty sums and products (possible through the public
+                // variants) are 0 and 1.
+                Expr::Add(items) if items.is_empty() => Instr::Const(0.0),
+                Expr::Mul(items) if items.is_empty() => Instr::Const(1.0),
+                Expr::Add(items) => Instr::Add(take(&mut results, items.len())),
+                Expr::Mul(items) => Instr::Mul(take(&mut results, items.len())),
+                Expr::Pow(_, exponent) => match **exponent {
+                    Expr::Num(k) => {
+                        let base = take(&mut results, 1)[0];
+                        match literal_integer(k) {
+                            Some(n) => Instr::PowInt(base, n),
+                            None => Instr::PowReal(base, k),
+                        }
+                    }
+                    _ => {
+                        let both = take(&mut results, 2);
+                        Instr::Pow(both[0], both[1])
+                    }
+                },
+                Expr::Call(func, args) => {
+                    let (least, most) = func.arity();
+                    if args.len() < least || most.is_some_and(|m| args.len() > m) {
+                        return Err(CompileIssue::Arity(format!(
+                            "{} with {} arguments",
+                            func.name(),
+                            args.len()
+                        )));
+                    }
+                    let a = take(&mut results, args.len());
+                    match func {
+                        Func::Log2 => Instr::Log2(a[0]),
+                        Func::Ln => Instr::Ln(a[0]),
+                        Func::Log => Instr::LogBase(a[0], a[1]),
+                        Func::Sqrt => Instr::Sqrt(a[0]),
+                        Func::Ceil => Instr::Ceil(a[0]),
+                        Func::Floor => Instr::Floor(a[0]),
+                        Func::Max => Instr::Max(a),
+                        Func::Min => Instr::Min(a),
+                    }
+                }
+            };
+            results.push(code.len());
+            code.push(instr);
+        }
+        Ok(Tape { code })
+    }
+
+    /// The jet of the function at `x`.
+    fn run<S: Scalar>(&self, x: S) -> Jet<S> {
+        let mut regs: Vec<Jet<S>> = Vec::with_capacity(self.code.len());
+        for instr in &self.code {
+            let r = |i: &usize| regs[*i];
+            let jet = match instr {
+                Instr::Const(v) => Jet::constant(*v),
+                Instr::Var => Jet {
+                    v: x,
+                    d: S::constant(1.0),
+                    dd: S::constant(0.0),
+                },
+                Instr::Add(items) => items[1..].iter().fold(r(&items[0]), |acc, i| acc.add(r(i))),
+                Instr::Mul(items) => items[1..].iter().fold(r(&items[0]), |acc, i| acc.mul(r(i))),
+                Instr::PowInt(b, n) => r(b).powi(*n),
+                Instr::PowReal(b, k) => r(b).powf(*k),
+                Instr::Pow(b, e) => r(e).mul(r(b).ln()).exp(),
+                Instr::Log2(a) => r(a).log2(),
+                Instr::Ln(a) => r(a).ln(),
+                Instr::LogBase(base, a) => r(a).log2().mul(r(base).log2().recip()),
+                Instr::Sqrt(a) => r(a).sqrt(),
+                Instr::Ceil(a) => S::step(r(a), true),
+                Instr::Floor(a) => S::step(r(a), false),
+                Instr::Max(items) => {
+                    let args: Vec<Jet<S>> = items.iter().map(r).collect();
+                    S::extremum(&args, true)
+                }
+                Instr::Min(items) => {
+                    let args: Vec<Jet<S>> = items.iter().map(r).collect();
+                    S::extremum(&args, false)
+                }
+            };
+            regs.push(jet);
+        }
+        regs.pop().unwrap_or(Jet::constant(0.0))
+    }
+
+    /// The value and derivatives at the point `x`.
+    pub fn at(&self, x: f64) -> Jet<f64> {
+        self.run(x)
+    }
+
+    /// Enclosures of the value and the derivatives over `[lo, hi]`.
+    pub fn over(&self, lo: f64, hi: f64) -> Jet<Interval> {
+        self.run(Interval { lo, hi })
+    }
+}
+
+/// `k` as an integer exponent evaluated by repeated products, as
+/// `Expr::eval` does for literal exponents up to 64 in magnitude.
+fn literal_integer(k: f64) -> Option<i32> {
+    (k.fract() == 0.0 && k.abs() <= 64.0).then_some(k as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tape(text: &str) -> Tape {
+        Tape::compile(&Expr::parse(text).unwrap(), "x").unwrap()
+    }
+
+    #[test]
+    fn point_jets_are_the_derivatives() {
+        // f = x^3 - 2x: f' = 3x^2 - 2, f'' = 6x
+        let j = tape("x^3 - 2*x").at(2.0);
+        assert_eq!((j.v, j.d, j.dd), (4.0, 10.0, 12.0));
+        // f = x·log2(x): f' = log2(x) + 1/ln 2, f'' = 1/(x ln 2)
+        let j = tape("x*log2(x)").at(4.0);
+        let ln2 = std::f64::consts::LN_2;
+        assert!((j.v - 8.0).abs() < 1e-12);
+        assert!((j.d - (2.0 + 1.0 / ln2)).abs() < 1e-12);
+        assert!((j.dd - 1.0 / (4.0 * ln2)).abs() < 1e-12);
+        // f = sqrt(x) + 1/x
+        let j = tape("sqrt(x) + 1/x").at(4.0);
+        assert!((j.d - (0.25 - 1.0 / 16.0)).abs() < 1e-12);
+        assert!((j.dd - (-0.25 / 8.0 + 2.0 / 64.0)).abs() < 1e-12);
+        // f = 2^x (a varying exponent)
+        let j = tape("2^x").at(3.0);
+        assert!((j.v - 8.0).abs() < 1e-12 && (j.d - 8.0 * ln2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn interval_jets_enclose_the_point_jets() {
+        let t = tape("max(3*x, x^2) - 5*log2(x) + ceil(x/4)");
+        let over = t.over(1.5, 2.5);
+        for i in 0..=100 {
+            let x = 1.5 + f64::from(i) / 100.0;
+            let p = t.at(x);
+            assert!(over.v.lo <= p.v && p.v <= over.v.hi, "{x}");
+            assert!(over.d.lo <= p.d && p.d <= over.d.hi, "{x}");
+        }
+        // The max has a kink at 3: no bound on the second derivative there.
+        assert_eq!(t.over(2.5, 3.5).dd, Interval::ENTIRE);
+    }
+
+    #[test]
+    fn malformed_trees_are_refused_or_read_as_written() {
+        let log = Expr::Call(Func::Log, vec![Expr::var("x")]);
+        assert!(matches!(
+            Tape::compile(&log, "x"),
+            Err(CompileIssue::Arity(_))
+        ));
+        let max = Expr::Call(Func::Max, vec![]);
+        assert!(matches!(
+            Tape::compile(&max, "x"),
+            Err(CompileIssue::Arity(_))
+        ));
+        let empty = Expr::Add(vec![Expr::Mul(vec![]), Expr::Add(vec![])]);
+        assert_eq!(Tape::compile(&empty, "x").unwrap().at(1.0).v, 1.0);
+    }
+
+    #[test]
+    fn other_variables_and_unresolved_calls_are_refused() {
+        let e = Expr::parse("x + n").unwrap();
+        assert_eq!(
+            Tape::compile(&e, "x").unwrap_err(),
+            CompileIssue::OtherVariable("n".into())
+        );
+        let e = Expr::parse("x").unwrap() + Expr::apply("send", [Expr::var("x")]);
+        assert_eq!(
+            Tape::compile(&e, "x").unwrap_err(),
+            CompileIssue::Unresolved("send".into())
+        );
+    }
+}
