@@ -1,9 +1,15 @@
 //! A run's plots as SVG (plotters): dynamic efficiency over time, and a
-//! Gantt chart of a flow graph's tasks on its nodes' lanes.
+//! Gantt chart of a flow graph's tasks on its nodes' lanes. The drawing
+//! takes any plotters backend, so that [`crate::explore::plot`] renders
+//! the same charts to PNG.
 
 use super::graph::Work;
 use super::{SimError, SimResult};
+use plotters::coord::Shift;
 use plotters::prelude::*;
+
+/// The size of [`SimResult::efficiency_svg`].
+const EFFICIENCY_SIZE: (u32, u32) = (800, 400);
 
 fn plot_error(e: impl std::fmt::Display) -> SimError {
     SimError::Plot(e.to_string())
@@ -25,34 +31,10 @@ impl SimResult {
     /// # Ok::<(), pattern_core::sim::SimError>(())
     /// ```
     pub fn efficiency_svg(&self, window: f64) -> Result<String, SimError> {
-        let points = self.dynamic_efficiency(window);
-        let end = (self.makespan() / 1e6).max(1e-9);
         let mut out = String::new();
         {
-            let root = SVGBackend::with_string(&mut out, (800, 400)).into_drawing_area();
-            root.fill(&WHITE).map_err(plot_error)?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption("dynamic efficiency", ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(36)
-                .y_label_area_size(48)
-                .build_cartesian_2d(0.0..end, 0.0..1.0)
-                .map_err(plot_error)?;
-            chart
-                .configure_mesh()
-                .x_desc("time (ms)")
-                .y_desc("busy fraction of the cores")
-                .draw()
-                .map_err(plot_error)?;
-            // A step per window: flat over the window, at its efficiency.
-            let steps = points.iter().flat_map(|&(t, e)| {
-                let t1 = ((t + window) / 1e6).min(end);
-                [(t / 1e6, e), (t1, e)]
-            });
-            chart
-                .draw_series(LineSeries::new(steps, &BLUE))
-                .map_err(plot_error)?;
-            root.present().map_err(plot_error)?;
+            let root = SVGBackend::with_string(&mut out, EFFICIENCY_SIZE).into_drawing_area();
+            self.draw_efficiency(&root, window)?;
         }
         Ok(out)
     }
@@ -62,49 +44,105 @@ impl SimResult {
     /// orange), time in ms, as an SVG document. A design's run keeps no
     /// tasks: its chart is empty.
     pub fn gantt_svg(&self) -> Result<String, SimError> {
-        let lanes = self.lanes();
-        let rows: usize = lanes
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, self.gantt_size()).into_drawing_area();
+            self.draw_gantt(&root)?;
+        }
+        Ok(out)
+    }
+
+    /// The size of [`SimResult::efficiency_svg`].
+    pub(crate) fn efficiency_size(&self) -> (u32, u32) {
+        EFFICIENCY_SIZE
+    }
+
+    /// The rows of the Gantt chart (at least one).
+    fn gantt_rows(&self) -> usize {
+        self.lanes()
             .iter()
             .map(|&(t, lane)| self.row(t, lane))
             .max()
-            .map_or(1, |r| r + 1);
+            .map_or(1, |r| r + 1)
+    }
+
+    /// The size of [`SimResult::gantt_svg`]: 14 pixels a row, within
+    /// bounds.
+    pub(crate) fn gantt_size(&self) -> (u32, u32) {
+        (1000, (80 + 14 * self.gantt_rows()).clamp(200, 4000) as u32)
+    }
+
+    /// Draws [`SimResult::efficiency_svg`]'s chart on `root`, any backend.
+    pub(crate) fn draw_efficiency<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        window: f64,
+    ) -> Result<(), SimError> {
+        let points = self.dynamic_efficiency(window);
         let end = (self.makespan() / 1e6).max(1e-9);
-        let mut out = String::new();
-        {
-            let height = (80 + 14 * rows).clamp(200, 4000) as u32;
-            let root = SVGBackend::with_string(&mut out, (1000, height)).into_drawing_area();
-            root.fill(&WHITE).map_err(plot_error)?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption("tasks on the nodes' cores and links", ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(36)
-                .y_label_area_size(48)
-                .build_cartesian_2d(0.0..end, 0.0..rows as f64)
-                .map_err(plot_error)?;
-            chart
-                .configure_mesh()
-                .x_desc("time (ms)")
-                .y_desc("lane")
-                .disable_y_mesh()
-                .draw()
-                .map_err(plot_error)?;
-            let bars = lanes.iter().map(|&(t, lane)| {
-                let row = self.row(t, lane) as f64;
-                let color = match self.work[t] {
-                    Work::Compute { .. } => BLUE.mix(0.7).filled(),
-                    Work::Transfer { .. } => RGBColor(230, 140, 30).mix(0.7).filled(),
-                };
-                Rectangle::new(
-                    [
-                        (self.start[t] / 1e6, row + 0.1),
-                        (self.finish[t] / 1e6, row + 0.9),
-                    ],
-                    color,
-                )
-            });
-            chart.draw_series(bars).map_err(plot_error)?;
-            root.present().map_err(plot_error)?;
-        }
-        Ok(out)
+        root.fill(&WHITE).map_err(plot_error)?;
+        let mut chart = ChartBuilder::on(root)
+            .caption("dynamic efficiency", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0.0..end, 0.0..1.0)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (ms)")
+            .y_desc("busy fraction of the cores")
+            .draw()
+            .map_err(plot_error)?;
+        // A step per window: flat over the window, at its efficiency.
+        let steps = points.iter().flat_map(|&(t, e)| {
+            let t1 = ((t + window) / 1e6).min(end);
+            [(t / 1e6, e), (t1, e)]
+        });
+        chart
+            .draw_series(LineSeries::new(steps, &BLUE))
+            .map_err(plot_error)?;
+        root.present().map_err(plot_error)
+    }
+
+    /// Draws [`SimResult::gantt_svg`]'s chart on `root`, any backend.
+    pub(crate) fn draw_gantt<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), SimError> {
+        let lanes = self.lanes();
+        let rows = self.gantt_rows();
+        let end = (self.makespan() / 1e6).max(1e-9);
+        root.fill(&WHITE).map_err(plot_error)?;
+        let mut chart = ChartBuilder::on(root)
+            .caption("tasks on the nodes' cores and links", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0.0..end, 0.0..rows as f64)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (ms)")
+            .y_desc("lane")
+            .disable_y_mesh()
+            .draw()
+            .map_err(plot_error)?;
+        let bars = lanes.iter().map(|&(t, lane)| {
+            let row = self.row(t, lane) as f64;
+            let color = match self.work[t] {
+                Work::Compute { .. } => BLUE.mix(0.7).filled(),
+                Work::Transfer { .. } => RGBColor(230, 140, 30).mix(0.7).filled(),
+            };
+            Rectangle::new(
+                [
+                    (self.start[t] / 1e6, row + 0.1),
+                    (self.finish[t] / 1e6, row + 0.9),
+                ],
+                color,
+            )
+        });
+        chart.draw_series(bars).map_err(plot_error)?;
+        root.present().map_err(plot_error)
     }
 }
