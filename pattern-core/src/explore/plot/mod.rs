@@ -207,7 +207,10 @@ impl Series {
 
 /// Checks the series: some, none empty, every point finite (and positive
 /// on log axes); returns the ranges of x and y.
-fn ranges(series: &[Series], log: bool) -> Result<((f64, f64), (f64, f64)), PlotError> {
+/// The x and the y range of a plot, each `(lowest, highest)`.
+type Ranges = ((f64, f64), (f64, f64));
+
+fn ranges(series: &[Series], log: bool) -> Result<Ranges, PlotError> {
     if series.is_empty() {
         return Err(PlotError::NoSeries);
     }
