@@ -1,7 +1,7 @@
 //! Each plot of `pattern_core::explore::plot` once, from the paper's atoms
 //! (Table 1), into `target/plots/` as SVG and PNG:
 //! - the cost curves of `tpool[4](qsort)` and `tpool[2](seq(inc, inc))`
-//!   over x, their crossover marked (found by bracketing and bisection);
+//!   over x, their crossover marked (`explore::crossover`);
 //! - the time per element of `pipe(tpool[n](qsort), inc)` against `n`, with
 //!   the queueing prediction on 8 cores and a simulation beside the
 //!   operators;
@@ -9,6 +9,7 @@
 //!
 //! Run with `cargo run --release --example explore_plots`.
 
+use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
 use pattern_core::explore::sweep::{Axis, ThreadSweep};
 use pattern_core::queue::Machine;
@@ -18,37 +19,6 @@ use std::error::Error;
 use std::path::Path;
 
 const ATOMS: &str = "qsort = 1034.17 * x * log2(x); inc = 536.185 * x;";
-
-/// The points where `f` changes sign over a log grid of `[lo, hi]`, each
-/// bisected to 1e-12 relative (a crossing between two grid points of the
-/// same sign is missed: enough for an example, not for a library).
-fn crossings(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> Vec<f64> {
-    let n = 400;
-    let xs: Vec<f64> = (0..=n)
-        .map(|i| lo * (hi / lo).powf(i as f64 / n as f64))
-        .collect();
-    let mut out = Vec::new();
-    for w in xs.windows(2) {
-        let (mut a, mut b) = (w[0], w[1]);
-        if f(a) == 0.0 {
-            out.push(a);
-            continue;
-        }
-        if f(a).signum() == f(b).signum() {
-            continue;
-        }
-        while (b - a) > 1e-12 * b {
-            let m = 0.5 * (a + b);
-            if f(a).signum() == f(m).signum() {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        out.push(0.5 * (a + b));
-    }
-    out
-}
 
 fn save(plot: &impl Plot, dir: &Path, name: &str) -> Result<(), Box<dyn Error>> {
     for ext in ["svg", "png"] {
@@ -64,17 +34,15 @@ fn main() -> Result<(), Box<dyn Error>> {
     std::fs::create_dir_all(dir)?;
 
     // Cost curves and their crossover.
-    let pool = Design::parse(&format!("{ATOMS} tpool[4](qsort)"))?.model();
-    let pair = Design::parse(&format!("{ATOMS} tpool[2](seq(inc, inc))"))?.model();
+    let pool_design = Design::parse(&format!("{ATOMS} tpool[4](qsort)"))?;
+    let pair_design = Design::parse(&format!("{ATOMS} tpool[2](seq(inc, inc))"))?;
+    let (pool, pair) = (pool_design.model(), pair_design.model());
     let (lo, hi) = (2.0, 1e7);
-    let diff = |x: f64| {
-        let at = [("x", x)];
-        pool.eval(&at).unwrap_or(f64::NAN) - pair.eval(&at).unwrap_or(f64::NAN)
-    };
-    let cross = crossings(diff, lo, hi);
+    let found = design_crossovers(&[pool_design, pair_design], Span::new("x", lo, hi), &[])?;
+    let cross: Vec<f64> = found.points.iter().map(|p| p.at).collect();
     // Closed form: 1034.17·x·log2(x)/4 = 536.185·x at log2(x) = 4·536.185/1034.17.
     let exact = 2f64.powf(4.0 * 536.185 / 1034.17);
-    println!("crossover at x = {:?} (closed form {exact})", cross);
+    println!("crossover at x = {cross:?} (closed form {exact})");
     let x = Axis::parse("x", &format!("{lo}..{hi}:60:log"))?;
     let curves = CostCurves::of_models(
         &[
