@@ -205,12 +205,12 @@ impl Series {
     }
 }
 
+/// The smallest and largest value of a coordinate.
+type Span = (f64, f64);
+
 /// Checks the series: some, none empty, every point finite (and positive
 /// on log axes); returns the ranges of x and y.
-/// The x and the y range of a plot, each `(lowest, highest)`.
-type Ranges = ((f64, f64), (f64, f64));
-
-fn ranges(series: &[Series], log: bool) -> Result<Ranges, PlotError> {
+fn ranges(series: &[Series], log: bool) -> Result<(Span, Span), PlotError> {
     if series.is_empty() {
         return Err(PlotError::NoSeries);
     }
@@ -246,7 +246,7 @@ fn ranges(series: &[Series], log: bool) -> Result<Ranges, PlotError> {
 }
 
 /// A range that plotters can draw: widened when empty.
-fn widened((lo, hi): (f64, f64), log: bool) -> std::ops::Range<f64> {
+fn widened((lo, hi): Span, log: bool) -> std::ops::Range<f64> {
     match (lo == hi, log) {
         (false, _) => lo..hi,
         (true, true) => lo / 2.0..hi * 2.0,
