@@ -9,7 +9,9 @@
 //!
 //! - **pipebalance**: each pool gets `nw = ceil(T_w / ts_max)` workers,
 //!   `ts_max` the time of the slowest sequential stage, so that no pool is
-//!   slower than it. The rule does not look at the budget. With no
+//!   slower than it. The rule does not look at the budget: under the plain
+//!   operators its time is `ts_max`, optimal whenever it fits, but it may
+//!   exceed the budget, and it leaves spare threads unused. With no
 //!   sequential stage (a pipeline of pools only), `ts_max` is the fastest
 //!   pool's one-worker time: the fastest stage gets one worker and the
 //!   others as many as balance them to it.
@@ -41,12 +43,11 @@ pub struct GreedyGap {
     pub rule: GreedyRule,
     /// The rule's allocation, timed by the allocator's semantics.
     pub greedy: Allocation,
-    /// The optimum with as many threads: the budget, or the greedy
-    /// allocation's threads if it takes more (pipebalance ignores the
-    /// budget).
+    /// The optimum under the same constraints.
     pub optimum: Allocation,
     /// The greedy time over the optimal time: 1 when the rule is optimal,
-    /// never less.
+    /// never less for an allocation within the budget (pipebalance, which
+    /// ignores the budget, may exceed it and then be faster).
     pub gap: f64,
     /// Whether the greedy allocation fits the budget.
     pub within_budget: bool,
@@ -225,8 +226,7 @@ pub fn maxresources(allocator: &Allocator) -> Result<Allocation, AllocationError
 }
 
 /// A greedy rule's allocation against the optimum on the same inputs
-/// (semantics, point, ranges; the budget raised to the greedy threads if
-/// the rule exceeds it).
+/// (semantics, point, ranges, budget).
 ///
 /// ```
 /// use pattern_core::Design;
@@ -244,23 +244,8 @@ pub fn greedy_gap(allocator: &Allocator, rule: GreedyRule) -> Result<GreedyGap, 
         GreedyRule::PipeBalance => pipebalance(allocator)?,
         GreedyRule::MaxResources => maxresources(allocator)?,
     };
-    let cap = allocator.cap();
-    let within_budget = greedy.threads <= cap;
-    let optimum = if within_budget {
-        allocator.solve()?.allocation
-    } else {
-        let mut wider = allocator.clone();
-        wider.budget = greedy.threads;
-        wider.cores = wider.cores.map(|c| c.max(greedy.threads));
-        // The ranges stay those of the budget given.
-        for (i, name) in allocator.counts()?.iter().enumerate() {
-            if !wider.ranges.iter().any(|(n, ..)| n == name) {
-                let space = allocator.space(&allocator.point())?;
-                wider.ranges.push((name.clone(), space.lo[i], space.hi[i]));
-            }
-        }
-        wider.solve()?.allocation
-    };
+    let within_budget = greedy.threads <= allocator.cap();
+    let optimum = allocator.solve()?.allocation;
     let gap = if optimum.time_per_element > 0.0 {
         greedy.time_per_element / optimum.time_per_element
     } else if greedy.time_per_element <= 0.0 {

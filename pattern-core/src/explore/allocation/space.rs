@@ -172,7 +172,7 @@ impl Space {
                 what: "the design's threads".into(),
                 source,
             })?;
-        Ok(Space {
+        let space = Space {
             names,
             lo,
             hi,
@@ -181,7 +181,19 @@ impl Space {
             threads_monotone,
             threads,
             threads_expr,
-        })
+        };
+        // The constraints before any model: the smallest counts must fit
+        // (when the threads grow with every count).
+        if space.threads_monotone.iter().all(|&m| m) {
+            let minimum = space.threads(&space.lo)?;
+            if minimum.is_none_or(|t| t > cap) {
+                return Err(AllocationError::BudgetTooSmall {
+                    budget: cap,
+                    minimum: minimum.unwrap_or(u64::MAX),
+                });
+            }
+        }
+        Ok(space)
     }
 
     /// The number of counts.
