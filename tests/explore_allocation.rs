@@ -63,9 +63,9 @@ fn brute_force(
         let t = threads(&counts);
         if t <= budget {
             let v = time(&counts);
-            let better = best.as_ref().is_none_or(|(bv, bt, bc)| {
-                v < *bv || (v == *bv && (t, &counts) < (*bt, bc))
-            });
+            let better = best
+                .as_ref()
+                .is_none_or(|(bv, bt, bc)| v < *bv || (v == *bv && (t, &counts) < (*bt, bc)));
             if better {
                 best = Some((v, t, counts.clone()));
             }
@@ -354,7 +354,11 @@ fn map_reduce_counts_match_brute_force() {
             )
             .unwrap();
             let found = Allocator::new(&d, budget).at(&at).solve().unwrap();
-            assert_eq!(counts_of(&found.allocation), expected.2, "x = {x}, budget {budget}");
+            assert_eq!(
+                counts_of(&found.allocation),
+                expected.2,
+                "x = {x}, budget {budget}"
+            );
             assert_eq!(found.allocation.time_per_element, expected.0);
         }
     }
@@ -370,13 +374,21 @@ fn cores_and_ranges_constrain() {
     assert_eq!(best.allocation.threads, 8);
     assert_eq!(best.allocation.time_per_element, 400.0);
     // b at most 2: a = 6 gives max(333.3, 500).
-    let best = Allocator::new(&d, 8).at(&at).range("b", 1..=2).solve().unwrap();
+    let best = Allocator::new(&d, 8)
+        .at(&at)
+        .range("b", 1..=2)
+        .solve()
+        .unwrap();
     assert_eq!(best.allocation.count("b"), Some(2));
     assert_eq!(best.allocation.time_per_element, 500.0);
     // ... and the fewest threads that reach it: a = 4.
     assert_eq!(best.allocation.count("a"), Some(4));
     // a at least 7: only b = 1 is left.
-    let best = Allocator::new(&d, 8).at(&at).range("a", 7..=20).solve().unwrap();
+    let best = Allocator::new(&d, 8)
+        .at(&at)
+        .range("a", 7..=20)
+        .solve()
+        .unwrap();
     assert_eq!(best.allocation.counts, [("a".into(), 7), ("b".into(), 1)]);
 }
 
@@ -460,11 +472,15 @@ fn gap_figures(sequential_first: bool) -> String {
         }
     }
     let worst = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
+    let optimal = |v: &[f64]| v.iter().filter(|&&g| g == 1.0).count();
     let (pbw, mrw) = (worst(&pb), worst(&mr));
+    let mean = mr.iter().sum::<f64>() / mr.len() as f64;
     format!(
-        "{total} cases; pipebalance over the budget in {pb_over}, within it ({}) median gap {:?}, worst {pbw:.4}; maxresources median gap {:?}, worst {mrw:.4}",
+        "{total} cases; pipebalance over the budget in {pb_over}, within it ({}, {} optimal) median gap {:?}, worst {pbw:.4}; maxresources optimal in {}, median gap {:?}, mean {mean:.4}, worst {mrw:.4}",
         pb.len(),
+        optimal(&pb),
         median(&mut pb),
+        optimal(&mr),
         median(&mut mr),
     )
 }
@@ -481,21 +497,45 @@ fn greedy_gap_figures() {
 
 #[test]
 fn errors_are_clear() {
-    let err = |r: Result<_, AllocationError>| r.map(|_: pattern_core::explore::allocation::Solution| ()).unwrap_err();
+    let err = |r: Result<_, AllocationError>| {
+        r.map(|_: pattern_core::explore::allocation::Solution| ())
+            .unwrap_err()
+    };
     let d = Design::parse("a = x; tpool[4](a)").unwrap();
-    assert!(matches!(err(Allocator::new(&d, 8).solve()), AllocationError::NoSymbolicCount));
+    assert!(matches!(
+        err(Allocator::new(&d, 8).solve()),
+        AllocationError::NoSymbolicCount
+    ));
 
     let d = Design::parse("s = x; pipe(tpool[a](s), tpool[b](s), tpool[c](s))").unwrap();
     let e = err(Allocator::new(&d, 8).range("z", 1..=3).solve());
-    assert!(matches!(&e, AllocationError::UnknownCount { name, .. } if name == "z"), "{e}");
-    assert_eq!(e.to_string(), "`z` is not a symbolic count of the design (its counts: a, b, c)");
+    assert!(
+        matches!(&e, AllocationError::UnknownCount { name, .. } if name == "z"),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "`z` is not a symbolic count of the design (its counts: a, b, c)"
+    );
     #[allow(clippy::reversed_empty_ranges)]
     let e = err(Allocator::new(&d, 8).range("a", 5..=2).solve());
-    assert!(matches!(e, AllocationError::EmptyRange { from: 5, to: 2, .. }));
+    assert!(matches!(
+        e,
+        AllocationError::EmptyRange { from: 5, to: 2, .. }
+    ));
     let e = err(Allocator::new(&d, 8).range("a", 0..=2).solve());
     assert!(matches!(e, AllocationError::EmptyRange { from: 0, .. }));
     let e = err(Allocator::new(&d, 2).solve());
-    assert!(matches!(e, AllocationError::BudgetTooSmall { budget: 2, minimum: 3 }), "{e}");
+    assert!(
+        matches!(
+            e,
+            AllocationError::BudgetTooSmall {
+                budget: 2,
+                minimum: 3
+            }
+        ),
+        "{e}"
+    );
     let e = err(Allocator::new(&d, 8).at(&[("x", 1.0), ("b", 2.0)]).solve());
     assert!(matches!(&e, AllocationError::CountInPoint { name } if name == "b"));
     // No x: the model cannot be evaluated.
@@ -510,7 +550,10 @@ fn errors_are_clear() {
     let e = err(Allocator::new(&d2, 8).at(&[("x", 2.0)]).solve());
     assert!(matches!(e, AllocationError::Model { .. }), "{e}");
     // A semantics that fails: a machine without cores.
-    let e = err(Allocator::new(&d, 8).at(&[("x", 1.0)]).queueing(&Machine::new(0)).solve());
+    let e = err(Allocator::new(&d, 8)
+        .at(&[("x", 1.0)])
+        .queueing(&Machine::new(0))
+        .solve());
     assert!(matches!(e, AllocationError::Semantics { .. }), "{e}");
     // A semantics of one's own that gives no number.
     struct Nan;
@@ -524,22 +567,32 @@ fn errors_are_clear() {
     assert!(matches!(e, AllocationError::NotFinite { .. }), "{e}");
     // Counts whose threads overflow 2^53: no allocation, no panic.
     let d3 = Design::parse("s = x; tpool[a](tpool[b](s))").unwrap();
-    let e = err(
-        Allocator::new(&d3, u64::MAX)
-            .at(&[("x", 1.0)])
-            .range("a", (1 << 40)..=(1 << 40))
-            .range("b", (1 << 40)..=(1 << 40))
-            .solve(),
-    );
+    let e = err(Allocator::new(&d3, u64::MAX)
+        .at(&[("x", 1.0)])
+        .range("a", (1 << 40)..=(1 << 40))
+        .range("b", (1 << 40)..=(1 << 40))
+        .solve());
     assert!(matches!(e, AllocationError::BudgetTooSmall { .. }), "{e}");
     let e = err(Allocator::new(&d3, 8).range("a", 1..=(1 << 54)).solve());
     assert!(matches!(e, AllocationError::EmptyRange { .. }), "{e}");
     // Sizes.
     let a = Allocator::new(&d, 8);
-    assert!(matches!(a.over_sizes("x", &[]), Err(AllocationError::Sizes(_))));
-    assert!(matches!(a.over_sizes("x", &[2.0, 1.0]), Err(AllocationError::Sizes(_))));
-    assert!(matches!(a.over_sizes("x", &[f64::NAN]), Err(AllocationError::Sizes(_))));
-    assert!(matches!(a.over_sizes("a", &[1.0]), Err(AllocationError::CountInPoint { .. })));
+    assert!(matches!(
+        a.over_sizes("x", &[]),
+        Err(AllocationError::Sizes(_))
+    ));
+    assert!(matches!(
+        a.over_sizes("x", &[2.0, 1.0]),
+        Err(AllocationError::Sizes(_))
+    ));
+    assert!(matches!(
+        a.over_sizes("x", &[f64::NAN]),
+        Err(AllocationError::Sizes(_))
+    ));
+    assert!(matches!(
+        a.over_sizes("a", &[1.0]),
+        Err(AllocationError::CountInPoint { .. })
+    ));
     // Greedy rules on what is not a pipeline of pools.
     let d4 = Design::parse(&hadoop_design("m", "n")).unwrap();
     let e = pipebalance(&Allocator::new(&d4, 8).at(&[("x", 10.0)])).unwrap_err();
@@ -565,4 +618,26 @@ fn deep_designs_on_a_small_stack() {
     let (c, t) = handle.join().unwrap();
     assert_eq!(c, Some(4));
     assert!((t - 100_000.25).abs() < 1e-6, "{t}");
+}
+
+/// The benchmark's case: six pools of Table 1 atoms, 64 threads. The
+/// pruning evaluates a few thousand of the 75 million feasible vectors.
+#[test]
+fn six_pools_budget_64_evaluate_few_points() {
+    let models = [
+        "1034.17 * x * log2(x)",
+        "536.185 * x",
+        "5422.97",
+        "9376 * x",
+        "0.353395 * x",
+        "38316",
+    ];
+    let d = pools(&models.map(String::from));
+    let s = Allocator::new(&d, 64).at(&[("x", 1000.0)]).solve().unwrap();
+    println!(
+        "evaluations: {}, allocation {:?}",
+        s.evaluations, s.allocation
+    );
+    assert!(s.evaluations < 100_000, "{}", s.evaluations);
+    assert_eq!(s.allocation.threads, 64);
 }

@@ -1,27 +1,6 @@
 //! RPL-shell's greedy allocation rules, on the inputs of an [`Allocator`],
-//! and their gap to the optimum.
-//!
-//! Both rules apply to a pipeline (a single stage counts as one) whose
-//! stages are either sequential (no symbolic count: an atom, a `seq`, a
-//! pool of fixed size) or `tpool[c](body)` with a count `c` of their own and
-//! a body without symbolic counts. A pool stage's worker time `T_w` is its
-//! body's time under the plain operators at the allocator's point.
-//!
-//! - **pipebalance**: each pool gets `nw = ceil(T_w / ts_max)` workers,
-//!   `ts_max` the time of the slowest sequential stage, so that no pool is
-//!   slower than it. The rule does not look at the budget: under the plain
-//!   operators its time is `ts_max`, optimal whenever it fits, but it may
-//!   exceed the budget, and it leaves spare threads unused. With no
-//!   sequential stage (a pipeline of pools only), `ts_max` is the fastest
-//!   pool's one-worker time: the fastest stage gets one worker and the
-//!   others as many as balance them to it.
-//! - **maxresources**: from pipebalance's counts, take a worker from the
-//!   fastest pool (the smallest `T_w / nw`, the first on ties) until the
-//!   threads fit the budget.
-//!
-//! RPL-shell's third rule, farmopt, is left out: it sizes a farm by its
-//! emitter's and collector's service times, which a design here does not
-//! have.
+//! and their gap to the optimum (the rules are stated in the
+//! [module overview](super)).
 
 use super::{Allocation, AllocationError, Allocator};
 use crate::grammar::{Count, Term};
@@ -116,8 +95,12 @@ fn stages(allocator: &Allocator, names: &[String]) -> Result<Vec<Stage>, Allocat
     Ok(out)
 }
 
-/// The counts of pipebalance, in the allocator's order, with the pools.
-fn balanced(allocator: &Allocator) -> Result<(Vec<u64>, Vec<(usize, f64)>), AllocationError> {
+/// Counts in the allocator's order, and each pool's count index and
+/// worker time.
+type Balanced = (Vec<u64>, Vec<(usize, f64)>);
+
+/// The counts of pipebalance, with the pools.
+fn balanced(allocator: &Allocator) -> Result<Balanced, AllocationError> {
     let space = allocator.space(&allocator.point())?;
     let stages = stages(allocator, &space.names)?;
     let pools: Vec<(usize, f64)> = stages
@@ -168,7 +151,7 @@ fn timed(allocator: &Allocator, counts: &[u64]) -> Result<Allocation, Allocation
 }
 
 /// RPL-shell's pipebalance: each pool `nw = ceil(T_w / ts_max)` workers
-/// (see the [module notes](self)), in the counts' ranges; the budget is not
+/// (see the [module overview](super)), in the counts' ranges; the budget is not
 /// looked at. Timed by the allocator's semantics.
 ///
 /// ```

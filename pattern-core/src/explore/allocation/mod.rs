@@ -35,7 +35,27 @@
 //!
 //! **Greedy rules.** [`pipebalance`] and [`maxresources`] are RPL-shell's
 //! rules on the same inputs, and [`greedy_gap`] how far each is from the
-//! optimum.
+//! optimum. Both apply to a pipeline (a single stage counts as one) whose
+//! stages are either sequential (no symbolic count: an atom, a `seq`, a pool
+//! of fixed size) or `tpool[c](body)` with a count `c` of their own and a
+//! body without symbolic counts. A pool stage's worker time `T_w` is its
+//! body's time under the plain operators at the allocator's point.
+//!
+//! - **pipebalance**: each pool gets `nw = ceil(T_w / ts_max)` workers
+//!   (within its range), `ts_max` the time of the slowest sequential stage,
+//!   so that no pool is slower than it. The rule does not look at the
+//!   budget: under the plain operators its time is `ts_max`, optimal
+//!   whenever it fits, but it may exceed the budget, and it leaves spare
+//!   threads unused. With no sequential stage (a pipeline of pools only),
+//!   `ts_max` is the fastest pool's one-worker time: the fastest stage gets
+//!   one worker and the others as many as balance them to it.
+//! - **maxresources**: from pipebalance's counts, take a worker from the
+//!   fastest pool (the smallest `T_w / nw`, the first on ties) until the
+//!   threads fit the budget.
+//!
+//! RPL-shell's third rule, farmopt, is left out: it sizes a farm by its
+//! emitter's and collector's service times, which a design here does not
+//! have.
 //!
 //! ```
 //! use pattern_core::Design;
@@ -458,30 +478,35 @@ fn values_of(space: &Space, counts: &[(&str, u64)]) -> Result<Vec<u64>, Allocati
     space
         .names
         .iter()
-        .map(|name| {
-            match counts.iter().find(|(n, _)| n == name) {
-                Some((_, c)) if (1..=MAX_COUNT).contains(c) => Ok(*c),
-                Some((_, c)) => Err(AllocationError::EmptyRange {
-                    name: name.clone(),
-                    from: *c,
-                    to: *c,
-                }),
-                None => Err(AllocationError::UnknownCount {
-                    name: format!("(missing) {name}"),
-                    counts: space.names.join(", "),
-                }),
-            }
+        .map(|name| match counts.iter().find(|(n, _)| n == name) {
+            Some((_, c)) if (1..=MAX_COUNT).contains(c) => Ok(*c),
+            Some((_, c)) => Err(AllocationError::EmptyRange {
+                name: name.clone(),
+                from: *c,
+                to: *c,
+            }),
+            None => Err(AllocationError::UnknownCount {
+                name: format!("(missing) {name}"),
+                counts: space.names.join(", "),
+            }),
         })
         .collect()
 }
 
 fn allocation(space: &Space, values: &[u64], time: f64) -> Result<Allocation, AllocationError> {
-    let threads = space.threads(values)?.ok_or_else(|| AllocationError::BudgetTooSmall {
-        budget: space.cap,
-        minimum: u64::MAX,
-    })?;
+    let threads = space
+        .threads(values)?
+        .ok_or_else(|| AllocationError::BudgetTooSmall {
+            budget: space.cap,
+            minimum: u64::MAX,
+        })?;
     Ok(Allocation {
-        counts: space.names.iter().cloned().zip(values.iter().copied()).collect(),
+        counts: space
+            .names
+            .iter()
+            .cloned()
+            .zip(values.iter().copied())
+            .collect(),
         threads,
         time_per_element: time,
     })
@@ -505,15 +530,24 @@ fn solution(space: &Space, found: Found) -> Solution {
 }
 
 /// The operators' time at counts in the space's order.
-fn operators_time(ops: &OperatorsTime, space: &Space, counts: &[u64]) -> Result<f64, AllocationError> {
-    ops.at_values(counts).map_err(|source| AllocationError::Model {
-        what: format!("the design's model at {}", space.describe(counts)),
-        source,
-    })
+fn operators_time(
+    ops: &OperatorsTime,
+    space: &Space,
+    counts: &[u64],
+) -> Result<f64, AllocationError> {
+    ops.at_values(counts)
+        .map_err(|source| AllocationError::Model {
+            what: format!("the design's model at {}", space.describe(counts)),
+            source,
+        })
 }
 
 /// A model's time at counts in the space's order, which must be finite.
-fn model_time<M: TimeModel>(model: &M, space: &Space, counts: &[u64]) -> Result<f64, AllocationError> {
+fn model_time<M: TimeModel>(
+    model: &M,
+    space: &Space,
+    counts: &[u64],
+) -> Result<f64, AllocationError> {
     let pairs: Vec<(&str, u64)> = space
         .names
         .iter()

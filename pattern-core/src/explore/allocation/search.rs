@@ -184,7 +184,11 @@ where
 
     /// Records a leaf if it beats the incumbent.
     fn offer(&mut self, time: f64, threads: u64, counts: &[u64]) {
-        if self.best.as_ref().is_none_or(|b| beats(time, threads, counts, b)) {
+        if self
+            .best
+            .as_ref()
+            .is_none_or(|b| beats(time, threads, counts, b))
+        {
             self.best = Some(Best {
                 time,
                 threads,
@@ -295,13 +299,7 @@ where
         // Counts the threads are not monotone in first, then the others
         // the model is not monotone in, then the monotone ones.
         let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by_key(|&i| {
-            (
-                space.threads_monotone[i],
-                pruned && space.monotone[i],
-                i,
-            )
-        });
+        order.sort_by_key(|&i| (space.threads_monotone[i], pruned && space.monotone[i], i));
         let first_monotone = if pruned {
             order
                 .iter()
@@ -317,7 +315,14 @@ where
         let mut next = vec![0u64; k];
         let mut end = vec![0u64; k];
         let mut level = 0;
-        self.enter(level, &order, first_monotone, &mut values, &mut next, &mut end)?;
+        self.enter(
+            level,
+            &order,
+            first_monotone,
+            &mut values,
+            &mut next,
+            &mut end,
+        )?;
         loop {
             let var = order[level];
             if next[level] > end[level] || next[level] == 0 {
@@ -371,7 +376,14 @@ where
                 }
             }
             level += 1;
-            self.enter(level, &order, first_monotone, &mut values, &mut next, &mut end)?;
+            self.enter(
+                level,
+                &order,
+                first_monotone,
+                &mut values,
+                &mut next,
+                &mut end,
+            )?;
         }
     }
 
