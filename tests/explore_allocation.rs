@@ -641,3 +641,36 @@ fn six_pools_budget_64_evaluate_few_points() {
     assert!(s.evaluations < 100_000, "{}", s.evaluations);
     assert_eq!(s.allocation.threads, 64);
 }
+
+/// The simulator as the semantics: every feasible allocation evaluated,
+/// brute force's optimum; on 2 cores, more threads than cores do not pay.
+#[test]
+fn simulation_matches_brute_force() {
+    use pattern_core::explore::allocation::SimulationTime;
+    use pattern_core::sim::Platform;
+    let d = Design::parse("f = 300; g = 100; pipe(tpool[a](f), tpool[b](g))").unwrap();
+    let platform = Platform::new(1, 2);
+    let names = vec!["a".to_string(), "b".to_string()];
+    let sim = SimulationTime::new(&d, &platform, &[]).elements(200);
+    let expected = brute_force(
+        2,
+        6,
+        |c| c.iter().sum(),
+        |c| sim.time_per_element(&pairs(&names, c)).unwrap(),
+    )
+    .unwrap();
+    let found = Allocator::new(&d, 6)
+        .simulation(&platform, 200)
+        .solve()
+        .unwrap();
+    assert_eq!(counts_of(&found.allocation), expected.2);
+    assert_eq!(found.allocation.time_per_element, expected.0);
+    // Two cores do 400 ns of work per element in 200 ns at best.
+    assert!(
+        (found.allocation.time_per_element - 200.0).abs() < 1.0,
+        "{:?}",
+        found.allocation
+    );
+    // Every one of the 15 allocations within 6 threads was simulated.
+    assert_eq!(found.evaluations, 15);
+}
