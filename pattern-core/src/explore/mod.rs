@@ -3,8 +3,10 @@
 //!
 //! - [`allocation`]: the integer counts (threads per stage, a mapReduce's
 //!   `m` and `n`) that minimize the time per element under a budget, for
-//!   any semantics (plain operators, queueing, simulation), and how far
-//!   the greedy rules of RPL-shell are from it.
+//!   any semantics (plain operators, queueing, simulation), at one size or
+//!   over a range of sizes (with the sizes where the best allocation
+//!   changes and a robust choice), and how far the greedy rules of
+//!   RPL-shell are from it.
 //! - [`crossover`]: the intervals of a variable over which each of several
 //!   designs is best, with the crossover points.
 //! - [`sensitivity`]: derivatives of a model with respect to each atom's

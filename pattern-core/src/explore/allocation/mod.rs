@@ -1,0 +1,571 @@
+//! Allocation: the integer counts of a design (threads per pool, a
+//! mapReduce's `m` and `n`, processor groups) that minimize its time per
+//! element under a thread budget, exactly, for any semantics.
+//!
+//! An [`Allocator`] takes a design with symbolic counts, the point (the
+//! models' variables such as `x`), the budget (the design's own threads,
+//! [`Design::resources`], at most the budget, and at most the cores if
+//! given) and each count's range (`1..=budget` unless set). Its semantics is
+//! the plain operators ([`OperatorsTime`], the default), the queueing model
+//! ([`QueueingTime`]), the simulator ([`SimulationTime`]), or any
+//! [`TimeModel`] of your own.
+//!
+//! **Exact.** [`Allocator::solve`] returns the true optimum; ties go to the
+//! fewest threads, then to the smallest counts in the design's order. The
+//! plain operators' model is non-increasing in every task pool's count
+//! (`laws::tpool_monotone`; `pipe` is a maximum and `seq` a sum of their
+//! parts, both monotone), which bounds every branch of a depth-first search
+//! (see the `search` module's notes); a count the model is not provably
+//! monotone in (a mapReduce's, a group's, a count an atom's model names, a
+//! pool around a body with a negative time) is enumerated over its whole
+//! range. Queueing is not monotone beyond the cores, but never below the
+//! operators (each station of `n` servers takes at least its demand over
+//! `n`, and sharing the cores only slows): it is pruned by the operators'
+//! bound, with a relative slack of 1e-9 for rounding. The simulation, and
+//! a model of your own unless it says it is bounded below by the operators
+//! ([`TimeModel::bounded_below_by_operators`]), is evaluated at every
+//! feasible allocation; only the thread cap prunes. [`Solution`] says how
+//! many points were evaluated.
+//!
+//! **Over sizes.** [`Allocator::over_sizes`] gives the best allocation at
+//! each size of a grid, the intervals of sizes over which one allocation
+//! stays optimal (their ends found by bisection to the tolerance) and the
+//! robust allocation: the one whose worst relative loss over the grid is
+//! smallest.
+//!
+//! **Greedy rules.** [`pipebalance`] and [`maxresources`] are RPL-shell's
+//! rules on the same inputs, and [`greedy_gap`] how far each is from the
+//! optimum. Both apply to a pipeline (a single stage counts as one) whose
+//! stages are either sequential (no symbolic count: an atom, a `seq`, a pool
+//! of fixed size) or `tpool[c](body)` with a count `c` of their own and a
+//! body without symbolic counts. A pool stage's worker time `T_w` is its
+//! body's time under the plain operators at the allocator's point.
+//!
+//! - **pipebalance**: each pool gets `nw = ceil(T_w / ts_max)` workers
+//!   (within its range), `ts_max` the time of the slowest sequential stage,
+//!   so that no pool is slower than it. The rule does not look at the
+//!   budget: under the plain operators its time is `ts_max`, optimal
+//!   whenever it fits, but it may exceed the budget, and it leaves spare
+//!   threads unused. With no sequential stage (a pipeline of pools only),
+//!   `ts_max` is the fastest pool's one-worker time: the fastest stage gets
+//!   one worker and the others as many as balance them to it.
+//! - **maxresources**: from pipebalance's counts, take a worker from the
+//!   fastest pool (the smallest `T_w / nw`, the first on ties) until the
+//!   threads fit the budget.
+//!
+//! RPL-shell's third rule, farmopt, is left out: it sizes a farm by its
+//! emitter's and collector's service times, which a design here does not
+//! have.
+//!
+//! ```
+//! use pattern_core::Design;
+//! use pattern_core::explore::allocation::Allocator;
+//!
+//! let d = Design::parse("s1 = 2*x; s2 = x; pipe(tpool[a](s1), tpool[b](s2))")?;
+//! let best = Allocator::new(&d, 8).at(&[("x", 1000.0)]).solve()?;
+//! // max(2000/a, 1000/b) with a + b <= 8: a = 5, b = 3 gives max(400, 333).
+//! assert_eq!(best.allocation.count("a"), Some(5));
+//! assert_eq!(best.allocation.count("b"), Some(3));
+//! assert_eq!(best.allocation.time_per_element, 400.0);
+//! assert_eq!(best.allocation.threads, 8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod greedy;
+mod model;
+mod search;
+mod sizes;
+mod space;
+
+pub use greedy::{GreedyGap, GreedyRule, greedy_gap, maxresources, pipebalance};
+pub use model::{OperatorsTime, QueueingTime, SimulationTime, TimeModel};
+pub use sizes::{Robust, SizeInterval, SizePlan};
+
+use crate::grammar::MAX_COUNT;
+use crate::queue::Machine;
+use crate::sim::Platform;
+use crate::{Design, EvalError};
+use search::{Found, Pruning, search};
+use space::Space;
+use std::ops::RangeInclusive;
+
+/// Why no allocation could be given.
+#[derive(Debug, thiserror::Error)]
+pub enum AllocationError {
+    /// The design has no count to choose.
+    #[error(
+        "the design has no symbolic count to choose: name one, as in `tpool[a](..)` or `mapreduce[m, n, ..]`"
+    )]
+    NoSymbolicCount,
+    /// A range or a point names a count the design does not have.
+    #[error("`{name}` is not a symbolic count of the design (its counts: {counts})")]
+    UnknownCount {
+        /// The name given.
+        name: String,
+        /// The design's counts.
+        counts: String,
+    },
+    /// A count's range holds no positive integer up to 2^53.
+    #[error("the range {from}..={to} of `{name}` is empty: a count is an integer from 1 to 2^53")]
+    EmptyRange {
+        /// The count.
+        name: String,
+        /// The range's start.
+        from: u64,
+        /// The range's end.
+        to: u64,
+    },
+    /// Even the smallest counts need more threads than allowed.
+    #[error(
+        "no allocation fits {budget} threads: the design needs {minimum} with every count at its smallest"
+    )]
+    BudgetTooSmall {
+        /// The budget (or the cores, if fewer).
+        budget: u64,
+        /// The threads at the smallest counts.
+        minimum: u64,
+    },
+    /// The point binds a count being chosen.
+    #[error("`{name}` is a count being chosen: leave it out of the point")]
+    CountInPoint {
+        /// The count.
+        name: String,
+    },
+    /// A model cannot be evaluated (an unbound variable, no value).
+    #[error("{what} cannot be evaluated: {source}")]
+    Model {
+        /// Which model.
+        what: String,
+        /// Why.
+        source: EvalError,
+    },
+    /// The semantics gave no finite time.
+    #[error("the time per element at {counts} is {value}, not a finite number")]
+    NotFinite {
+        /// The allocation.
+        counts: String,
+        /// The time.
+        value: f64,
+    },
+    /// The semantics failed.
+    #[error("the semantics failed at {counts}: {source}")]
+    Semantics {
+        /// The allocation.
+        counts: String,
+        /// Why.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The search took more steps than allowed.
+    #[error(
+        "the search stopped after {limit} steps: narrow the counts' ranges or raise the limit (`max_steps`)"
+    )]
+    TooManySteps {
+        /// The limit.
+        limit: u64,
+    },
+    /// The sizes of a sweep are not a non-empty increasing list of finite
+    /// numbers, or the tolerance is not positive.
+    #[error("{0}")]
+    Sizes(String),
+    /// The greedy rules need a pipeline of sequential stages and pools.
+    #[error(
+        "the greedy rules need a pipeline whose stages are sequential or `tpool[c](..)` with a count of their own: {0}"
+    )]
+    NotAPipelineOfPools(String),
+}
+
+/// An allocation: a value for each count, its threads and its time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Allocation {
+    /// Each count's value, in the order of the design.
+    pub counts: Vec<(String, u64)>,
+    /// The design's threads at these counts.
+    pub threads: u64,
+    /// The time per element (ns) under the semantics searched.
+    pub time_per_element: f64,
+}
+
+impl Allocation {
+    /// The value of the count `name`.
+    pub fn count(&self, name: &str) -> Option<u64> {
+        self.counts.iter().find(|(n, _)| n == name).map(|(_, c)| *c)
+    }
+
+    /// The counts as bindings, to evaluate a model or bind a simulation.
+    pub fn bindings(&self) -> Vec<(&str, f64)> {
+        self.counts
+            .iter()
+            .map(|(n, c)| (n.as_str(), *c as f64))
+            .collect()
+    }
+}
+
+/// The optimum and the work it took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// The best allocation.
+    pub allocation: Allocation,
+    /// Calls of the semantics.
+    pub evaluations: u64,
+    /// Calls of the operators' bound for a semantics pruned by it.
+    pub bound_evaluations: u64,
+}
+
+/// The simulator's settings for [`Allocator::simulation`].
+#[derive(Clone, Debug)]
+struct SimulationSettings {
+    platform: Platform,
+    elements: usize,
+}
+
+/// The semantics an [`Allocator`] minimizes.
+#[derive(Clone, Debug)]
+enum Choice {
+    Operators,
+    Queueing(Machine),
+    Simulation(SimulationSettings),
+}
+
+/// The search for the best counts of a design: what to minimize, where and
+/// under which constraints. See the [module overview](self).
+#[derive(Clone, Debug)]
+pub struct Allocator<'d> {
+    design: &'d Design,
+    budget: u64,
+    cores: Option<u64>,
+    ranges: Vec<(String, u64, u64)>,
+    at: Vec<(String, f64)>,
+    choice: Choice,
+    max_steps: u64,
+    tolerance: f64,
+}
+
+/// The steps a search takes at most unless set (a few seconds of the plain
+/// operators).
+pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
+
+impl<'d> Allocator<'d> {
+    /// The allocations of `design` within `budget` threads, under the plain
+    /// operators, no variable bound, every count in `1..=budget`.
+    pub fn new(design: &'d Design, budget: u64) -> Self {
+        Allocator {
+            design,
+            budget,
+            cores: None,
+            ranges: Vec::new(),
+            at: Vec::new(),
+            choice: Choice::Operators,
+            max_steps: DEFAULT_MAX_STEPS,
+            tolerance: 1e-6,
+        }
+    }
+
+    /// The point: values of the models' variables (`x`, ...), not of the
+    /// counts.
+    pub fn at(mut self, point: &[(&str, f64)]) -> Self {
+        self.at = point.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        self
+    }
+
+    /// At most `cores` threads as well.
+    pub fn cores(mut self, cores: u64) -> Self {
+        self.cores = Some(cores);
+        self
+    }
+
+    /// The values the count `name` may take.
+    pub fn range(mut self, name: &str, range: RangeInclusive<u64>) -> Self {
+        self.ranges
+            .push((name.to_string(), *range.start(), *range.end()));
+        self
+    }
+
+    /// Minimize the plain operators' model (the default).
+    pub fn operators(mut self) -> Self {
+        self.choice = Choice::Operators;
+        self
+    }
+
+    /// Minimize the queueing model on `machine` ([`QueueingTime`]).
+    pub fn queueing(mut self, machine: &Machine) -> Self {
+        self.choice = Choice::Queueing(*machine);
+        self
+    }
+
+    /// Minimize the simulated time per element on `platform`, each run of
+    /// `elements` elements ([`SimulationTime`]).
+    pub fn simulation(mut self, platform: &Platform, elements: usize) -> Self {
+        self.choice = Choice::Simulation(SimulationSettings {
+            platform: platform.clone(),
+            elements,
+        });
+        self
+    }
+
+    /// Stop with [`AllocationError::TooManySteps`] after `steps` steps
+    /// (evaluations and branches); [`DEFAULT_MAX_STEPS`] unless set.
+    pub fn max_steps(mut self, steps: u64) -> Self {
+        self.max_steps = steps;
+        self
+    }
+
+    /// The relative tolerance of the sizes at which the best allocation
+    /// changes ([`Allocator::over_sizes`]); 1e-6 unless set.
+    pub fn tolerance(mut self, relative: f64) -> Self {
+        self.tolerance = relative;
+        self
+    }
+
+    /// The most threads allowed: the budget, or the cores if fewer.
+    fn cap(&self) -> u64 {
+        self.budget
+            .min(self.cores.unwrap_or(u64::MAX))
+            .min(MAX_COUNT)
+    }
+
+    fn point(&self) -> Vec<(&str, f64)> {
+        self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect()
+    }
+
+    fn space(&self, at: &[(&str, f64)]) -> Result<Space, AllocationError> {
+        Space::new(self.design, &self.ranges, self.cap(), at)
+    }
+
+    /// The design's symbolic counts, in the order of the design.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::explore::allocation::Allocator;
+    ///
+    /// let d = Design::parse("s = x; pipe(tpool[b](s), tpool[a](s), tpool[b](s))")?;
+    /// assert_eq!(Allocator::new(&d, 8).counts()?, ["b", "a"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn counts(&self) -> Result<Vec<String>, AllocationError> {
+        Ok(self.space(&self.point())?.names)
+    }
+
+    /// The best allocation under the chosen semantics.
+    pub fn solve(&self) -> Result<Solution, AllocationError> {
+        let at = self.point();
+        let space = self.space(&at)?;
+        self.solve_at(&space, &at)
+    }
+
+    /// The best allocation under the chosen semantics at the point `at`.
+    fn solve_at(&self, space: &Space, at: &[(&str, f64)]) -> Result<Solution, AllocationError> {
+        match &self.choice {
+            Choice::Operators => {
+                let ops = self.operators_at(space, at)?;
+                let found = search(
+                    space,
+                    |c: &[u64]| operators_time(&ops, space, c),
+                    Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
+                    self.max_steps,
+                )?;
+                Ok(solution(space, found))
+            }
+            Choice::Queueing(machine) => {
+                self.solve_model_at(space, at, &QueueingTime::new(self.design, machine, at))
+            }
+            Choice::Simulation(s) => self.solve_model_at(
+                space,
+                at,
+                &SimulationTime::new(self.design, &s.platform, at).elements(s.elements),
+            ),
+        }
+    }
+
+    /// The best allocation under a semantics of your own, at the
+    /// allocator's point.
+    pub fn solve_with<M: TimeModel>(&self, model: &M) -> Result<Solution, AllocationError> {
+        let at = self.point();
+        let space = self.space(&at)?;
+        self.solve_model_at(&space, &at, model)
+    }
+
+    fn solve_model_at<M: TimeModel>(
+        &self,
+        space: &Space,
+        at: &[(&str, f64)],
+        model: &M,
+    ) -> Result<Solution, AllocationError> {
+        let objective = |c: &[u64]| model_time(model, space, c);
+        let ops = if model.bounded_below_by_operators() {
+            // No operators' model (a name only the semantics binds): no bound.
+            self.operators_at(space, at).ok()
+        } else {
+            None
+        };
+        let found = match &ops {
+            Some(ops) => search(
+                space,
+                objective,
+                Pruning::By {
+                    bound: |c: &[u64]| operators_time(ops, space, c),
+                    slack: BOUND_SLACK,
+                },
+                self.max_steps,
+            )?,
+            None => search(
+                space,
+                objective,
+                Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
+                self.max_steps,
+            )?,
+        };
+        Ok(solution(space, found))
+    }
+
+    fn operators_at(
+        &self,
+        space: &Space,
+        at: &[(&str, f64)],
+    ) -> Result<OperatorsTime, AllocationError> {
+        OperatorsTime::new(self.design, &space.names, at).map_err(|source| AllocationError::Model {
+            what: "the design's model".into(),
+            source,
+        })
+    }
+
+    /// The time and threads of given counts under the chosen semantics
+    /// (every count of the design, by name); the cap is not checked.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::explore::allocation::Allocator;
+    ///
+    /// let d = Design::parse("s1 = 2*x; s2 = x; pipe(tpool[a](s1), tpool[b](s2))")?;
+    /// let a = Allocator::new(&d, 8).at(&[("x", 1000.0)]).evaluate(&[("a", 4), ("b", 4)])?;
+    /// assert_eq!((a.time_per_element, a.threads), (500.0, 8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn evaluate(&self, counts: &[(&str, u64)]) -> Result<Allocation, AllocationError> {
+        let at = self.point();
+        let space = self.space(&at)?;
+        let values = values_of(&space, counts)?;
+        let time = match &self.choice {
+            Choice::Operators => operators_time(&self.operators_at(&space, &at)?, &space, &values)?,
+            Choice::Queueing(m) => {
+                model_time(&QueueingTime::new(self.design, m, &at), &space, &values)?
+            }
+            Choice::Simulation(s) => model_time(
+                &SimulationTime::new(self.design, &s.platform, &at).elements(s.elements),
+                &space,
+                &values,
+            )?,
+        };
+        allocation(&space, &values, time)
+    }
+}
+
+/// The relative slack of a bound from another model: a semantics whose
+/// times are within 1e-9 of the operators' where they should be equal may
+/// still be pruned soundly.
+const BOUND_SLACK: f64 = 1e-9;
+
+/// The values of `counts` (by name) in the space's order.
+fn values_of(space: &Space, counts: &[(&str, u64)]) -> Result<Vec<u64>, AllocationError> {
+    if let Some((name, _)) = counts
+        .iter()
+        .find(|(n, _)| !space.names.iter().any(|m| m == n))
+    {
+        return Err(AllocationError::UnknownCount {
+            name: name.to_string(),
+            counts: space.names.join(", "),
+        });
+    }
+    space
+        .names
+        .iter()
+        .map(|name| match counts.iter().find(|(n, _)| n == name) {
+            Some((_, c)) if (1..=MAX_COUNT).contains(c) => Ok(*c),
+            Some((_, c)) => Err(AllocationError::EmptyRange {
+                name: name.clone(),
+                from: *c,
+                to: *c,
+            }),
+            None => Err(AllocationError::UnknownCount {
+                name: format!("(missing) {name}"),
+                counts: space.names.join(", "),
+            }),
+        })
+        .collect()
+}
+
+fn allocation(space: &Space, values: &[u64], time: f64) -> Result<Allocation, AllocationError> {
+    let threads = space
+        .threads(values)?
+        .ok_or_else(|| AllocationError::BudgetTooSmall {
+            budget: space.cap,
+            minimum: u64::MAX,
+        })?;
+    Ok(Allocation {
+        counts: space
+            .names
+            .iter()
+            .cloned()
+            .zip(values.iter().copied())
+            .collect(),
+        threads,
+        time_per_element: time,
+    })
+}
+
+fn solution(space: &Space, found: Found) -> Solution {
+    Solution {
+        allocation: Allocation {
+            counts: space
+                .names
+                .iter()
+                .cloned()
+                .zip(found.counts.iter().copied())
+                .collect(),
+            threads: found.threads,
+            time_per_element: found.time,
+        },
+        evaluations: found.evaluations,
+        bound_evaluations: found.bound_evaluations,
+    }
+}
+
+/// The operators' time at counts in the space's order.
+fn operators_time(
+    ops: &OperatorsTime,
+    space: &Space,
+    counts: &[u64],
+) -> Result<f64, AllocationError> {
+    ops.at_values(counts)
+        .map_err(|source| AllocationError::Model {
+            what: format!("the design's model at {}", space.describe(counts)),
+            source,
+        })
+}
+
+/// A model's time at counts in the space's order, which must be finite.
+fn model_time<M: TimeModel>(
+    model: &M,
+    space: &Space,
+    counts: &[u64],
+) -> Result<f64, AllocationError> {
+    let pairs: Vec<(&str, u64)> = space
+        .names
+        .iter()
+        .map(String::as_str)
+        .zip(counts.iter().copied())
+        .collect();
+    let t = model
+        .time_per_element(&pairs)
+        .map_err(|e| AllocationError::Semantics {
+            counts: space.describe(counts),
+            source: Box::new(e),
+        })?;
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(AllocationError::NotFinite {
+            counts: space.describe(counts),
+            value: t,
+        })
+    }
+}

@@ -1,0 +1,492 @@
+//! The exact search: depth-first over the counts, branch and bound.
+//!
+//! The counts are enumerated in an order that puts last the counts in which
+//! the plain operators' model is non-increasing (a task pool's count,
+//! `laws::tpool_monotone`; `pipe` is a maximum, `seq` a sum, both monotone
+//! in their parts). Once only such counts are left unassigned, the bound of
+//! a branch is the model with each of them at the largest value the thread
+//! cap leaves it (the others at their smallest): no completion of the branch
+//! is faster. Every value of a count for which that bound already loses is
+//! skipped, the losing prefix of a level by bisection (the bound is
+//! non-increasing in the level's own count). When the objective is that
+//! monotone model itself, the last count is not enumerated: its best value
+//! is the smallest one that reaches the time of the largest feasible one.
+//! Counts the thread total is not monotone in (`groups[s]`) are enumerated
+//! first and in full; the threads prune every other level (once over the
+//! cap, larger values are too).
+//!
+//! Ties are broken by the fewest threads, then the smallest counts in the
+//! order of the design (lexicographically); a branch is pruned only when
+//! its best conceivable key (bound, fewest threads, smallest counts) does
+//! not beat the incumbent's, so the result is the unique minimum of that
+//! order.
+
+use super::AllocationError;
+use super::space::Space;
+use std::cmp::Ordering;
+
+/// What is known of the objective, to prune with.
+pub(super) enum Pruning<B> {
+    /// Nothing: only the thread cap prunes.
+    Threads,
+    /// The objective is non-increasing in the space's monotone counts.
+    Itself,
+    /// `bound` is non-increasing in the monotone counts and at most the
+    /// objective times `1 + slack` everywhere.
+    By {
+        /// The lower bound.
+        bound: B,
+        /// Its relative slack (rounding of another model).
+        slack: f64,
+    },
+}
+
+/// The best allocation found, with the work it took.
+#[derive(Clone, Debug)]
+pub(super) struct Found {
+    pub counts: Vec<u64>,
+    pub threads: u64,
+    pub time: f64,
+    pub evaluations: u64,
+    pub bound_evaluations: u64,
+}
+
+/// The incumbent.
+struct Best {
+    time: f64,
+    threads: u64,
+    counts: Vec<u64>,
+}
+
+/// Whether `(time, threads, counts)` comes strictly before `best`.
+fn beats(time: f64, threads: u64, counts: &[u64], best: &Best) -> bool {
+    match time.partial_cmp(&best.time) {
+        Some(Ordering::Less) => true,
+        Some(Ordering::Greater) | None => false,
+        Some(Ordering::Equal) => (threads, counts) < (best.threads, &best.counts[..]),
+    }
+}
+
+struct Searcher<'s, F, B> {
+    space: &'s Space,
+    objective: F,
+    pruning: Pruning<B>,
+    best: Option<Best>,
+    evaluations: u64,
+    bound_evaluations: u64,
+    steps: u64,
+    max_steps: u64,
+    /// Per level: whether the threads are non-decreasing in every count
+    /// after it (then the smallest later counts give the fewest threads).
+    threads_ok_after: Vec<bool>,
+}
+
+/// The allocation of `space` that minimizes `objective` (ties: fewest
+/// threads, then smallest counts), exactly.
+pub(super) fn search<F, B>(
+    space: &Space,
+    objective: F,
+    pruning: Pruning<B>,
+    max_steps: u64,
+) -> Result<Found, AllocationError>
+where
+    F: FnMut(&[u64]) -> Result<f64, AllocationError>,
+    B: FnMut(&[u64]) -> Result<f64, AllocationError>,
+{
+    let mut s = Searcher {
+        space,
+        objective,
+        pruning,
+        best: None,
+        evaluations: 0,
+        bound_evaluations: 0,
+        steps: 0,
+        max_steps,
+        threads_ok_after: Vec::new(),
+    };
+    let minimum = space.threads(&space.lo)?;
+    let all_threads_monotone = space.threads_monotone.iter().all(|&m| m);
+    if all_threads_monotone && minimum.is_none_or(|t| t > space.cap) {
+        return Err(AllocationError::BudgetTooSmall {
+            budget: space.cap,
+            minimum: minimum.unwrap_or(u64::MAX),
+        });
+    }
+    if !matches!(s.pruning, Pruning::Threads) {
+        s.ascend()?;
+    }
+    s.run()?;
+    let best = s.best.ok_or(AllocationError::BudgetTooSmall {
+        budget: space.cap,
+        minimum: minimum.unwrap_or(u64::MAX),
+    })?;
+    Ok(Found {
+        counts: best.counts,
+        threads: best.threads,
+        time: best.time,
+        evaluations: s.evaluations,
+        bound_evaluations: s.bound_evaluations,
+    })
+}
+
+impl<F, B> Searcher<'_, F, B>
+where
+    F: FnMut(&[u64]) -> Result<f64, AllocationError>,
+    B: FnMut(&[u64]) -> Result<f64, AllocationError>,
+{
+    fn step(&mut self) -> Result<(), AllocationError> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(AllocationError::TooManySteps {
+                limit: self.max_steps,
+            });
+        }
+        Ok(())
+    }
+
+    /// The objective at `counts`, which must be a finite number.
+    fn objective(&mut self, counts: &[u64]) -> Result<f64, AllocationError> {
+        self.step()?;
+        self.evaluations += 1;
+        let t = (self.objective)(counts)?;
+        if t.is_nan() || t == f64::NEG_INFINITY {
+            return Err(AllocationError::NotFinite {
+                counts: self.space.describe(counts),
+                value: t,
+            });
+        }
+        Ok(t)
+    }
+
+    /// The lower bound at `counts` (the objective itself, or the bound).
+    fn bound(&mut self, counts: &[u64]) -> Result<f64, AllocationError> {
+        match &mut self.pruning {
+            Pruning::By { bound, .. } => {
+                self.steps += 1;
+                if self.steps > self.max_steps {
+                    return Err(AllocationError::TooManySteps {
+                        limit: self.max_steps,
+                    });
+                }
+                self.bound_evaluations += 1;
+                bound(counts)
+            }
+            _ => self.objective(counts),
+        }
+    }
+
+    fn slack(&self) -> f64 {
+        match self.pruning {
+            Pruning::By { slack, .. } => slack,
+            _ => 0.0,
+        }
+    }
+
+    /// Records a leaf if it beats the incumbent.
+    fn offer(&mut self, time: f64, threads: u64, counts: &[u64]) {
+        if self
+            .best
+            .as_ref()
+            .is_none_or(|b| beats(time, threads, counts, b))
+        {
+            self.best = Some(Best {
+                time,
+                threads,
+                counts: counts.to_vec(),
+            });
+        }
+    }
+
+    /// Whether a branch whose times are at least `bound`, threads at least
+    /// `threads` and counts at least `counts` cannot beat the incumbent.
+    fn loses(&self, bound: f64, threads: u64, counts: &[u64]) -> bool {
+        let low = bound / (1.0 + self.slack());
+        self.best
+            .as_ref()
+            .is_some_and(|b| !beats(low, threads, counts, b))
+    }
+
+    /// The largest value of count `var` (the others as in `values`) within
+    /// the cap, by bisection (the threads are non-decreasing in it).
+    fn max_feasible(&self, var: usize, values: &mut [u64]) -> Result<Option<u64>, AllocationError> {
+        let keep = values[var];
+        let (mut lo, mut hi) = (self.space.lo[var], self.space.hi[var]);
+        values[var] = lo;
+        let found = if self.space.feasible(values)?.is_none() {
+            None
+        } else {
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                values[var] = mid;
+                if self.space.feasible(values)?.is_some() {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            Some(lo)
+        };
+        values[var] = keep;
+        Ok(found)
+    }
+
+    /// The bound of a branch: `values` with the counts `rest` (at their
+    /// smallest in `values`) each at its largest feasible value. `None` if
+    /// some cannot be feasible.
+    fn branch_bound(
+        &mut self,
+        values: &mut [u64],
+        rest: &[usize],
+    ) -> Result<Option<f64>, AllocationError> {
+        let mut maxima = Vec::with_capacity(rest.len());
+        for &u in rest {
+            match self.max_feasible(u, values)? {
+                Some(m) => maxima.push(m),
+                None => return Ok(None),
+            }
+        }
+        for (&u, &m) in rest.iter().zip(&maxima) {
+            values[u] = m;
+        }
+        let b = self.bound(values);
+        for &u in rest {
+            values[u] = self.space.lo[u];
+        }
+        b.map(Some)
+    }
+
+    /// A first incumbent: from the smallest counts, the single increment
+    /// that lowers the objective most, while one does.
+    fn ascend(&mut self) -> Result<(), AllocationError> {
+        let space = self.space;
+        let mut current = space.lo.clone();
+        let Some(threads) = space.feasible(&current)? else {
+            return Ok(());
+        };
+        let mut time = self.objective(&current)?;
+        self.offer(time, threads, &current);
+        loop {
+            let mut step: Option<(usize, f64)> = None;
+            for i in 0..space.len() {
+                if current[i] >= space.hi[i] {
+                    continue;
+                }
+                current[i] += 1;
+                if let Some(t) = space.feasible(&current)? {
+                    let v = self.objective(&current)?;
+                    self.offer(v, t, &current);
+                    if v < time && step.is_none_or(|(_, s)| v < s) {
+                        step = Some((i, v));
+                    }
+                }
+                current[i] -= 1;
+            }
+            match step {
+                Some((i, v)) => {
+                    current[i] += 1;
+                    time = v;
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The depth-first search proper, with an explicit stack of levels.
+    fn run(&mut self) -> Result<(), AllocationError> {
+        let space = self.space;
+        let k = space.len();
+        let pruned = !matches!(self.pruning, Pruning::Threads);
+        // Counts the threads are not monotone in first, then the others
+        // the model is not monotone in, then the monotone ones.
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by_key(|&i| (space.threads_monotone[i], pruned && space.monotone[i], i));
+        let first_monotone = if pruned {
+            order
+                .iter()
+                .rposition(|&i| !space.monotone[i])
+                .map_or(0, |p| p + 1)
+        } else {
+            k
+        };
+        self.threads_ok_after = (0..k)
+            .map(|l| order[l + 1..].iter().all(|&u| space.threads_monotone[u]))
+            .collect();
+        let mut values = space.lo.clone();
+        let mut next = vec![0u64; k];
+        let mut end = vec![0u64; k];
+        let mut level = 0;
+        self.enter(
+            level,
+            &order,
+            first_monotone,
+            &mut values,
+            &mut next,
+            &mut end,
+        )?;
+        loop {
+            let var = order[level];
+            if next[level] > end[level] || next[level] == 0 {
+                values[var] = space.lo[var];
+                if level == 0 {
+                    return Ok(());
+                }
+                level -= 1;
+                continue;
+            }
+            self.step()?;
+            let v = next[level];
+            next[level] += 1;
+            values[var] = v;
+            // With counts the threads are not monotone in still open, the
+            // cap is checked at the leaves only.
+            let threads = if self.threads_ok_after[level] {
+                match space.feasible(&values)? {
+                    Some(t) => t,
+                    None => {
+                        if space.threads_monotone[var] {
+                            next[level] = 0; // larger values overflow the cap too
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                0
+            };
+            let rest = &order[level + 1..];
+            if level + 1 == k {
+                if pruned && level >= first_monotone {
+                    let b = self.bound(&values)?;
+                    if self.loses(b, threads, &values) {
+                        continue;
+                    }
+                    if matches!(self.pruning, Pruning::Itself) {
+                        self.offer(b, threads, &values);
+                        continue;
+                    }
+                }
+                let t = self.objective(&values)?;
+                self.offer(t, threads, &values);
+                continue;
+            }
+            if pruned && level + 1 >= first_monotone {
+                match self.branch_bound(&mut values, rest)? {
+                    None => continue,
+                    Some(b) if self.loses(b, threads, &values) => continue,
+                    Some(_) => {}
+                }
+            }
+            level += 1;
+            self.enter(
+                level,
+                &order,
+                first_monotone,
+                &mut values,
+                &mut next,
+                &mut end,
+            )?;
+        }
+    }
+
+    /// Sets the values to try at `level`: `next[level]..=end[level]`, or an
+    /// empty level (`next` 0). Trims by the cap, the bound's losing prefix
+    /// and, for the last count of a monotone objective, to its one best
+    /// value.
+    fn enter(
+        &mut self,
+        level: usize,
+        order: &[usize],
+        first_monotone: usize,
+        values: &mut [u64],
+        next: &mut [u64],
+        end: &mut [u64],
+    ) -> Result<(), AllocationError> {
+        let space = self.space;
+        let var = order[level];
+        let (start, mut last) = (space.lo[var], space.hi[var]);
+        let empty = |next: &mut [u64]| next[level] = 0;
+        if space.threads_monotone[var] && self.threads_ok_after[level] {
+            match self.max_feasible(var, values)? {
+                Some(m) => last = m,
+                None => {
+                    empty(next);
+                    return Ok(());
+                }
+            }
+        }
+        let mut start = start;
+        if level >= first_monotone && self.best.is_some() {
+            // The bound with the later counts at their largest for this
+            // count at its smallest: non-increasing in this count.
+            let rest = &order[level + 1..];
+            let mut maxima = Vec::with_capacity(rest.len());
+            for &u in rest {
+                match self.max_feasible(u, values)? {
+                    Some(m) => maxima.push(m),
+                    None => {
+                        empty(next);
+                        return Ok(());
+                    }
+                }
+            }
+            for (&u, &m) in rest.iter().zip(&maxima) {
+                values[u] = m;
+            }
+            let best_time = self.best.as_ref().map_or(f64::INFINITY, |b| b.time);
+            let slack = self.slack();
+            let hopeless = |s: &mut Self, v: u64, values: &mut [u64]| {
+                values[var] = v;
+                s.bound(values).map(|b| b / (1.0 + slack) > best_time)
+            };
+            let outcome = if hopeless(self, last, values)? {
+                None
+            } else {
+                let (mut lo, mut hi) = (start, last);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if hopeless(self, mid, values)? {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                Some(lo)
+            };
+            values[var] = space.lo[var];
+            for &u in rest {
+                values[u] = space.lo[u];
+            }
+            match outcome {
+                Some(s) => start = s,
+                None => {
+                    empty(next);
+                    return Ok(());
+                }
+            }
+        }
+        if level + 1 == order.len()
+            && level >= first_monotone
+            && matches!(self.pruning, Pruning::Itself)
+        {
+            // The last count of a monotone objective: the smallest value
+            // reaching the time of the largest feasible one.
+            values[var] = last;
+            let target = self.objective(values)?;
+            let (mut lo, mut hi) = (start, last);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                values[var] = mid;
+                if self.objective(values)? <= target {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            values[var] = space.lo[var];
+            start = lo;
+            last = lo;
+        }
+        next[level] = start;
+        end[level] = last;
+        Ok(())
+    }
+}
