@@ -398,19 +398,20 @@ impl<E: Send + 'static> Suite<E> {
                             local_handoff.as_ref()
                         }),
                     };
+                    let simulate_direct = |d: &Design| {
+                        self.simulate_direct(
+                            &self.kernels,
+                            d,
+                            x,
+                            n,
+                            round,
+                            cores,
+                            overheads,
+                            settings,
+                        )
+                    };
                     let direct_first = (self.direct && round % 2 == 1)
-                        .then(|| {
-                            self.simulate_direct(
-                                &self.kernels,
-                                &design,
-                                x,
-                                n,
-                                round,
-                                cores,
-                                overheads,
-                                settings,
-                            )
-                        })
+                        .then(|| simulate_direct(&design))
                         .flatten();
                     let (metrics, run_warnings, repeated, factor) = self.least_disturbed(
                         &self.kernels,
@@ -473,16 +474,7 @@ impl<E: Send + 'static> Suite<E> {
                     let direct = if round % 2 == 1 {
                         direct_first
                     } else if self.direct {
-                        self.simulate_direct(
-                            &self.kernels,
-                            &design,
-                            x,
-                            n,
-                            round,
-                            cores,
-                            overheads,
-                            settings,
-                        )
+                        simulate_direct(&design)
                     } else {
                         None
                     };
