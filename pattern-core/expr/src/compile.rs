@@ -194,6 +194,7 @@ impl Compiler<'_> {
                 }
             }
             Expr::Call(func, args) => {
+                EvalError::check_arity(e)?;
                 let regs = args
                     .iter()
                     .map(|a| self.compile(a))

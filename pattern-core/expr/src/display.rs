@@ -339,21 +339,33 @@ fn latex_operand(e: &Expr, min: u8, precision: Option<usize>, out: &mut String) 
     }
 }
 
+/// `name(args)` as an operator name.
+fn latex_applied(
+    name: &str,
+    args: &[Expr],
+    precision: Option<usize>,
+    out: &mut String,
+) -> fmt::Result {
+    write!(out, r"\operatorname{{{}}}\left(", name.replace('_', r"\_"))?;
+    for (i, arg) in args.iter().enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        latex(arg, precision, out)?;
+    }
+    out.write_str(r"\right)")
+}
+
 fn latex(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Result {
     crate::deep(|| latex_node(e, precision, out))
 }
 
 fn latex_node(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Result {
     match e {
-        Expr::Apply(name, args) => {
-            write!(out, r"\operatorname{{{}}}\left(", name.replace('_', r"\_"))?;
-            for (i, arg) in args.iter().enumerate() {
-                if i > 0 {
-                    out.write_str(", ")?;
-                }
-                latex(arg, precision, out)?;
-            }
-            out.write_str(r"\right)")
+        Expr::Apply(name, args) => latex_applied(name, args, precision, out),
+        // Ill-formed (hand-built): written as it is.
+        Expr::Call(func, args) if !func.accepts(args.len()) => {
+            latex_applied(func.name(), args, precision, out)
         }
         Expr::Num(v) => latex_number(*v, precision, out),
         Expr::Var(name) => match name.split_once('_') {

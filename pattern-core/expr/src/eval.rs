@@ -41,6 +41,31 @@ pub enum EvalError {
         /// The point, as `x = 0, n = 4`.
         point: String,
     },
+    /// A hand-built call with a number of arguments its function does not
+    /// take (`log` with one).
+    #[error("`{function}` cannot take {arguments} argument(s) (in `{expr}`)")]
+    Arity {
+        /// The function's name.
+        function: &'static str,
+        /// How many arguments the call has.
+        arguments: usize,
+        /// The call.
+        expr: String,
+    },
+}
+
+impl EvalError {
+    /// The error of a call whose arguments `func` does not take, if so.
+    pub(crate) fn check_arity(call: &Expr) -> Result<(), EvalError> {
+        match call {
+            Expr::Call(func, args) if !func.accepts(args.len()) => Err(EvalError::Arity {
+                function: func.name(),
+                arguments: args.len(),
+                expr: call.to_string(),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 pub(crate) fn describe_point<F: Float>(bindings: &[(&str, F)]) -> String {
@@ -159,6 +184,7 @@ impl Expr {
                     return Err(EvalError::Unresolved { name: name.clone() });
                 }
                 Expr::Call(func, args) => {
+                    EvalError::check_arity(self)?;
                     let mut values = Vec::with_capacity(args.len());
                     for arg in args {
                         values.push(arg.eval_node(bindings, index)?);
@@ -188,7 +214,7 @@ fn power<F: Float>(b: F, k: F, literal: bool) -> F {
     }
 }
 
-/// Applies a function to evaluated arguments (arity checked by construction).
+/// Applies a function to evaluated arguments (their number checked by the caller).
 pub(crate) fn apply<F: Float>(func: Func, args: &[F]) -> F {
     match func {
         Func::Log2 => args[0].log2(),

@@ -172,6 +172,7 @@ fn growth_of(e: &Expr, var: &str) -> Option<Growth> {
                     log: g.log * k,
                 }
             }
+            Expr::Call(func, args) if !func.accepts(args.len()) => return None,
             Expr::Call(Func::Log2 | Func::Ln, args) => log_growth(growth_of(&args[0], var)?),
             Expr::Call(Func::Log, args) => {
                 if args[0].depends_on(var) {
@@ -232,8 +233,11 @@ fn pick_extremum(func: Func, args: Vec<Expr>, var: &str) -> Expr {
     } else {
         growths.iter().min()
     }
-    .cloned()
-    .expect("at least one argument");
+    .cloned();
+    // None: a hand-built call without arguments, kept as it is.
+    let Some(best) = best else {
+        return Expr::Call(func, args);
+    };
     let tied: Vec<Expr> = args
         .into_iter()
         .zip(&growths)

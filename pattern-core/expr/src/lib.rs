@@ -138,6 +138,21 @@ impl Func {
             _ => (1, Some(1)),
         }
     }
+
+    /// Whether a call with `n` arguments is well formed. The parser only
+    /// builds such calls; a hand-built [`Expr::Call`] may not be one, and
+    /// then evaluates to [`EvalError::Arity`] and simplifies to itself.
+    ///
+    /// ```
+    /// use pattern_core::expr::Func;
+    ///
+    /// assert!(Func::Log.accepts(2) && !Func::Log.accepts(1));
+    /// assert!(Func::Max.accepts(5) && !Func::Max.accepts(0));
+    /// ```
+    pub fn accepts(self, n: usize) -> bool {
+        let (lo, hi) = self.arity();
+        n >= lo && hi.is_none_or(|hi| n <= hi)
+    }
 }
 
 impl Expr {

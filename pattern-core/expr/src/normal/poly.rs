@@ -590,6 +590,7 @@ pub(super) fn total_degree(e: &Expr) -> (Q, Q) {
                 }
                 None => zero,
             },
+            Expr::Call(func, args) if !func.accepts(args.len()) => zero,
             Expr::Call(Func::Log2 | Func::Ln | Func::Log, _) => (Q::zero(), Q::one()),
             Expr::Call(Func::Sqrt, args) => {
                 let (d, l) = total_degree(&args[0]);

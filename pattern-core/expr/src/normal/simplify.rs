@@ -316,7 +316,7 @@ fn is_nonnegative(e: &Expr) -> bool {
             is_nonnegative(base)
                 || matches!(**exponent, Expr::Num(k) if k == k.trunc() && k % 2.0 == 0.0)
         }
-        Expr::Call(Func::Log2 | Func::Ln, args) => matches!(args[0], Expr::Var(_)),
+        Expr::Call(Func::Log2 | Func::Ln, args) => matches!(args.as_slice(), [Expr::Var(_)]),
         Expr::Call(Func::Max, args) => args.iter().any(is_nonnegative),
         Expr::Call(Func::Min | Func::Ceil | Func::Floor, args) => args.iter().all(is_nonnegative),
         Expr::Call(Func::Sqrt, _) => true,
@@ -365,6 +365,11 @@ fn log2_poly(a: Poly) -> Poly {
 }
 
 fn call(func: Func, args: &[Expr]) -> Poly {
+    if !func.accepts(args.len()) {
+        // Ill-formed (hand-built): kept as is, so that evaluating the
+        // result gives the same error as evaluating the input.
+        return Poly::opaque(Expr::Call(func, args.to_vec()));
+    }
     match func {
         Func::Log2 => log2_poly(to_poly(&args[0])),
         Func::Ln => log2_poly(to_poly(&args[0])).scale(std::f64::consts::LN_2),

@@ -156,8 +156,7 @@ fn expand(e: &Expr, var: &str) -> Option<Vec<Term>> {
             power(&expand(base, var)?, k)?
         }
         Expr::Call(func, args) => {
-            let (least, most) = func.arity();
-            if args.len() < least || most.is_some_and(|m| args.len() > m) {
+            if !func.accepts(args.len()) {
                 return None;
             }
             let expanded = args

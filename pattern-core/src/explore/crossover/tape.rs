@@ -411,8 +411,7 @@ impl Tape {
                     }
                 },
                 Expr::Call(func, args) => {
-                    let (least, most) = func.arity();
-                    if args.len() < least || most.is_some_and(|m| args.len() > m) {
+                    if !func.accepts(args.len()) {
                         return Err(CompileIssue::Arity(format!(
                             "{} with {} arguments",
                             func.name(),
