@@ -50,6 +50,12 @@ impl Cores {
         self.running.min(self.cores as usize)
     }
 
+    /// Whether every core runs a step, with `more` steps about to start
+    /// beside the running ones: a thread woken now would wait.
+    pub(crate) fn saturated(&self, more: usize) -> bool {
+        (self.running + more) as f64 >= self.cores
+    }
+
     fn rate(&self) -> f64 {
         if self.running == 0 {
             0.0

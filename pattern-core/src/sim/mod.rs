@@ -438,6 +438,7 @@ impl<'a> Simulation<'a> {
             direct_together: self.direct_together,
             labels: &labels,
             trace: self.trace,
+            wake_latency: self.platform.wake_latency_ns(),
         };
         let stats = stream::Stream::new(&plan, self.platform, pools, options)?.run()?;
         Ok(SimResult::of_stream(self.platform, stats, &labels))

@@ -191,11 +191,25 @@ impl Resources {
 
     fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) {
         self.work[node] += ns;
-        let unit = node * self.per_node + core % self.per_node;
+        let unit = self.unit(node, core);
         let before = self.units[unit].busy();
         self.units[unit].start(self.now, ns, job);
         self.note_busy(unit, before);
         self.reschedule(unit);
+    }
+
+    /// Whether a thread woken on core `core` of `node` (on its node's
+    /// cores, when threads are not pinned) would find every core it may
+    /// run on busy, counting the thread that wakes it, which goes on
+    /// running on core `by` of `by_node` (none: `by_node` out of range).
+    pub(crate) fn would_wait(&self, node: usize, core: usize, by_node: usize, by: usize) -> bool {
+        let unit = self.unit(node, core);
+        let waker = usize::from(by_node < self.work.len() && unit == self.unit(by_node, by));
+        self.units[unit].saturated(waker)
+    }
+
+    fn unit(&self, node: usize, core: usize) -> usize {
+        node * self.per_node + core % self.per_node
     }
 
     /// Starts a delay of `ns` that uses nothing, named `id`.

@@ -23,6 +23,8 @@ const SOURCE: usize = 0;
 const SINK: usize = 1;
 /// Ids from here on name the changes at a time, not steps.
 const CHANGE: usize = usize::MAX / 2;
+/// Ids from here on name a waiting thread's wake-up (`WAKE + thread`).
+const WAKE: usize = CHANGE + CHANGE / 2;
 
 /// An element in flight: when it entered the design, and where direct
 /// execution keeps its value.
@@ -72,6 +74,9 @@ struct Thread {
     /// pinning: core `pin mod cores`).
     pin: usize,
     retired: bool,
+    /// Woken on a busy core: it runs when its wake-up latency is over, at
+    /// this time (earlier wake-ups of a wait that ended are ignored).
+    waking: Option<f64>,
 }
 
 /// A directly executed step that waits for the others starting with it
@@ -118,6 +123,8 @@ pub(crate) struct Options<'d> {
     pub(crate) direct_together: bool,
     pub(crate) labels: &'d [String],
     pub(crate) trace: bool,
+    /// [`Platform::wake_latency`], in ns.
+    pub(crate) wake_latency: f64,
 }
 
 pub(crate) struct Stream<'d> {
@@ -135,6 +142,8 @@ pub(crate) struct Stream<'d> {
     resources: Resources,
     released: usize,
     left: usize,
+    /// When the last element so far left.
+    last_left: f64,
     fit: Slope,
     latencies: LatencyHistogram,
     trace: Option<Vec<(Work, usize, f64, f64)>>,
@@ -243,6 +252,7 @@ impl<'d> Stream<'d> {
             resources: Resources::new(platform, o.cpu_per_byte, platform.is_pinned()),
             released: 0,
             left: 0,
+            last_left: 0.0,
             fit: Slope::default(),
             latencies: LatencyHistogram::default(),
             trace: o.trace.then(Vec::new),
@@ -313,6 +323,7 @@ impl<'d> Stream<'d> {
             // Workers added during the run come after the design's threads.
             pin: t,
             retired: false,
+            waking: None,
         });
         if let Some(id) = pool {
             self.pools[id].1.push(t);
@@ -355,7 +366,9 @@ impl<'d> Stream<'d> {
                 left: self.o.elements - self.left,
             });
         }
-        let now = self.resources.now;
+        // The stream ends when its last element leaves, whatever is still
+        // due (a change at a later time, a wake-up that finds nothing).
+        let now = self.last_left;
         let mut time_per_element = self.fit.slope().unwrap_or(now / self.o.elements as f64);
         for q in &self.queues {
             if let Some(p) = &q.phase {
@@ -379,6 +392,7 @@ impl<'d> Stream<'d> {
         }
         let input = self.stations[self.threads[t].station].input;
         let item = if input == SOURCE {
+            // (elements are generated as they are taken)
             (self.released < self.o.elements).then(|| {
                 let slot = match &mut self.o.direct {
                     Some(d) => d.enter(self.released),
@@ -395,20 +409,68 @@ impl<'d> Stream<'d> {
         {
             None // the phase before has not ended
         } else {
-            let item = self.queues[input].items.pop_front();
-            if item.is_some() {
-                // A place is free: the first blocked producer puts its item.
-                if let Some((producer, waiting)) = self.queues[input].blocked.pop_front() {
-                    self.queues[input].items.push_back(waiting);
-                    self.free.push(producer);
-                }
-            }
-            item
+            self.pop(input)
         };
         match item {
             Some(item) => self.begin(t, item),
             None if input == SOURCE => {} // the stream is over for this thread
             None => self.queues[input].takers.push_back(t),
+        }
+    }
+
+    /// The first item of queue `q`; a place is then free, so the first
+    /// blocked producer puts its item.
+    fn pop(&mut self, q: usize) -> Option<Item> {
+        let item = self.queues[q].items.pop_front();
+        if item.is_some() {
+            if let Some((producer, waiting)) = self.queues[q].blocked.pop_front() {
+                self.queues[q].items.push_back(waiting);
+                self.free.push(producer);
+            }
+        }
+        item
+    }
+
+    /// Whether thread `t`, woken now by `by`, would wait for its core: the
+    /// core is busy, or it is the core of `by`, which goes on running when
+    /// its next item is there.
+    fn would_wait(&self, t: usize, by: usize) -> bool {
+        let home = |t: usize| self.stations[self.threads[t].station].template.home();
+        let input = self.stations[self.threads[by].station].input;
+        let goes_on = if input == SOURCE {
+            self.released < self.o.elements
+        } else {
+            !self.queues[input].items.is_empty()
+        };
+        let (node, core) = (home(t), self.threads[t].pin);
+        if goes_on {
+            self.resources
+                .would_wait(node, core, home(by), self.threads[by].pin)
+        } else {
+            self.resources.would_wait(node, core, usize::MAX, 0)
+        }
+    }
+
+    /// Thread `t`'s wake-up latency is over: it takes an item if one is
+    /// still there, or goes on waiting.
+    fn woken(&mut self, t: usize) {
+        match self.threads[t].waking {
+            Some(due) if due <= self.resources.now => self.threads[t].waking = None,
+            _ => return,
+        }
+        if self.threads[t].retired {
+            return;
+        }
+        let input = self.stations[self.threads[t].station].input;
+        if self.queues[input].items.is_empty() {
+            return;
+        }
+        let Some(i) = self.queues[input].takers.iter().position(|&w| w == t) else {
+            return;
+        };
+        self.queues[input].takers.remove(i);
+        if let Some(item) = self.pop(input) {
+            self.begin(t, item);
         }
     }
 
@@ -435,6 +497,7 @@ impl<'d> Stream<'d> {
     fn begin(&mut self, t: usize, item: Item) {
         let thread = &mut self.threads[t];
         thread.item = item;
+        thread.waking = None;
         let template = &self.stations[thread.station].template;
         thread.waiting.copy_from_slice(&template.preds);
         self.start_step(t, 0);
@@ -502,6 +565,10 @@ impl<'d> Stream<'d> {
     /// A part of a step ended: when its last has, the steps that waited
     /// for it start, or the element moves on.
     fn step_ended(&mut self, id: usize) {
+        if id >= WAKE {
+            self.woken(id - WAKE);
+            return;
+        }
         if id >= CHANGE {
             let (_, change) = self.o.changes.get(id - CHANGE);
             self.apply(change);
@@ -601,6 +668,10 @@ impl<'d> Stream<'d> {
             self.free.push(t);
             return;
         }
+        if self.o.wake_latency > 0.0 && !q.takers.is_empty() {
+            self.put_waking(t, output, item);
+            return;
+        }
         if let Some(taker) = q.takers.pop_front() {
             self.begin(taker, item);
             self.free.push(t);
@@ -612,8 +683,37 @@ impl<'d> Stream<'d> {
         }
     }
 
+    /// [`put`](Self::put) with a wake-up latency: the item goes to the
+    /// first waiting thread that can run at once; if every one would wait
+    /// for its core, it goes into the queue and the first of them not yet
+    /// woken wakes the latency later (another thread may take it first).
+    fn put_waking(&mut self, t: usize, output: usize, item: Item) {
+        let takers = &self.queues[output].takers;
+        if let Some(i) = (0..takers.len()).find(|&i| !self.would_wait(takers[i], t)) {
+            if let Some(taker) = self.queues[output].takers.remove(i) {
+                self.begin(taker, item);
+            }
+            self.free.push(t);
+            return;
+        }
+        let q = &mut self.queues[output];
+        if q.items.len() < q.capacity {
+            q.items.push_back(item);
+            self.free.push(t);
+        } else {
+            q.blocked.push_back((t, item));
+        }
+        let takers = &self.queues[output].takers;
+        if let Some(&w) = takers.iter().find(|&&w| self.threads[w].waking.is_none()) {
+            let latency = self.o.wake_latency;
+            self.threads[w].waking = Some(self.resources.now + latency);
+            self.resources.delay(latency, WAKE + w, &mut self.ended);
+        }
+    }
+
     fn leave(&mut self, item: Item) {
         self.left += 1;
+        self.last_left = self.resources.now;
         if let Some(d) = &mut self.o.direct {
             d.leave(item.slot);
         }

@@ -1,0 +1,129 @@
+//! The wake-up latency on a busy core (`Platform::wake_latency`): a thread
+//! woken while every core it may run on is busy runs that much later, and a
+//! thread that frees itself meanwhile takes the element first.
+mod common;
+
+use pattern_core::sim::{Platform, SimError, Simulation};
+use pattern_core::{Design, Expr, Term};
+use proptest::prelude::*;
+
+fn run(design: &str, platform: &Platform, elements: usize) -> (f64, f64) {
+    let d = Design::parse(design).unwrap();
+    let r = Simulation::new(&d, platform)
+        .elements(elements)
+        .run()
+        .unwrap();
+    (r.time_per_element(), r.makespan())
+}
+
+/// A stage feeding a pool of two equal workers on two pinned cores: thread
+/// 0 (the stage) and thread 2 (a worker) share core 0. First come first
+/// served, worker 2 takes every other element and core 0 does 1.5 elements'
+/// work per element; woken late, it never gets one before worker 1 is free.
+#[test]
+fn the_worker_on_the_free_core_takes_the_elements() {
+    let pinned = Platform::new(1, 2).pinned(true);
+    let design = "a = 10; pipe(a, tpool[2](a))";
+    let (at_once, _) = run(design, &pinned, 3000);
+    assert!((at_once - 15.0).abs() < 0.15, "{at_once}");
+    for wake in [0.5, 5.0, 9.0, 100.0] {
+        let (late, makespan) = run(design, &pinned.clone().wake_latency(wake), 3000);
+        assert!((late - 10.0).abs() < 0.1, "{wake}: {late}");
+        // Every element is at the stage's pace: 3000 of them, plus the
+        // last one's pass through the pool.
+        assert!((makespan - 30_010.0).abs() < 1e-6, "{wake}: {makespan}");
+    }
+}
+
+/// A thread that hands over its last element stops, so the one it wakes on
+/// its core runs at once: one element through two stages on one core takes
+/// their sum.
+#[test]
+fn a_thread_that_stops_leaves_its_core_to_the_woken_one() {
+    let one_core = Platform::new(1, 1).pinned(true).wake_latency(5.0);
+    assert_eq!(run("a = 10; pipe(a, a)", &one_core, 1).1, 20.0);
+    // With a second element, the first stage goes on, and the second
+    // stage starts 5 ns late: from 15 it shares the core (rate 1/2) with
+    // the first stage's second element, which has 5 ns left, so both have
+    // done their 5 at 25; the second stage ends its first element alone at
+    // 30 and the second at 40.
+    let (_, two) = run("a = 10; pipe(a, a)", &one_core, 2);
+    assert_eq!(two, 40.0);
+}
+
+/// A pipeline of three equal stages on two pinned cores: stage 3 shares
+/// core 0 with stage 1 and is woken late, but the core never idles, so the
+/// pace is still two stages' work per element.
+#[test]
+fn a_late_wake_keeps_a_busy_core_busy() {
+    let pinned = Platform::new(1, 2).pinned(true);
+    for wake in [0.0, 3.0, 30.0] {
+        let (t, _) = run(
+            "a = 10; pipe(a, a, a)",
+            &pinned.clone().wake_latency(wake),
+            3000,
+        );
+        assert!((t - 20.0).abs() < 0.2, "{wake}: {t}");
+    }
+}
+
+#[test]
+fn a_wake_latency_out_of_range_is_an_error() {
+    let d = Design::parse("a = 10; pipe(a, a)").unwrap();
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let p = Platform::new(1, 2).wake_latency(bad);
+        let err = Simulation::new(&d, &p).elements(10).run().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                SimError::InvalidPlatform {
+                    parameter: "wake latency",
+                    ..
+                }
+            ),
+            "{bad}: {err}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
+
+    /// With a core for every thread, no thread ever waits for its core: a
+    /// pipeline of pools runs to the same makespan, to the ns, whatever
+    /// the wake-up latency.
+    #[test]
+    fn with_a_core_per_thread_the_wake_latency_changes_nothing(
+        stages in prop::collection::vec((1u64..4, 1.0f64..100.0), 1..5),
+        wake in 0.0f64..1e3,
+        pinned in any::<bool>(),
+    ) {
+        let term = stages
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, ns))| Term::tpool(n, Term::atom(&format!("a{i}"), Expr::num(ns))))
+            .reduce(Term::pipe)
+            .unwrap();
+        let d = Design::from_term(term).unwrap();
+        let threads: u64 = stages.iter().map(|(n, _)| n).sum();
+        let p = Platform::new(1, threads as usize).pinned(pinned);
+        let at = |p: &Platform| Simulation::new(&d, p).elements(500).run().unwrap();
+        let (now, late) = (at(&p), at(&p.clone().wake_latency(wake)));
+        prop_assert_eq!(now.makespan(), late.makespan());
+    }
+}
+
+/// The stream ends when its last element leaves: a wake-up still due or a
+/// change of the allocation after that does not lengthen the makespan.
+#[test]
+fn the_makespan_ends_with_the_last_element() {
+    use pattern_core::sim::{Change, When};
+    let d = Design::parse("a = 10; pipe(a, a)").unwrap();
+    let r = Simulation::new(&d, &Platform::new(1, 2))
+        .elements(3)
+        .change(When::At(1e9), Change::Cores { node: 0, cores: 1 })
+        .run()
+        .unwrap();
+    assert_eq!(r.makespan(), 40.0);
+    assert!((r.core_utilization()[0] - 60.0 / 80.0).abs() < 1e-12);
+}
