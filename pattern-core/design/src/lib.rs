@@ -15,6 +15,7 @@ pub mod fold;
 pub mod model_size;
 pub mod parse;
 mod position;
+mod replace;
 mod structure;
 pub mod syntax;
 mod term;

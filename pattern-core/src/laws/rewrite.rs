@@ -146,31 +146,9 @@ impl Rule {
     }
 
     /// The rule applied at every sub-term of `t` where it matches: one
-    /// result per match.
+    /// result per match, in pre-order ([`Term::rewrites`]; any depth).
     pub fn apply_everywhere(self, t: &Term) -> Vec<Term> {
-        let mut out = Vec::new();
-        self.everywhere(t, &mut out);
-        out
-    }
-
-    fn everywhere(self, t: &Term, out: &mut Vec<Term>) {
-        out.extend(self.apply(t));
-        for (i, child) in t.children().into_iter().enumerate() {
-            let mut inner = Vec::new();
-            self.everywhere(child, &mut inner);
-            for replacement in inner {
-                let mut k = 0;
-                out.push(t.map_children(|c| {
-                    let next = if k == i {
-                        replacement.clone()
-                    } else {
-                        c.clone()
-                    };
-                    k += 1;
-                    next
-                }));
-            }
-        }
+        t.rewrites(|s| self.apply(s))
     }
 }
 

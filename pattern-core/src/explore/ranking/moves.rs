@@ -52,21 +52,9 @@ impl Move {
     }
 
     /// The move applied at every sub-term of `t` where it matches, one
-    /// result per match, in pre-order. Walks with an explicit stack.
+    /// result per match, in pre-order ([`Term::rewrites`]; any depth).
     pub fn apply_everywhere(self, t: &Term) -> Vec<Term> {
-        let mut out = Vec::new();
-        let mut stack: Vec<(&Term, Vec<usize>)> = vec![(t, Vec::new())];
-        while let Some((node, path)) = stack.pop() {
-            if let Some(replacement) = self.apply(node) {
-                out.push(replace_at(t, &path, replacement));
-            }
-            for (i, child) in node.children().into_iter().enumerate().rev() {
-                let mut child_path = path.clone();
-                child_path.push(i);
-                stack.push((child, child_path));
-            }
-        }
-        out
+        t.rewrites(|s| self.apply(s))
     }
 }
 
@@ -95,32 +83,6 @@ pub fn fuse_pools(mut t: Term) -> Term {
             None => return t,
         }
     }
-}
-
-/// `t` with the sub-term at `path` (child indices from the root) replaced:
-/// the ancestors are rebuilt from the bottom up, without recursion.
-fn replace_at(t: &Term, path: &[usize], replacement: Term) -> Term {
-    let mut ancestors = Vec::with_capacity(path.len());
-    let mut node = t;
-    for &i in path {
-        ancestors.push(node);
-        node = node.children()[i];
-    }
-    let mut rebuilt = replacement;
-    for (&ancestor, &i) in ancestors.iter().zip(path).rev() {
-        let mut k = 0;
-        let mut slot = Some(rebuilt);
-        rebuilt = ancestor.map_children(|c| {
-            let next = if k == i {
-                slot.take().unwrap_or_else(|| c.clone())
-            } else {
-                c.clone()
-            };
-            k += 1;
-            next
-        });
-    }
-    rebuilt
 }
 
 /// The text of `t` with every chain of `seq` and of `pipe` flattened and
