@@ -39,6 +39,16 @@ fn elasticity(e: Option<f64>) -> String {
     e.map_or_else(|| "undefined".into(), num)
 }
 
+/// A row of the derivatives' table.
+fn columns(value: f64, derivative: f64, e: Option<f64>) -> String {
+    format!(
+        "{:>12}  {:>12}  {:>10}",
+        num(value),
+        num(derivative),
+        elasticity(e)
+    )
+}
+
 fn elasticity_json(e: Option<f64>) -> Value {
     e.map_or(Value::Null, json_num)
 }
@@ -55,60 +65,47 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
     text.row(0, W, "at", &args.at);
     text.row(0, W, "time per element", num(s.time));
     text.line("");
-    text.line("derivatives: value, dT/dv, elasticity");
+    text.line("derivatives of the time per element T");
     let width = s
         .coefficients
         .iter()
         .map(|c| c.name.chars().count())
         .chain(s.variables.iter().map(|v| v.name.chars().count()))
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(8);
+    let header = format!("{:>12}  {:>12}  {:>10}", "value", "dT/dv", "elasticity");
+    text.row(2, width, "", header);
     for c in &s.coefficients {
-        text.row(
-            2,
-            width,
-            &c.name,
-            format!(
-                "{}  {}  {}",
-                num(c.value),
-                num(c.derivative),
-                elasticity(c.elasticity)
-            ),
-        );
+        let row = columns(c.value, c.derivative, c.elasticity);
+        text.row(2, width, &c.name, row);
     }
     for v in &s.variables {
         let kind = if v.count { "  (count)" } else { "" };
-        text.row(
-            2,
-            width,
-            &v.name,
-            format!(
-                "{}  {}  {}{kind}",
-                num(v.value),
-                num(v.derivative),
-                elasticity(v.elasticity)
-            ),
-        );
+        let row = columns(v.value, v.derivative, v.elasticity);
+        text.row(2, width, &v.name, format!("{row}{kind}"));
     }
     text.line("");
-    text.line("speed up first: elasticity, time if twice as fast, gain");
+    text.line("speed up first");
     let width = ranking
         .iter()
         .map(|r| r.atom.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(4);
+    let header = format!(
+        "{:>10}  {:>18}  {:>12}",
+        "elasticity", "T if twice as fast", "gain"
+    );
+    text.row(2, width, "atom", header);
     for r in &ranking {
-        text.row(
-            2,
-            width,
-            &r.atom,
-            format!(
-                "{}  {}  {}",
-                elasticity(r.elasticity),
-                num(r.time_if_twice_as_fast),
-                num(r.gain)
-            ),
+        let row = format!(
+            "{:>10}  {:>18}  {:>12}",
+            elasticity(r.elasticity),
+            num(r.time_if_twice_as_fast),
+            num(r.gain)
         );
+        text.row(2, width, &r.atom, row);
     }
     let mut json = json!({
         "design": design.term().to_string(),
