@@ -3,9 +3,12 @@
 //! `examples/data/`: their figures against values derived here, by
 //! hand from the atoms' models or by brute force, and their errors.
 
+mod common;
+
 use pattern_core::Design;
 use pattern_core::queue::Machine;
 use pattern_core::sim::{Platform, Simulation};
+use proptest::prelude::*;
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -499,4 +502,29 @@ fn sensitivity_by_hand() {
     close("bottleneck moves", qsort(at) / 4.0, NOP, 1e-9);
     let err = fails(&["sensitivity", &data("stages.design"), "--at", "x=1000,a=4"]);
     assert!(err.contains("sensitivity") && err.contains('b'), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(16)))]
+
+    /// At any size and budget, `best` is the brute-force optimum of
+    /// stages.design, and maxresources never beats it.
+    #[test]
+    fn best_is_optimal_everywhere(x in 2.0f64..1e6, budget in 3u64..14) {
+        let doc = json(&[
+            "best",
+            &data("stages.design"),
+            "--budget",
+            &budget.to_string(),
+            "--at",
+            &format!("x={x}"),
+        ]);
+        let (counts, time) = brute_force(x, budget);
+        prop_assert_eq!(abc(&doc["best"]["counts"]), counts);
+        let got = f(&doc["best"]["time_per_element"]);
+        prop_assert!((got - time).abs() <= 1e-12 * time);
+        let maxresources = &doc["greedy"][1];
+        prop_assert_eq!(maxresources["within_budget"].as_bool(), Some(true));
+        prop_assert!(f(&maxresources["gap"]) >= 1.0);
+    }
 }
