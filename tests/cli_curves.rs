@@ -65,8 +65,6 @@ fn close(what: &str, got: f64, want: f64, rel: f64) {
     );
 }
 
-/// `(a, b, c)` of a JSON object of counts.
-
 /// stages.design: max(qsort/a, inc/b, nop/c).
 fn stages_time(x: f64, (a, b, c): (u64, u64, u64)) -> f64 {
     (qsort(x) / a as f64)
