@@ -340,6 +340,19 @@ fn best_errors() {
         "best", &file, "--budget", "8", "--at", "x=10", "--range", "z=1..4",
     ]);
     assert!(err.contains("`z` is not a symbolic count"), "{err}");
+    // Every step of a search under the simulator is a simulation: bounded.
+    let err = fails(&[
+        "best",
+        &file,
+        "--budget",
+        "16",
+        "--at",
+        "x=10",
+        "--simulate",
+        "--max-steps",
+        "5",
+    ]);
+    assert!(err.contains("the search stopped after 5 steps"), "{err}");
     let err = fails(&["best", &data("syntax_error.design"), "--budget", "8"]);
     assert!(
         err.contains("line 3, column 17") && err.ends_with("^\n"),

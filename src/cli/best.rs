@@ -9,13 +9,17 @@ use super::error::CliError;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
 use super::{progress, read_design};
 use pattern_core::explore::allocation::{
-    Allocation, AllocationError, Allocator, GreedyRule, SizePlan, greedy_gap,
+    Allocation, AllocationError, Allocator, DEFAULT_MAX_STEPS, GreedyRule, SizePlan, greedy_gap,
 };
 use pattern_core::explore::sweep::Axis;
 use pattern_core::queue::Machine;
 use pattern_core::sim::Platform;
 use serde_json::{Value, json};
 use std::path::PathBuf;
+
+/// The steps of a search under the simulator unless --max-steps says
+/// otherwise: each is a simulation, and every feasible allocation is one.
+const SIMULATION_STEPS: u64 = 10_000;
 
 /// The options of `pattern best`.
 #[derive(Debug, clap::Args)]
@@ -53,6 +57,11 @@ pub struct BestArgs {
     /// Elements of each simulated stream (with --simulate).
     #[arg(long, default_value_t = 1000)]
     pub elements: usize,
+    /// Stop after this many steps of the search (evaluations and
+    /// branches) with an error instead of running on [default: 50000000,
+    /// 10000 with --simulate, where every step is a simulation].
+    #[arg(long, value_name = "STEPS")]
+    pub max_steps: Option<u64>,
     /// The best counts over sizes instead of at one point, e.g.
     /// `x=1e3..1e7` or `x=1e3..1e7:50:log` (an axis of `pattern sweep`).
     #[arg(long, value_name = "AXIS")]
@@ -73,6 +82,12 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     for r in args.range.iter().flatten() {
         allocator = allocator.range(&r.var, r.lo..=r.hi);
     }
+    let steps = match (args.max_steps, args.simulate) {
+        (Some(steps), _) => steps,
+        (None, true) => SIMULATION_STEPS,
+        (None, false) => DEFAULT_MAX_STEPS,
+    };
+    allocator = allocator.max_steps(steps);
     let (semantics, allocator) = if args.queueing {
         ("queueing", allocator.queueing(&machine))
     } else if args.simulate {

@@ -33,7 +33,7 @@ pub struct RankArgs {
     /// Values of the models' variables, `x=1000`.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
-    /// At most this many threads as well.
+    /// At most this many threads as well (the budget, if fewer).
     #[arg(long)]
     pub cores: Option<u64>,
     /// The variable of the growth classes.
@@ -51,11 +51,10 @@ pub struct RankArgs {
 pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = args.at.clone().unwrap_or_default();
-    let mut chooser = AllocationCounts::new(args.budget);
-    if let Some(cores) = args.cores {
-        chooser = chooser.cores(cores);
-    }
-    let ranking = Ranking::new(args.budget)
+    // The cores cap the threads of every design, not only the chosen counts.
+    let budget = args.budget.min(args.cores.unwrap_or(u64::MAX));
+    let chooser = AllocationCounts::new(budget);
+    let ranking = Ranking::new(budget)
         .top(args.top)
         .var(&args.var)
         .max_steps(args.steps)
@@ -67,7 +66,7 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let mut text = Text::default();
     const W: usize = 16;
     text.row(0, W, "design", shown(design.term()));
-    text.row(0, W, "budget", format!("{} threads", args.budget));
+    text.row(0, W, "budget", format!("{budget} threads"));
     if !at.is_empty() {
         text.row(0, W, "at", &at);
     }
@@ -111,7 +110,7 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     }
     let json = json!({
         "design": design.term().to_string(),
-        "budget": args.budget,
+        "budget": budget,
         "at": point_json(&at.bindings()),
         "var": args.var,
         "explored": ranked.explored,
