@@ -115,6 +115,36 @@ fn crossovers_of_three_designs_in_closed_form() {
 }
 
 #[test]
+fn crossovers_at_a_point_found_numerically() {
+    // threads.design at n = 4 is max(inc, qsort/4); it meets
+    // (inc + nop)/2 where qsort/4 is the larger, a root of no closed form.
+    let doc = json(&[
+        "crossovers",
+        &data("threads.design"),
+        &data("pool2_inc_nop.design"),
+        "--span",
+        "1..1e4",
+        "--at",
+        "n=4",
+    ]);
+    assert_eq!(doc["at"]["n"], 4.0);
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1);
+    let at = f(&points[0]["at"]);
+    assert_eq!(points[0]["kind"], "crossing");
+    assert_eq!(points[0]["closed_form"], false);
+    assert!(inc(at) < qsort(at) / 4.0);
+    close(
+        "qsort/4 = (inc + nop)/2",
+        qsort(at) / 4.0,
+        (inc(at) + NOP) / 2.0,
+        1e-9,
+    );
+    assert_eq!(points[0]["before"], "threads");
+    assert_eq!(points[0]["after"], "pool2_inc_nop");
+}
+
+#[test]
 fn crossovers_tangency_and_errors() {
     // x^2 + 100 - 20x = (x - 10)^2: touches at 10, never below.
     let doc = json(&[

@@ -7,14 +7,18 @@
 use super::args::{self, Point};
 use super::error::CliError;
 use super::output::{Report, json_num, num};
-use super::read_designs;
 use super::sweep::{axis, bound, count_name, count_values, thread_curve};
+use super::{progress, read_designs};
 use pattern_core::Design;
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
 use pattern_core::sim::{Platform, Simulation};
 use serde_json::json;
 use std::path::{Path, PathBuf};
+
+/// Simulations of at least this many elements show a spinner (on a
+/// terminal).
+const LONG_RUN: usize = 200_000;
 
 /// What to plot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -123,11 +127,16 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         Kind::Efficiency | Kind::Gantt => {
             let design = one(&designs, args.kind)?;
             let platform = Platform::new(args.nodes, args.cores);
+            let spinner = (args.elements >= LONG_RUN)
+                .then(|| progress::spinner(&format!("simulating {} elements", args.elements)))
+                .flatten();
             let run = Simulation::new(design, &platform)
                 .at(&at.bindings())
                 .elements(args.elements)
                 .trace(args.kind == Kind::Gantt)
-                .run()?;
+                .run();
+            progress::finish(spinner);
+            let run = run?;
             if args.kind == Kind::Gantt {
                 save(&Gantt { run: &run }, &args.output)?;
             } else {
