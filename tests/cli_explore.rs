@@ -167,6 +167,44 @@ fn best_is_the_brute_force_optimum_with_the_greedy_rules_beside() {
 }
 
 #[test]
+fn best_with_a_count_fixed_by_the_point() {
+    // b = 1 fixed: inc(100) = 53618.5 bounds the time; a and c take the
+    // fewest workers that reach it within 8 - 1 threads.
+    let x = 100.0;
+    let doc = json(&[
+        "best",
+        &data("stages.design"),
+        "--budget",
+        "8",
+        "--at",
+        "x=100,b=1",
+    ]);
+    let mut best = ((0, 0, 0), f64::INFINITY);
+    for a in 1..=6u64 {
+        for c in 1..=7 - a {
+            let t = stages_time(x, (a, 1, c));
+            if t < best.1 {
+                best = ((a, 1, c), t);
+            }
+        }
+    }
+    assert_eq!(abc(&doc["best"]["counts"]), best.0);
+    close("time", f(&doc["best"]["time_per_element"]), best.1, 1e-12);
+    let err = fails(&[
+        "best",
+        &data("stages.design"),
+        "--budget",
+        "8",
+        "--at",
+        "x=100,b=1.5",
+    ]);
+    assert!(
+        err.contains("--at b=1.5: a count is a whole number"),
+        "{err}"
+    );
+}
+
+#[test]
 fn best_over_sizes_intervals_and_the_robust_choice() {
     let sizes = [10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
     let doc = json(&[

@@ -11,11 +11,15 @@ use super::{progress, read_design};
 use pattern_core::explore::allocation::{
     Allocation, AllocationError, Allocator, DEFAULT_MAX_STEPS, GreedyRule, SizePlan, greedy_gap,
 };
+use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::Axis;
 use pattern_core::queue::Machine;
 use pattern_core::sim::Platform;
 use serde_json::{Value, json};
 use std::path::PathBuf;
+
+/// The largest count: beyond 2^53 a float is no exact integer.
+const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// The steps of a search under the simulator unless --max-steps says
 /// otherwise: each is a simulation, and every feasible allocation is one.
@@ -81,6 +85,20 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let mut allocator = Allocator::new(&design, args.budget).cores(cores);
     for r in args.range.iter().flatten() {
         allocator = allocator.range(&r.var, r.lo..=r.hi);
+    }
+    // A count the point binds is fixed: a range of one value.
+    let names = symbolic_counts(design.term());
+    let (fixed, free): (Vec<_>, Vec<_>) = at.0.into_iter().partition(|(n, _)| names.contains(n));
+    let at = Point(free);
+    for (name, value) in fixed {
+        if value.fract() != 0.0 || !(1.0..=MAX_EXACT).contains(&value) {
+            return Err(CliError::Invalid(format!(
+                "--at {name}={value}: a count is a whole number from 1 to 2^53"
+            )));
+        }
+        // A whole number in range: exact.
+        let count = value as u64;
+        allocator = allocator.range(&name, count..=count);
     }
     let steps = match (args.max_steps, args.simulate) {
         (Some(steps), _) => steps,
