@@ -19,7 +19,7 @@ use std::path::PathBuf;
     evaluates up to --designs candidates; a candidate's symbolic counts are the \
     exact allocation's under the budget. A count bound in --at stays fixed.\n\n\
     Example:\n  \
-    pattern rank examples/data/paper_pipe.design --budget 4 --top 5 --at x=1000"
+    pattern rank examples/data/threads.design --budget 8 --top 5 --at x=1000"
 )]
 pub struct RankArgs {
     /// The design file.
