@@ -3,7 +3,11 @@
 //! Each subcommand reads designs (the text of
 //! `pattern_core::grammar::parse`), measurements (Extra-P's formats) or
 //! queueing networks from files and prints a report, or the same figures as
-//! JSON with `--json`. Input errors print the library's message (with a
+//! JSON with `--json`. Besides describing a design (`model`, `compare`,
+//! `fit`, `simulate`, `mva`) it helps choose one (`best`, `rank`,
+//! `crossovers`, `sensitivity`, `sweep`, `plot`, on
+//! `pattern_core::explore`); long work shows progress on standard error
+//! when it is a terminal. Input errors print the library's message (with a
 //! caret under the position in a design or an expression) and exit with
 //! code 1; usage errors exit with code 2. See `docs/cli.md`.
 
@@ -16,13 +20,17 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// Design-time performance models of parallel programs: models, comparisons,
-/// fits, simulations and queueing.
+/// fits, simulations and queueing, and the choices made from them.
 #[derive(Debug, Parser)]
 #[command(name = "pattern", version, propagate_version = true)]
 #[command(
     after_help = "A design file holds the atoms' cost models and the design term:\n  \
     s1 = 2*x; s2 = x;\n  \
     pipe(tpool[a](s1), tpool[b](s2))\n\n\
+    Describe a design: model, compare, fit, simulate, mva.\n\
+    Choose one: best (counts under a budget), rank (designs reachable by the laws), \
+    crossovers (which design wins where), sensitivity (what to speed up), \
+    sweep (models over a grid, CSV or JSON), plot (SVG or PNG).\n\n\
     Run `pattern help COMMAND` for a command's options and examples."
 )]
 struct Cli {
@@ -49,6 +57,25 @@ enum Command {
     /// Mean Value Analysis of a design on a machine's cores, or of a closed
     /// queueing network.
     Mva(cli::mva::MvaArgs),
+    /// The symbolic counts that minimize the time per element under a
+    /// thread budget (exact), beside RPL-shell's greedy rules; or over sizes.
+    Best(cli::best::BestArgs),
+    /// Which design is best over which interval of a variable, and where
+    /// the best one changes.
+    Crossovers(cli::crossovers::CrossoversArgs),
+    /// Designs' models over a grid of variables as CSV or JSON, or a
+    /// design's time against its thread count.
+    Sweep(cli::sweep::SweepArgs),
+    /// Cost curves, time against threads, a simulation's efficiency or
+    /// Gantt chart, as SVG or PNG.
+    Plot(cli::plot::PlotArgs),
+    /// The best designs reachable by the laws' rewrites and more threads,
+    /// each at its best counts under a budget.
+    Rank(cli::rank::RankArgs),
+    /// Derivatives of the time per element with respect to each atom's
+    /// coefficients and each count, the atom to speed up first and the
+    /// bottleneck stage per range of x.
+    Sensitivity(cli::sensitivity::SensitivityArgs),
 }
 
 fn run(cli: &Cli) -> Result<Report, CliError> {
@@ -58,6 +85,12 @@ fn run(cli: &Cli) -> Result<Report, CliError> {
         Command::Fit(args) => cli::fit::run(args),
         Command::Simulate(args) => cli::simulate::run(args),
         Command::Mva(args) => cli::mva::run(args),
+        Command::Best(args) => cli::best::run(args),
+        Command::Crossovers(args) => cli::crossovers::run(args),
+        Command::Sweep(args) => cli::sweep::run(args),
+        Command::Plot(args) => cli::plot::run(args),
+        Command::Rank(args) => cli::rank::run(args),
+        Command::Sensitivity(args) => cli::sensitivity::run(args),
     }
 }
 
@@ -76,6 +109,8 @@ fn render(report: &Report, json: bool) -> String {
 fn main() -> ExitCode {
     // Usage errors (and --help, --version) exit here: code 2 (0 for help).
     let cli = Cli::parse();
+    // JSON output is for programs: no progress bars beside it.
+    cli::progress::hide(cli.json);
     let (report, error) = match run(&cli) {
         Ok(report) => (Some(report), None),
         Err(e) => (None, Some(e)),

@@ -125,6 +125,29 @@ pub fn ranges(text: &str) -> Result<Vec<Range>, String> {
     Ok(out)
 }
 
+/// Reads a span of a real variable, `1..1e7` or `0.5..2`: finite ends,
+/// the first below the second.
+pub fn span(text: &str) -> Result<(f64, f64), String> {
+    let (lo, hi) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}` is not `lo..hi`"))?;
+    let (lo, hi) = (number("lo", lo.trim())?, number("hi", hi.trim())?);
+    if lo >= hi {
+        return Err(format!(
+            "the span {lo}..{hi} is empty: its start is not below its end"
+        ));
+    }
+    Ok((lo, hi))
+}
+
+/// Splits a named axis, `n=1..16:16`, into the name and the axis' text
+/// (read by `pattern_core::explore::sweep::Axis::parse`, which points at
+/// its errors).
+pub fn named_axis(text: &str) -> Result<(String, String), String> {
+    let (name, axis) = assignment(text)?;
+    Ok((name.to_string(), axis.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +181,20 @@ mod tests {
         ] {
             assert!(point(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn spans_and_axes() {
+        assert_eq!(span("1..1e7"), Ok((1.0, 1e7)));
+        assert_eq!(span(" 0.5 .. 2"), Ok((0.5, 2.0)));
+        for bad in ["1", "2..1", "1..1", "a..2", "1..inf"] {
+            assert!(span(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            named_axis("n=1..16:16"),
+            Ok(("n".to_string(), "1..16:16".to_string()))
+        );
+        assert!(named_axis("1..16").is_err());
     }
 
     #[test]

@@ -5,6 +5,12 @@
 
 use super::output::Report;
 use pattern_core::compare::CompareError;
+use pattern_core::explore::allocation::AllocationError;
+use pattern_core::explore::crossover::CrossoverError;
+use pattern_core::explore::plot::PlotError;
+use pattern_core::explore::ranking::RankError;
+use pattern_core::explore::sensitivity::SensitivityError;
+use pattern_core::explore::sweep::{RangeError, SweepError};
 use pattern_core::fit::extrap_io::ExtrapError;
 use pattern_core::queue::QueueError;
 use pattern_core::semantics::QueueingError;
@@ -100,6 +106,33 @@ pub enum CliError {
         /// What is wrong.
         message: String,
     },
+    /// No allocation under the constraints (a budget below the design's
+    /// fewest threads, an unknown count, ...).
+    #[error("the allocation: {0}")]
+    Allocation(#[from] AllocationError),
+    /// Crossovers that could not be found.
+    #[error("the crossovers: {0}")]
+    Crossover(#[from] CrossoverError),
+    /// Derivatives that could not be taken.
+    #[error("the sensitivity: {0}")]
+    Sensitivity(#[from] SensitivityError),
+    /// A ranking that could not be made.
+    #[error("the ranking: {0}")]
+    Rank(#[from] RankError),
+    /// An axis whose text does not read; shows the caret.
+    #[error("{option}: {source}")]
+    Axis {
+        /// The option (`--x`, `--axis n`, ...).
+        option: String,
+        /// The reader's error, with its position.
+        source: RangeError,
+    },
+    /// A sweep that could not be evaluated.
+    #[error("the sweep: {0}")]
+    Sweep(#[from] SweepError),
+    /// A plot that could not be drawn or written.
+    #[error("the plot: {0}")]
+    Plot(#[from] PlotError),
     /// An option whose value the command cannot use (found after parsing:
     /// it depends on the input).
     #[error("{0}")]

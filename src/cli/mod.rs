@@ -1,21 +1,34 @@
 //! The subcommands of the `pattern` command line, one module each, and what
-//! they share: reading inputs, the values of options, the error type and
-//! the report.
+//! they share: reading inputs, the values of options, the error type, the
+//! report and the progress bars.
+//!
+//! Describing: `model`, `compare`, `fit`, `simulate`, `mva`. Deciding (on
+//! `pattern_core::explore`): `best` (the counts under a budget), `rank`
+//! (the best designs reachable by the laws), `crossovers` (which design
+//! wins where), `sensitivity` (which block to speed up), `sweep` (models
+//! over a grid, CSV or JSON) and `plot` (SVG or PNG).
 
 pub mod args;
+pub mod best;
 pub mod compare;
+pub mod crossovers;
 pub mod error;
 pub mod fit;
 pub mod model;
 pub mod mva;
 pub mod network;
 pub mod output;
+pub mod plot;
+pub mod progress;
+pub mod rank;
+pub mod sensitivity;
 pub mod simulate;
+pub mod sweep;
 
 use error::CliError;
 use pattern_core::Design;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The text of `path`, or of standard input for `-`.
 pub fn read_text(path: &Path) -> Result<String, CliError> {
@@ -39,6 +52,31 @@ pub fn read_design(path: &Path) -> Result<Design, CliError> {
         path: path.display().to_string(),
         source,
     })
+}
+
+/// The designs in the files `paths`, each with its name in reports: the
+/// file's stem (`paper_pipe`), or the path as given when two stems agree.
+pub fn read_designs(paths: &[PathBuf]) -> Result<Vec<(String, Design)>, CliError> {
+    let stem = |p: &PathBuf| {
+        p.file_stem().map_or_else(
+            || p.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    };
+    let stems: Vec<String> = paths.iter().map(stem).collect();
+    let unique = (1..stems.len()).all(|i| !stems[..i].contains(&stems[i]));
+    paths
+        .iter()
+        .zip(stems)
+        .map(|(path, stem)| {
+            let name = if unique {
+                stem
+            } else {
+                path.display().to_string()
+            };
+            Ok((name, read_design(path)?))
+        })
+        .collect()
 }
 
 /// Writes an output file.

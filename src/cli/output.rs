@@ -67,6 +67,35 @@ pub fn json_num(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
 }
 
+/// Counts as text: `a = 5, b = 3` (`none` for no count).
+pub fn counts_text(counts: &[(String, u64)]) -> String {
+    if counts.is_empty() {
+        return "none".into();
+    }
+    let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} = {c}")).collect();
+    parts.join(", ")
+}
+
+/// Counts as a JSON object, `{"a": 5, "b": 3}`, in order.
+pub fn counts_json(counts: &[(String, u64)]) -> Value {
+    Value::Object(
+        counts
+            .iter()
+            .map(|(n, c)| (n.clone(), Value::from(*c)))
+            .collect(),
+    )
+}
+
+/// A point's bindings as a JSON object.
+pub fn point_json(point: &[(&str, f64)]) -> Value {
+    Value::Object(
+        point
+            .iter()
+            .map(|(n, v)| (n.to_string(), json_num(*v)))
+            .collect(),
+    )
+}
+
 /// Writes `text` to standard output. A reader that went away (a closed
 /// pipe, `| head`) is not an error: the rest is simply not wanted.
 pub fn print(text: &str) -> io::Result<()> {

@@ -24,9 +24,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod allocation_counts;
 mod counts;
 mod moves;
 
+pub use allocation_counts::AllocationCounts;
 pub use counts::{CountChooser, PointCountError, PointCounts, symbolic_counts};
 pub use moves::{Move, canonical_key, fuse_pools};
 

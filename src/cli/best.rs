@@ -1,0 +1,306 @@
+//! `pattern best FILE --budget N`: the design's symbolic counts that
+//! minimize its time per element under a thread budget, exactly (plain
+//! operators, queueing or simulation), beside RPL-shell's greedy rules and
+//! their gap to the optimum; with `--sizes`, the optimum per interval of
+//! sizes and the one robust choice.
+
+use super::args::{self, Point, Range};
+use super::error::CliError;
+use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
+use super::{progress, read_design};
+use pattern_core::explore::allocation::{
+    Allocation, AllocationError, Allocator, DEFAULT_MAX_STEPS, GreedyRule, SizePlan, greedy_gap,
+};
+use pattern_core::explore::ranking::symbolic_counts;
+use pattern_core::explore::sweep::Axis;
+use pattern_core::queue::Machine;
+use pattern_core::sim::Platform;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// The largest count: beyond 2^53 a float is no exact integer.
+const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// The steps of a search under the simulator unless --max-steps says
+/// otherwise: each is a simulation, and every feasible allocation is one.
+const SIMULATION_STEPS: u64 = 10_000;
+
+/// The options of `pattern best`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Every symbolic count is chosen from 1 to the budget unless \
+    --range narrows it. Ties go to the fewest threads.\n\nExamples:\n  \
+    pattern best examples/data/stages.design --budget 16 --at x=1000\n  \
+    pattern best examples/data/stages.design --budget 16 --at x=1000 --queueing --cores 8\n  \
+    pattern best examples/data/stages.design --budget 16 --sizes x=1e2..1e6:9"
+)]
+pub struct BestArgs {
+    /// The design file, with symbolic counts (`tpool[a](..)`).
+    pub file: PathBuf,
+    /// The most threads the design may occupy.
+    #[arg(long)]
+    pub budget: u64,
+    /// Values of the models' variables, `x=1000`; a count given here is
+    /// fixed to its value.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Option<Point>,
+    /// At most this many threads as well (the cores of the machine or
+    /// platform of --queueing and --simulate; the budget unless given).
+    #[arg(long)]
+    pub cores: Option<u64>,
+    /// The values a count may take, `a=1..8` or `a=1..8,b=2..4`.
+    #[arg(long, value_name = "RANGES", value_parser = args::ranges)]
+    pub range: Vec<Vec<Range>>,
+    /// Minimize the queueing model (MVA on the cores) instead of the plain
+    /// operators.
+    #[arg(long, conflicts_with = "simulate")]
+    pub queueing: bool,
+    /// Minimize the simulated time per element (one node of the cores).
+    #[arg(long)]
+    pub simulate: bool,
+    /// Elements of each simulated stream (with --simulate).
+    #[arg(long, default_value_t = 1000)]
+    pub elements: usize,
+    /// Stop after this many steps of the search (evaluations and
+    /// branches) with an error instead of running on [default: 50000000,
+    /// 10000 with --simulate, where every step is a simulation].
+    #[arg(long, value_name = "STEPS")]
+    pub max_steps: Option<u64>,
+    /// The best counts over sizes instead of at one point, e.g.
+    /// `x=1e3..1e7` or `x=1e3..1e7:50:log` (an axis of `pattern sweep`).
+    #[arg(long, value_name = "AXIS")]
+    pub sizes: Option<String>,
+}
+
+/// Runs `pattern best`.
+pub fn run(args: &BestArgs) -> Result<Report, CliError> {
+    let design = read_design(&args.file)?;
+    let at = args.at.clone().unwrap_or_default();
+    let cores = args.cores.unwrap_or(args.budget);
+    let cores_usize = usize::try_from(cores).map_err(|_| {
+        CliError::Invalid(format!("{cores} cores are more than this machine counts"))
+    })?;
+    let machine = Machine::new(cores_usize);
+    let platform = Platform::new(1, cores_usize);
+    let mut allocator = Allocator::new(&design, args.budget).cores(cores);
+    for r in args.range.iter().flatten() {
+        allocator = allocator.range(&r.var, r.lo..=r.hi);
+    }
+    // A count the point binds is fixed: a range of one value.
+    let names = symbolic_counts(design.term());
+    let (fixed, free): (Vec<_>, Vec<_>) = at.0.into_iter().partition(|(n, _)| names.contains(n));
+    let at = Point(free);
+    for (name, value) in fixed {
+        if value.fract() != 0.0 || !(1.0..=MAX_EXACT).contains(&value) {
+            return Err(CliError::Invalid(format!(
+                "--at {name}={value}: a count is a whole number from 1 to 2^53"
+            )));
+        }
+        // A whole number in range: exact.
+        let count = value as u64;
+        allocator = allocator.range(&name, count..=count);
+    }
+    let steps = match (args.max_steps, args.simulate) {
+        (Some(steps), _) => steps,
+        (None, true) => SIMULATION_STEPS,
+        (None, false) => DEFAULT_MAX_STEPS,
+    };
+    allocator = allocator.max_steps(steps);
+    let (semantics, allocator) = if args.queueing {
+        ("queueing", allocator.queueing(&machine))
+    } else if args.simulate {
+        ("simulation", allocator.simulation(&platform, args.elements))
+    } else {
+        ("operators", allocator)
+    };
+    let mut text = Text::default();
+    const W: usize = 10;
+    text.row(0, W, "design", shown(design.term()));
+    text.row(
+        0,
+        W,
+        "budget",
+        format!("{} threads, {cores} cores", args.budget),
+    );
+    text.row(0, W, "semantics", semantics);
+    let mut json = json!({
+        "design": design.term().to_string(),
+        "budget": args.budget,
+        "cores": cores,
+        "semantics": semantics,
+    });
+    match &args.sizes {
+        Some(sizes) => over_sizes(allocator, &at, sizes, &mut text, &mut json)?,
+        None => at_point(allocator, &at, &mut text, &mut json)?,
+    }
+    Ok(Report { text: text.0, json })
+}
+
+/// The work is long: the simulation, or many sizes.
+fn spinner(what: &str) -> Option<indicatif::ProgressBar> {
+    progress::spinner(&format!("searching the best counts ({what})"))
+}
+
+fn allocation_json(a: &Allocation) -> Value {
+    json!({
+        "counts": counts_json(&a.counts),
+        "time_per_element": json_num(a.time_per_element),
+        "threads": a.threads,
+    })
+}
+
+fn at_point(
+    allocator: Allocator,
+    at: &Point,
+    text: &mut Text,
+    json: &mut Value,
+) -> Result<(), CliError> {
+    let allocator = allocator.at(&at.bindings());
+    if !at.is_empty() {
+        text.row(0, 10, "at", at);
+    }
+    let bar = spinner("at one point");
+    let solved = allocator.solve();
+    progress::finish(bar);
+    let solution = solved?;
+    let best = &solution.allocation;
+    text.line("");
+    text.row(0, 10, "best", counts_text(&best.counts));
+    text.row(2, 16, "time per element", num(best.time_per_element));
+    text.row(2, 16, "threads", best.threads);
+    text.row(2, 16, "evaluations", solution.evaluations);
+    json["at"] = point_json(&at.bindings());
+    json["best"] = allocation_json(best);
+    json["evaluations"] = Value::from(solution.evaluations);
+    json["bound_evaluations"] = Value::from(solution.bound_evaluations);
+    text.line("");
+    text.line("greedy rules (RPL-shell), gap = time / best time");
+    let mut rules = Vec::new();
+    for (rule, name) in [
+        (GreedyRule::PipeBalance, "pipebalance"),
+        (GreedyRule::MaxResources, "maxresources"),
+    ] {
+        match greedy_gap(&allocator, rule) {
+            Ok(g) => {
+                let fits = if g.within_budget {
+                    ""
+                } else {
+                    ", over the budget"
+                };
+                text.row(
+                    2,
+                    12,
+                    name,
+                    format!(
+                        "{}: time {}, {} threads, gap {}{fits}",
+                        counts_text(&g.greedy.counts),
+                        num(g.greedy.time_per_element),
+                        g.greedy.threads,
+                        num(g.gap)
+                    ),
+                );
+                rules.push(json!({
+                    "rule": name,
+                    "counts": counts_json(&g.greedy.counts),
+                    "time_per_element": json_num(g.greedy.time_per_element),
+                    "threads": g.greedy.threads,
+                    "gap": json_num(g.gap),
+                    "within_budget": g.within_budget,
+                }));
+            }
+            // A design the rules do not apply to: said, not an error.
+            Err(e @ AllocationError::NotAPipelineOfPools(_)) => {
+                text.row(2, 12, name, format!("not applicable: {e}"));
+                rules.push(json!({"rule": name, "not_applicable": e.to_string()}));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    json["greedy"] = Value::Array(rules);
+    Ok(())
+}
+
+fn over_sizes(
+    allocator: Allocator,
+    at: &Point,
+    sizes: &str,
+    text: &mut Text,
+    json: &mut Value,
+) -> Result<(), CliError> {
+    let (variable, axis) =
+        args::named_axis(sizes).map_err(|e| CliError::Invalid(format!("--sizes: {e}")))?;
+    let axis = Axis::parse(&variable, &axis).map_err(|source| CliError::Axis {
+        option: format!("--sizes {variable}"),
+        source,
+    })?;
+    let point: Vec<(&str, f64)> = at
+        .bindings()
+        .into_iter()
+        .filter(|(n, _)| *n != variable)
+        .collect();
+    if !point.is_empty() {
+        text.row(0, 10, "at", at);
+    }
+    let allocator = allocator.at(&point);
+    let bar = spinner(&format!("{} sizes", axis.values().len()));
+    let planned = allocator.over_sizes(&variable, axis.values());
+    progress::finish(bar);
+    let plan = planned?;
+    report_plan(&plan, text, json);
+    json["at"] = point_json(&point);
+    Ok(())
+}
+
+fn report_plan(plan: &SizePlan, text: &mut Text, json: &mut Value) {
+    let v = &plan.variable;
+    text.line("");
+    text.line(format!(
+        "best counts over {v} ({} sizes, {} evaluations)",
+        plan.best.len(),
+        plan.evaluations
+    ));
+    let labels: Vec<String> = plan
+        .intervals
+        .iter()
+        .map(|i| format!("{v} from {} to {}", num(i.from), num(i.to)))
+        .collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    for (label, i) in labels.iter().zip(&plan.intervals) {
+        text.row(2, width, label, counts_text(&i.counts));
+    }
+    let r = &plan.robust;
+    text.line("");
+    text.row(
+        0,
+        10,
+        "robust",
+        format!(
+            "{} ({} threads): at most {} % slower than the best, at {v} = {}",
+            counts_text(&r.counts),
+            r.threads,
+            num(100.0 * r.worst_loss),
+            num(r.worst_at)
+        ),
+    );
+    json["sizes"] = json!({
+        "variable": v,
+        "best": plan.best.iter().map(|(s, a)| {
+            let mut one = allocation_json(a);
+            one["size"] = json_num(*s);
+            one
+        }).collect::<Vec<_>>(),
+        "intervals": plan.intervals.iter().map(|i| json!({
+            "from": json_num(i.from),
+            "to": json_num(i.to),
+            "counts": counts_json(&i.counts),
+        })).collect::<Vec<_>>(),
+        "change_points": plan.change_points().into_iter().map(json_num).collect::<Vec<_>>(),
+        "robust": {
+            "counts": counts_json(&r.counts),
+            "threads": r.threads,
+            "worst_loss": json_num(r.worst_loss),
+            "worst_at": json_num(r.worst_at),
+        },
+        "evaluations": plan.evaluations,
+    });
+}

@@ -1,0 +1,182 @@
+//! `pattern plot FILE... -o out.svg`: SVG or PNG plots (the format from the
+//! extension). `--kind curves` (the default): the designs' cost curves over
+//! x on log axes, crossovers marked; `threads`: one design's time per
+//! element against a count, operators, queueing and simulation; and a
+//! simulation's dynamic `efficiency` or `gantt` chart.
+
+use super::args::{self, Point};
+use super::error::CliError;
+use super::output::{Report, json_num, num};
+use super::sweep::{axis, bound, count_name, count_values, thread_curve};
+use super::{progress, read_designs};
+use pattern_core::Design;
+use pattern_core::explore::crossover::{Span, design_crossovers};
+use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
+use pattern_core::sim::{Platform, Simulation};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Simulations of at least this many elements show a spinner (on a
+/// terminal).
+const LONG_RUN: usize = 200_000;
+
+/// What to plot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// The designs' time per element over x (log axes), crossovers marked.
+    Curves,
+    /// One design's time per element against a symbolic count: operators,
+    /// queueing and simulation.
+    Threads,
+    /// One design's simulated dynamic efficiency over time.
+    Efficiency,
+    /// One design's simulated steps on the cores over time.
+    Gantt,
+}
+
+/// The options of `pattern plot`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    pattern plot examples/data/pool4_qsort.design examples/data/pool2_seq.design --x 2..1e7 -o curves.svg\n  \
+    pattern plot examples/data/threads.design --kind threads --threads 1..12 --cores 8 --at x=1e4 -o threads.png\n  \
+    pattern plot examples/data/pipeline.design --kind gantt --cores 2 --elements 50 --at x=1024,a=2,b=1 -o gantt.svg")]
+pub struct PlotArgs {
+    /// The design files (one for every kind but curves).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The file to write, `.svg` or `.png`.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// What to plot.
+    #[arg(long, value_enum, default_value_t = Kind::Curves)]
+    pub kind: Kind,
+    /// The axis of x (curves), e.g. `1e3..1e7` or `1..1e7:200`.
+    #[arg(long, value_name = "AXIS", default_value = "2..1e7:200")]
+    pub x: String,
+    /// Values of the models' other variables and counts, `n=4`.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Option<Point>,
+    /// The values of the count (threads), e.g. `1..16`.
+    #[arg(long, value_name = "AXIS", default_value = "1..16")]
+    pub threads: String,
+    /// The count varied (threads; default: the design's only one).
+    #[arg(long, value_name = "NAME")]
+    pub count: Option<String>,
+    /// Cores of the machine or of each node (threads, efficiency, gantt).
+    #[arg(long, default_value_t = 4)]
+    pub cores: usize,
+    /// Nodes of the platform (efficiency, gantt).
+    #[arg(long, default_value_t = 1)]
+    pub nodes: usize,
+    /// Elements of each simulated stream.
+    #[arg(long, default_value_t = 1000)]
+    pub elements: usize,
+    /// The window of the dynamic efficiency (default: a hundredth of the
+    /// makespan).
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub window: Option<f64>,
+}
+
+/// Runs `pattern plot`.
+pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
+    let format = match args.output.extension().and_then(|e| e.to_str()) {
+        Some("svg") => "svg",
+        Some("png") => "png",
+        _ => {
+            return Err(CliError::Invalid(format!(
+                "-o {}: the file must end in .svg or .png",
+                args.output.display()
+            )));
+        }
+    };
+    let designs = read_designs(&args.files)?;
+    let at = args.at.clone().unwrap_or_default();
+    let mut marks = Vec::new();
+    match args.kind {
+        Kind::Curves => {
+            let axis = axis("--x", "x", &args.x)?;
+            let models: Vec<(String, _)> = designs
+                .iter()
+                .map(|(name, d)| (name.clone(), bound(&d.model(), &at)))
+                .collect();
+            let named: Vec<(&str, &_)> = models.iter().map(|(n, m)| (n.as_str(), m)).collect();
+            let values = axis.values();
+            let (lo, hi) = (values[0], values[values.len() - 1]);
+            if designs.len() >= 2 && lo < hi {
+                let only: Vec<Design> = designs.iter().map(|(_, d)| d.clone()).collect();
+                let found = design_crossovers(&only, Span::new("x", lo, hi), &at.bindings())?;
+                marks = found.points.iter().map(|p| p.at).collect();
+            }
+            let plot = CostCurves::of_models(&named, &axis, &[])?.crossovers(&marks);
+            save(&plot, &args.output)?;
+        }
+        Kind::Threads => {
+            let design = one(&designs, args.kind)?;
+            let count = count_name(design, args.count.as_deref())?;
+            let values = count_values("--threads", &count, &args.threads)?;
+            let curve = thread_curve(
+                design,
+                &count,
+                &values,
+                args.cores,
+                &at,
+                Some(args.elements),
+            )?;
+            save(&ThreadsPlot::new(curve), &args.output)?;
+        }
+        Kind::Efficiency | Kind::Gantt => {
+            let design = one(&designs, args.kind)?;
+            let platform = Platform::new(args.nodes, args.cores);
+            let spinner = (args.elements >= LONG_RUN)
+                .then(|| progress::spinner(&format!("simulating {} elements", args.elements)))
+                .flatten();
+            let run = Simulation::new(design, &platform)
+                .at(&at.bindings())
+                .elements(args.elements)
+                .trace(args.kind == Kind::Gantt)
+                .run();
+            progress::finish(spinner);
+            let run = run?;
+            if args.kind == Kind::Gantt {
+                save(&Gantt { run: &run }, &args.output)?;
+            } else {
+                let window = args.window.unwrap_or(run.makespan() / 100.0);
+                save(&Efficiency { run: &run, window }, &args.output)?;
+            }
+        }
+    }
+    let bytes = std::fs::metadata(&args.output).map_or(0, |m| m.len());
+    let kind = format!("{:?}", args.kind).to_lowercase();
+    let mut text = format!(
+        "wrote {} ({kind}, {format}, {bytes} bytes)\n",
+        args.output.display()
+    );
+    if !marks.is_empty() {
+        let shown: Vec<String> = marks.iter().map(|&m| num(m)).collect();
+        text.push_str(&format!("crossovers marked at x = {}\n", shown.join(", ")));
+    }
+    let json = json!({
+        "written": args.output.display().to_string(),
+        "kind": kind,
+        "format": format,
+        "bytes": bytes,
+        "crossovers": marks.iter().map(|&m| json_num(m)).collect::<Vec<_>>(),
+    });
+    Ok(Report { text, json })
+}
+
+/// The one design of a plot of one design.
+fn one(designs: &[(String, Design)], kind: Kind) -> Result<&Design, CliError> {
+    match designs {
+        [(_, design)] => Ok(design),
+        _ => Err(CliError::Invalid(format!(
+            "a {} plot shows one design, {} given",
+            format!("{kind:?}").to_lowercase(),
+            designs.len()
+        ))),
+    }
+}
+
+fn save(plot: &impl Plot, path: &Path) -> Result<(), CliError> {
+    Ok(plot.save(path)?)
+}

@@ -1,0 +1,125 @@
+//! `pattern rank FILE --budget N`: the best designs reachable from a design
+//! by the laws' rewrites and the moves that add threads, each at its best
+//! symbolic counts under the budget (the exact allocation), ranked by time
+//! per element at a point, with model, class, threads and margin over the
+//! next.
+
+use super::args::{self, Point};
+use super::error::CliError;
+use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
+use super::{progress, read_design};
+use pattern_core::explore::ranking::{AllocationCounts, Ranking};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// The options of `pattern rank`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The search takes up to --steps moves from the design and \
+    evaluates up to --designs candidates; a candidate's symbolic counts are the \
+    exact allocation's under the budget. A count bound in --at stays fixed.\n\n\
+    Example:\n  \
+    pattern rank examples/data/threads.design --budget 8 --top 5 --at x=1000"
+)]
+pub struct RankArgs {
+    /// The design file.
+    pub file: PathBuf,
+    /// The most threads a design may occupy.
+    #[arg(long)]
+    pub budget: u64,
+    /// How many designs to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Values of the models' variables, `x=1000`.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Option<Point>,
+    /// At most this many threads as well (the budget, if fewer).
+    #[arg(long)]
+    pub cores: Option<u64>,
+    /// The variable of the growth classes.
+    #[arg(long, default_value = "x", value_name = "NAME")]
+    pub var: String,
+    /// At most this many moves from the design.
+    #[arg(long, default_value_t = 4)]
+    pub steps: usize,
+    /// At most this many candidates evaluated.
+    #[arg(long, default_value_t = 500)]
+    pub designs: usize,
+}
+
+/// Runs `pattern rank`.
+pub fn run(args: &RankArgs) -> Result<Report, CliError> {
+    let design = read_design(&args.file)?;
+    let at = args.at.clone().unwrap_or_default();
+    // The cores cap the threads of every design, not only the chosen counts.
+    let budget = args.budget.min(args.cores.unwrap_or(u64::MAX));
+    let chooser = AllocationCounts::new(budget);
+    let ranking = Ranking::new(budget)
+        .top(args.top)
+        .var(&args.var)
+        .max_steps(args.steps)
+        .max_designs(args.designs);
+    let bar = progress::spinner(&format!("ranking up to {} designs", args.designs));
+    let ranked = ranking.rank(&design, &at.bindings(), &chooser);
+    progress::finish(bar);
+    let ranked = ranked?;
+    let mut text = Text::default();
+    const W: usize = 16;
+    text.row(0, W, "design", shown(design.term()));
+    text.row(0, W, "budget", format!("{budget} threads"));
+    if !at.is_empty() {
+        text.row(0, W, "at", &at);
+    }
+    text.row(
+        0,
+        W,
+        "explored",
+        format!(
+            "{} designs ({} over the budget, {} rejected: see --json)",
+            ranked.explored,
+            ranked.over_budget,
+            ranked.rejected.len()
+        ),
+    );
+    let mut listed = Vec::new();
+    for (i, r) in ranked.ranked.iter().enumerate() {
+        let class = r
+            .class
+            .as_ref()
+            .map_or_else(|| "unknown".to_string(), ToString::to_string);
+        let margin = r.margin.map_or_else(|| "-".to_string(), num);
+        text.line("");
+        text.line(format!("{}. {}", i + 1, shown(r.design.term())));
+        text.row(3, W, "counts", counts_text(&r.counts));
+        text.row(3, W, "model", shown(&r.model));
+        text.row(3, W, "class", format!("{class} in {}", args.var));
+        text.row(3, W, "time per element", num(r.time));
+        text.row(3, W, "threads", r.threads);
+        text.row(3, W, "margin", margin);
+        let moves: Vec<String> = r.steps.iter().map(ToString::to_string).collect();
+        listed.push(json!({
+            "design": r.design.term().to_string(),
+            "counts": counts_json(&r.counts),
+            "model": format!("{:#}", r.model),
+            "class": class,
+            "time_per_element": json_num(r.time),
+            "threads": r.threads,
+            "margin": r.margin.map_or(Value::Null, json_num),
+            "moves": moves,
+        }));
+    }
+    let json = json!({
+        "design": design.term().to_string(),
+        "budget": budget,
+        "at": point_json(&at.bindings()),
+        "var": args.var,
+        "explored": ranked.explored,
+        "over_budget": ranked.over_budget,
+        "rejected": ranked.rejected.iter().map(|r| json!({
+            "design": r.design.term().to_string(),
+            "reason": r.reason.to_string(),
+        })).collect::<Vec<_>>(),
+        "ranked": listed,
+    });
+    Ok(Report { text: text.0, json })
+}
