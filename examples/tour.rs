@@ -5,10 +5,15 @@
 //! and lowered to their throughput, latency and resources; a refactoring
 //! checked with the laws; a multi-processor design priced on the Cray T3E;
 //! threads beyond the cores as a queueing network (seed 002); a flow graph
-//! simulated on a cluster, its transfers sharing links (seed 003); and the
-//! errors a user sees. Run with `cargo run --release --example tour`.
+//! simulated on a cluster, its transfers sharing links (seed 003); a
+//! design chosen: the exact thread counts under a budget against
+//! RPL-shell's greedy rules, a crossover in closed form, the building block
+//! to speed up first; and the errors a user sees. Run with `cargo run --release --example tour`.
 use pattern_core::comm::MachineProfile;
 use pattern_core::compare::{Domain, compare};
+use pattern_core::explore::allocation::{Allocator, GreedyRule, greedy_gap};
+use pattern_core::explore::crossover::{Span, design_crossovers};
+use pattern_core::explore::sensitivity::speed_up_ranking;
 use pattern_core::paper::TABLE_1;
 use pattern_core::queue::{Cluster, Machine, MpiModel, MpiWorkload, Network};
 use pattern_core::semantics::Throughput;
@@ -261,6 +266,70 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         per_element(&Platform::new(1, 2))? / 1e3,
         per_element(&Platform::new(1, 2).pinned(true))? / 1e3
     );
+
+    println!("\nChoosing a design: threads under a budget, crossovers, what to speed up first:");
+    let stages = Design::parse(
+        "qsort = 1034.17*x*log2(x); inc = 536.185*x; nop = 5422.97;
+         pipe(tpool[a](qsort), tpool[b](inc), tpool[c](nop))",
+    )?;
+    let at = [("x", 1024.0)];
+    let allocator = Allocator::new(&stages, 16).at(&at);
+    let best = allocator.solve()?;
+    let counts: Vec<String> = (best.allocation.counts.iter())
+        .map(|(n, c)| format!("{n} = {c}"))
+        .collect();
+    println!(
+        "  {} on 16 threads, x = 1024: best {} ({:.0} ns per element, {} evaluations)",
+        stages.term(),
+        counts.join(", "),
+        best.allocation.time_per_element,
+        best.evaluations
+    );
+    for rule in [GreedyRule::PipeBalance, GreedyRule::MaxResources] {
+        let g = greedy_gap(&allocator, rule)?;
+        println!(
+            "  RPL-shell's {rule:?}: {} threads, {:.3}× the optimal time{}",
+            g.greedy.threads,
+            g.gap,
+            if g.within_budget {
+                ""
+            } else {
+                ", over the budget"
+            }
+        );
+    }
+    let defs = "qsort = 1034.17*x*log2(x); inc = 536.185*x;";
+    let sorting = Design::parse(&format!("{defs} tpool[4](qsort)"))?;
+    let incrementing = Design::parse(&format!("{defs} tpool[2](seq(inc, inc))"))?;
+    let found = design_crossovers(
+        &[sorting.clone(), incrementing.clone()],
+        Span::new("x", 1.0, 1e12),
+        &[],
+    )?;
+    for p in &found.points {
+        println!(
+            "  {} against {}: {:?} at x = {:.10} ({})",
+            sorting.term(),
+            incrementing.term(),
+            p.kind,
+            p.at,
+            if p.closed_form {
+                "closed form"
+            } else {
+                "numeric"
+            }
+        );
+    }
+    let first = speed_up_ranking(
+        &stages,
+        &[("x", 1024.0), ("a", 4.0), ("b", 2.0), ("c", 1.0)],
+    )?;
+    if let Some(top) = first.first() {
+        println!(
+            "  at a = 4, b = 2, c = 1, speed up {} first: twice as fast saves {:.0} ns per element",
+            top.atom, top.gain
+        );
+    }
 
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
