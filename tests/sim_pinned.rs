@@ -170,3 +170,39 @@ fn kernels_that_start_together_run_together() {
     let met = run(true);
     assert!((2..=4).contains(&met), "{met}");
 }
+
+/// A mapReduce's workers on one node run on the cores after its thread's,
+/// as the executor pins its helper threads: n = 2 and n = 4 on two pinned
+/// cores halve the map and reduce phases (eq. 5 on two cores), and the
+/// stage after it in a pipeline is pinned after all its workers.
+#[test]
+fn a_pinned_map_reduce_spreads_its_workers_over_the_cores() {
+    let defs = "map = 1000; shuffle = 0; reduce = 10;";
+    let run = |text: &str| {
+        let d = Design::parse(text).unwrap();
+        Simulation::new(&d, &Platform::new(1, 2).pinned(true))
+            .at(&[("x", 8.0)])
+            .elements(400)
+            .run()
+            .unwrap()
+            .time_per_element()
+    };
+    let mr = |n: u64| format!("{defs} mapreduce[m = 1, n = {n}, d = x, k = 4](map, shuffle, reduce)");
+    // x·map + k·reduce = 8·1000 + 4·10 = 8040 ns of work per job (the
+    // reduce's model is per key, for its d values).
+    let one = run(&mr(1));
+    assert!((one - 8040.0).abs() < 1e-6 * 8040.0, "{one}");
+    for n in [2, 4] {
+        let t = run(&mr(n));
+        assert!((t - 4020.0).abs() < 1e-6 * 4020.0, "n = {n}: {t}");
+    }
+    // pipe(s, mapreduce n = 2, t): s is thread 0 (core 0), the workers
+    // threads 1 and 2 (cores 1, 0), t thread 3 (core 1): core 0 does
+    // 3000 + 4020 per element, core 1 4020 + 1000. Numbered without the
+    // workers, t would be thread 2, on core 0 with s: 8020.
+    let piped = run(&format!(
+        "{defs} s = 3000; t = 1000; \
+         pipe(s, mapreduce[m = 1, n = 2, d = x, k = 4](map, shuffle, reduce), t)"
+    ));
+    assert!((piped - 7020.0).abs() < 0.01 * 7020.0, "{piped}");
+}

@@ -93,6 +93,8 @@ struct Step {
     width: Option<Expr>,
     amount: Expr,
     env: usize,
+    /// [`Leaf::Compute`]'s `lane`.
+    lane: usize,
 }
 
 /// The fold that builds a [`Plan`].
@@ -164,6 +166,7 @@ impl<'a> Planner<'a> {
             width: None,
             amount,
             env,
+            lane: 0,
         });
         Ok(self.steps.len() - 1)
     }
@@ -328,6 +331,7 @@ impl<'a> Planner<'a> {
                         ns: eval(s.label, &s.amount, env, "ns")?,
                         label: s.label,
                         direct: *direct,
+                        lane: s.lane,
                     }
                 }
                 Work::Transfer { from, to } => Leaf::Transfer {
@@ -496,10 +500,12 @@ impl Semantics for Planner<'_> {
             (reduce_label, &reduce_ns, &mut reduces),
         ] {
             for node in 0..m {
-                for _ in 0..n {
+                for lane in 0..n {
                     let s = self.step(Work::Compute { direct: false }, label, ns.clone(), env)?;
                     self.steps[s].node = Expr::num(node as f64);
                     self.steps[s].width = Some(Expr::num(1.0));
+                    // At most MAX_THREADS workers (checked above).
+                    self.steps[s].lane = usize::try_from(lane).unwrap_or(0);
                     into.push(s);
                 }
             }

@@ -144,6 +144,8 @@ pub(crate) struct Stream<'d> {
     left: usize,
     /// When the last element so far left.
     last_left: f64,
+    /// The core number of the next thread added.
+    next_pin: usize,
     fit: Slope,
     latencies: LatencyHistogram,
     trace: Option<Vec<(Work, usize, f64, f64)>>,
@@ -253,6 +255,7 @@ impl<'d> Stream<'d> {
             released: 0,
             left: 0,
             last_left: 0.0,
+            next_pin: 0,
             fit: Slope::default(),
             latencies: LatencyHistogram::default(),
             trace: o.trace.then(Vec::new),
@@ -267,6 +270,7 @@ impl<'d> Stream<'d> {
                 ns,
                 label: usize::MAX,
                 direct: false,
+                lane: 0,
             };
             let take = (ov.take > 0.0 && readers[station.input] > 1).then(|| step(ov.take));
             let handoff = (ov.handoff > 0.0 && station.output != SINK).then(|| step(ov.handoff));
@@ -281,11 +285,16 @@ impl<'d> Stream<'d> {
             }
         }
         // The stations came off a stack, so the threads are numbered in
-        // the reverse of the text's order (a pool's workers are alike).
-        let threads = s.threads.len();
-        for (t, thread) in s.threads.iter_mut().enumerate() {
-            thread.pin = threads - 1 - t;
+        // the reverse of the text's order (a pool's workers are alike); a
+        // mapReduce's thread counts its workers, as the executor's helper
+        // threads follow the calling one.
+        let mut next = 0usize;
+        for t in (0..s.threads.len()).rev() {
+            s.threads[t].pin = next;
+            let lanes = s.stations[s.threads[t].station].template.lanes();
+            next = next.saturating_add(lanes);
         }
+        s.next_pin = next;
         s.o.changes.check_design(platform.nodes(), pools)?;
         for i in 0..s.o.changes.len() {
             if let (_, Change::Workers { pool, .. }) = s.o.changes.get(i) {
@@ -303,6 +312,11 @@ impl<'d> Stream<'d> {
     /// A new thread of `station`, free to take.
     fn spawn(&mut self, station: usize, pool: Option<usize>) {
         let t = self.threads.len();
+        // Workers added during the run come after every thread so far
+        // (the design's are renumbered in text order once all exist).
+        let pin = self.next_pin;
+        let lanes = self.stations[station].template.lanes();
+        self.next_pin = self.next_pin.saturating_add(lanes);
         let n = self.stations[station].template.leaves.len();
         let base = self.owner.len();
         self.owner.extend(std::iter::repeat_n(t as u32, n));
@@ -320,8 +334,7 @@ impl<'d> Stream<'d> {
                 Vec::new()
             },
             base,
-            // Workers added during the run come after the design's threads.
-            pin: t,
+            pin,
             retired: false,
             waking: None,
         });
@@ -519,7 +532,11 @@ impl<'d> Stream<'d> {
                 ns,
                 label,
                 direct,
+                lane,
             } => {
+                // A mapReduce's workers run on the cores after their
+                // thread's, as the executor pins them.
+                let pin = pin.saturating_add(lane);
                 if direct && self.o.direct_together && self.o.direct.is_some() {
                     self.threads[t].parts[step as usize] = width as u32;
                     self.together.push(Together {

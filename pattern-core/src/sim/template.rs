@@ -17,6 +17,10 @@ pub(crate) enum Leaf {
         label: usize,
         /// An atom's own step, which direct execution may measure.
         direct: bool,
+        /// Pinned, the step runs `lane` cores after its thread's: a
+        /// mapReduce's worker `k` on a node, as the executor pins its
+        /// helper threads after the calling one (0 for any other step).
+        lane: usize,
     },
     /// `bytes` from node `from` to node `to`.
     Transfer { from: usize, to: usize, bytes: f64 },
@@ -128,6 +132,18 @@ impl Template {
                 _ => None,
             })
             .unwrap_or(0)
+    }
+
+    /// The executor's threads this stage's thread stands for: a
+    /// mapReduce's workers on a node (its lanes), else 1.
+    pub(crate) fn lanes(&self) -> usize {
+        (self.leaves.iter())
+            .map(|l| match *l {
+                Leaf::Compute { lane, .. } => lane.saturating_add(1),
+                _ => 1,
+            })
+            .max()
+            .unwrap_or(1)
     }
 
     /// The highest node a step uses, plus one.
