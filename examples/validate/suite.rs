@@ -120,6 +120,9 @@ pub struct Suite<E> {
     pub(crate) contention: bool,
     /// [`Suite::with_direct`].
     pub(crate) direct: bool,
+    /// Atoms whose models are formulas over the measured ones
+    /// ([`Suite::derived`]).
+    pub(crate) derived: Vec<(String, String)>,
     /// Written after an atom's inputs are built, so that they are as cold
     /// as [`Settings::cold_bytes`] asks (cheaper than building that many
     /// bytes of further inputs).
@@ -150,6 +153,7 @@ impl<E: Send + 'static> Suite<E> {
             warm: false,
             contention: false,
             direct: false,
+            derived: Vec::new(),
             scratch: Mutex::new(Vec::new()),
             stream_lengths: Mutex::new(BTreeMap::new()),
         }
@@ -178,6 +182,15 @@ impl<E: Send + 'static> Suite<E> {
     ) -> Self {
         self.probes
             .push(Probe::Custom(name.to_string(), Box::new(measure)));
+        self
+    }
+
+    /// An atom measured by no probe of its own: its model is `formula`
+    /// with every measured atom's name replaced by that atom's model (the
+    /// formula may use the variables of the place the atom stands, such as
+    /// a shuffle's `o`, `m` and `n`).
+    pub fn derived(mut self, name: &str, formula: &str) -> Self {
+        self.derived.push((name.to_string(), formula.to_string()));
         self
     }
 
@@ -715,7 +728,17 @@ impl<E: Send + 'static> Suite<E> {
         case: &Case,
         atoms: &[(String, Expr)],
     ) -> Result<Design, ValidationError> {
-        let text = design_text(&case.structure, atoms);
+        let mut all = atoms.to_vec();
+        for (name, formula) in &self.derived {
+            let formula = Expr::parse(formula).map_err(|e| ValidationError::Design {
+                design: case.structure.clone(),
+                message: format!("the formula of `{name}`: {e}"),
+            })?;
+            let named: Vec<(&str, Expr)> =
+                atoms.iter().map(|(n, m)| (n.as_str(), m.clone())).collect();
+            all.push((name.clone(), formula.subs_all(&named)));
+        }
+        let text = design_text(&case.structure, &all);
         Design::parse(&text).map_err(|e| ValidationError::Design {
             design: case.structure.clone(),
             message: e.to_string(),
