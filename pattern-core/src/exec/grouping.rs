@@ -129,18 +129,29 @@ impl<V> WorkerGroups<V> {
         if matches!(self.store, Store::Sparse(_)) && dense_enough(self.keys, incoming) {
             self.to_dense();
         }
-        for (key, value) in pairs {
-            if key >= self.keys {
-                return Err(KeyOutOfRange {
-                    key,
-                    keys: self.keys,
-                });
+        let keys = self.keys;
+        let out = |key| KeyOutOfRange { key, keys };
+        // One loop per store, so that the loop over pairs does not branch
+        // on it.
+        match &mut self.store {
+            Store::Dense(buckets) => {
+                for (key, value) in pairs {
+                    if key >= keys {
+                        return Err(out(key));
+                    }
+                    buckets.push(block, key, value);
+                    self.pairs += 1;
+                }
             }
-            match &mut self.store {
-                Store::Dense(buckets) => buckets.push(block, key, value),
-                Store::Sparse(flat) => flat.push((key, block, value)),
+            Store::Sparse(flat) => {
+                for (key, value) in pairs {
+                    if key >= keys {
+                        return Err(out(key));
+                    }
+                    flat.push((key, block, value));
+                    self.pairs += 1;
+                }
             }
-            self.pairs += 1;
         }
         Ok(())
     }
