@@ -127,7 +127,7 @@ impl<V> WorkerGroups<V> {
     pub fn add(&mut self, block: usize, pairs: Vec<(usize, V)>) -> Result<(), KeyOutOfRange> {
         let incoming = self.pairs.saturating_add(pairs.len());
         if matches!(self.store, Store::Sparse(_)) && dense_enough(self.keys, incoming) {
-            self.to_dense();
+            self.make_dense();
         }
         let keys = self.keys;
         let out = |key| KeyOutOfRange { key, keys };
@@ -162,7 +162,7 @@ impl<V> WorkerGroups<V> {
     }
 
     /// Moves sparse pairs into buckets, in arrival order.
-    fn to_dense(&mut self) {
+    fn make_dense(&mut self) {
         let mut buckets = Buckets::new(self.keys);
         if let Store::Sparse(flat) = std::mem::replace(&mut self.store, Store::Sparse(Vec::new())) {
             for (key, block, value) in flat {
