@@ -9,6 +9,10 @@
 //! - `hist_map`: one image mapped *and its 768 pairs grouped* into the
 //!   worker's buckets, per image, timed on one worker over a job's `x`
 //!   images (buckets as large as a run's);
+//! - `hist_map_corun`: the same while every other core maps and groups
+//!   images too, the co-run variant the refined model gives the map where
+//!   two or more of its workers are busy (they share the memory, like a
+//!   task pool's workers);
 //! - `hist_reduce`: one key reduced on the bucket of the one worker that
 //!   holds all its values (as with `n = 1`), cold as after a map phase;
 //! - `hist_gather`: what the reduce of a key costs more when its values are
@@ -25,17 +29,23 @@
 
 use crate::splitmix;
 use crate::suite::Suite;
-use pattern_core::exec::{Job, Kernels, KeyValues, WorkerGroups, block_len, merge_groups};
+use pattern_core::exec::{Cores, Job, Kernels, KeyValues, WorkerGroups, block_len, merge_groups};
 use pattern_core::fit::measure::{Harness, Measurement, Samples};
 use pattern_core::{cost, cost_of};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::thread;
 
 /// Width and height of the generated image.
 const WIDTH: usize = 64;
 const HEIGHT: usize = 64;
 /// Keys: the 256 values of each of the three channels.
 pub(crate) const KEYS: usize = 768;
+
+/// Images a co-running partner maps and groups between two looks at
+/// whether to stop (about 5 ms).
+const PARTNER_IMAGES: usize = 512;
 
 /// An RGB image, 8 bits per channel, interleaved.
 pub(crate) struct Image {
@@ -167,6 +177,8 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
         .add_reduce(cost_of!(hist_reduce).name, hist_reduce);
     // x = images per job.
     let sizes = [512, 1024, 2048, 4096, 8192];
+    // The machine's cores, from the unpinned main thread.
+    let cores = Cores::of_current_thread();
     let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, |x, _seed| job(x))
         // The map and the grouping of its pairs on one worker, per image,
         // over a job's x images (eq. (5) uses M[map](1): at x it is the
@@ -174,6 +186,27 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
         .probe("hist_map", move |harness: &Harness| {
             let m = harness.run(&sizes, |x| x, |x| map_phase(x, 1));
             divided("hist_map", &m, |x| x as f64)
+        })
+        // The same while the other cores map and group images too: the
+        // map workers of n >= 2 share the memory (the co-run variant the
+        // refined model uses where two or more workers are busy).
+        .probe("hist_map_corun", move |harness: &Harness| {
+            let stop = AtomicBool::new(false);
+            let m = thread::scope(|s| {
+                for partner in 1..cores.len() {
+                    let (cores, stop) = (&cores, &stop);
+                    s.spawn(move || {
+                        cores.pin_current(partner);
+                        while !stop.load(Ordering::Acquire) {
+                            black_box(map_phase(PARTNER_IMAGES, 1));
+                        }
+                    });
+                }
+                let m = harness.run(&sizes, |x| x, |x| map_phase(x, 1));
+                stop.store(true, Ordering::Release);
+                m
+            });
+            divided("hist_map_corun", &m, |x| x as f64)
         })
         // One key reduced on its one worker's bucket, right after the map
         // phase (cold), per key.
@@ -292,6 +325,28 @@ mod tests {
                 (got - want).abs() < 1e-6 * want,
                 "n = {n}: {got} against {want}"
             );
+        }
+    }
+
+    /// Where two or more map workers are busy, the refined model maps with
+    /// the co-run atom; with one worker, with the atom timed alone.
+    #[test]
+    fn busy_map_workers_map_at_the_co_run_cost() {
+        let corun = pattern_core::Atom {
+            name: "hist_map_corun".into(),
+            model: pattern_core::Expr::num(15.0),
+        };
+        for (n, want) in [(1, 10.0), (2, 15.0 / 2.0), (4, 15.0 / 4.0)] {
+            let d = Design::parse(&format!(
+                "hist_map = 10; s = 0; r = 0; mapreduce[m = 1, n = {n}, d = x, k = 768](hist_map, s, r)"
+            ))
+            .unwrap();
+            let refined = crate::refinements::refine(d.term(), None, &[corun.clone()], 2);
+            let per_image = pattern_core::semantics::Throughput::new()
+                .expr(&refined)
+                .eval(&[("x", 1.0)])
+                .unwrap();
+            assert!((per_image - want).abs() < 1e-9, "n = {n}: {per_image}");
         }
     }
 }

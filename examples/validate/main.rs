@@ -1,5 +1,6 @@
 //! Validation against reality (seed 001 §4 on this machine): measures the
-//! atoms qsort, inc, nop and the histogram map, shuffle and reduce, fits
+//! atoms qsort, inc, nop and the histogram's map, reduce and gathering as
+//! the executor runs them ([`histogram`]), fits
 //! their models, composes the models of the paper's configurations (seq,
 //! `tpool[n]`, pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
 //! generated image), runs every configuration for real with the executor at
@@ -74,7 +75,7 @@
 //!   pool the memory contention between its workers ([`with_contention`]).
 //!
 //! The harness lives in this example's modules: [`suite`] (the suite and
-//! the run driver), [`settings`], [`atoms`] (atom timing), [`refinements`]
+//! the run driver), [`histogram`] (the mapReduce's job and atoms), [`settings`], [`atoms`] (atom timing), [`refinements`]
 //! (hand-over, cache reuse, contention), [`compare`] (a configuration's
 //! runs against its models), [`report`] (the report and its tables),
 //! [`probe`] (the speed probe) and [`core_speeds`] (the operators at the

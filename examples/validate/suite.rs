@@ -456,6 +456,17 @@ impl<E: Send + 'static> Suite<E> {
                     let (local, mut local_variants) =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
                     local_variants.extend(local_pools.iter().cloned());
+                    // A probe of an atom's co-run variant refines the model
+                    // like the element atoms' co-run timings.
+                    local_variants.extend(
+                        local
+                            .iter()
+                            .filter(|(name, _)| self.is_corun_probe(name))
+                            .map(|(name, model)| Atom {
+                                name: name.clone(),
+                                model: model.clone(),
+                            }),
+                    );
                     let design = self.design(case, &local)?;
                     let at = [("x", x as f64)];
                     let predicted = design.model().eval(&at).ok();
@@ -713,6 +724,11 @@ impl<E: Send + 'static> Suite<E> {
         let mut heads = Vec::new();
         handed_atoms(self.shape(case)?.term(), &mut heads);
         Ok(self.element_probes(&heads))
+    }
+
+    /// Whether `name` is a probe timing another probe's atom co-run.
+    pub(crate) fn is_corun_probe(&self, name: &str) -> bool {
+        self.probes.iter().any(|p| corun_name(p.name()) == name)
     }
 
     /// The probes (by index) of the element atoms a case runs in a task
