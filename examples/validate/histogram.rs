@@ -234,6 +234,9 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
                 .collect();
             Measurement::from_samples("hist_gather", extra)
         })
+        // Refined: the map at its co-run cost where two or more workers
+        // are busy.
+        .with_contention(true)
         // The shuffle of eq. (5) as the program runs it: o = k keys
         // gathered on the m·n reduce workers where there are several.
         .derived("hist_shuffle", "min(1, m*n - 1) * o * hist_gather / (m*n)");

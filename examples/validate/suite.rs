@@ -557,6 +557,13 @@ impl<E: Send + 'static> Suite<E> {
         for (w, samples) in &pool_samples {
             variants.push(fit_atom(&pool_handoff_name(*w), samples, settings)?);
         }
+        // Probes of co-run variants refine the reported models too.
+        variants.extend(
+            atoms
+                .iter()
+                .filter(|a| self.is_corun_probe(&a.name))
+                .cloned(),
+        );
         let mut rows = Vec::with_capacity(self.cases.len());
         for (c, case) in self.cases.iter().enumerate() {
             rows.push(self.row(
