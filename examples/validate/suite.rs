@@ -557,8 +557,10 @@ impl<E: Send + 'static> Suite<E> {
         for (w, samples) in &pool_samples {
             variants.push(fit_atom(&pool_handoff_name(*w), samples, settings)?);
         }
-        // Probes of co-run variants refine the reported models too.
-        variants.extend(
+        // Probes of co-run variants refine the reported models too (they
+        // are reported among the atoms already).
+        let mut refining = variants.clone();
+        refining.extend(
             atoms
                 .iter()
                 .filter(|a| self.is_corun_probe(&a.name))
@@ -571,7 +573,7 @@ impl<E: Send + 'static> Suite<E> {
                 &atoms,
                 &raw_samples,
                 handoff.as_ref(),
-                &variants,
+                &refining,
                 std::mem::take(&mut collected[c]),
                 settings,
             )?);
