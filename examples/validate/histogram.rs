@@ -350,6 +350,17 @@ mod tests {
                 .eval(&[("x", 1.0)])
                 .unwrap();
             assert!((per_image - want).abs() < 1e-9, "n = {n}: {per_image}");
+            // Simulated on two cores: the busy workers share them.
+            let settings = crate::settings::Settings::default();
+            let (_, simulated) =
+                crate::machine_aware::predict(&refined, 2, &settings, &[("x", 1000.0)]);
+            let cores_busy = n.min(2) as f64;
+            let want = 1000.0 * want * n as f64 / cores_busy;
+            let got = simulated.unwrap();
+            assert!(
+                (got - want).abs() < 1e-6 * want,
+                "n = {n}: simulated {got}, not {want}"
+            );
         }
     }
 }
