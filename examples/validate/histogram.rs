@@ -344,7 +344,8 @@ mod tests {
                 "hist_map = 10; s = 0; r = 0; mapreduce[m = 1, n = {n}, d = x, k = 768](hist_map, s, r)"
             ))
             .unwrap();
-            let refined = crate::refinements::refine(d.term(), None, &[corun.clone()], 2);
+            let refined =
+                crate::refinements::refine(d.term(), None, std::slice::from_ref(&corun), 2);
             let per_image = pattern_core::semantics::Throughput::new()
                 .expr(&refined)
                 .eval(&[("x", 1.0)])
