@@ -50,7 +50,8 @@ pub(crate) fn predict(
         .ok()
         .map(|p| p.time_per_element)
         .filter(|t| t.is_finite());
-    let platform = Platform::new(1, cores).pinned(settings.pin_threads);
+    let platform =
+        Platform::new(1, cores).pinned(settings.pin_threads && !lone_map_reduce(refined));
     let simulated = Simulation::new(&design, &platform)
         .at(at)
         .elements(SIMULATED_ELEMENTS)
@@ -60,6 +61,15 @@ pub(crate) fn predict(
         .map(|r| r.time_per_element())
         .filter(|t| t.is_finite() && *t > 0.0);
     (queueing, simulated)
+}
+
+/// Whether `term` is a mapReduce alone. The executor pins its `n` workers
+/// to cores `i mod cores`, which shares the cores among them evenly: what
+/// the simulator's unpinned cores give. Its pinned placement puts every
+/// worker of a mapReduce on the core of the mapReduce's own thread (one
+/// core for `n = 2` on two), so such a design is simulated unpinned.
+pub(crate) fn lone_map_reduce(term: &Term) -> bool {
+    matches!(term, Term::MapReduce { .. })
 }
 
 /// The overheads a direct simulation adds: the take from a task pool's

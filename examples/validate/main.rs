@@ -1,5 +1,6 @@
 //! Validation against reality (seed 001 §4 on this machine): measures the
-//! atoms qsort, inc, nop and the histogram map, shuffle and reduce, fits
+//! atoms qsort, inc, nop and the histogram's map, reduce and gathering as
+//! the executor runs them ([`histogram`]), fits
 //! their models, composes the models of the paper's configurations (seq,
 //! `tpool[n]`, pipe of qsort/inc/nop; the histogram mapReduce of §4.1.2 on a
 //! generated image), runs every configuration for real with the executor at
@@ -74,7 +75,7 @@
 //!   pool the memory contention between its workers ([`with_contention`]).
 //!
 //! The harness lives in this example's modules: [`suite`] (the suite and
-//! the run driver), [`settings`], [`atoms`] (atom timing), [`refinements`]
+//! the run driver), [`histogram`] (the mapReduce's job and atoms), [`settings`], [`atoms`] (atom timing), [`refinements`]
 //! (hand-over, cache reuse, contention), [`compare`] (a configuration's
 //! runs against its models), [`report`] (the report and its tables),
 //! [`probe`] (the speed probe) and [`core_speeds`] (the operators at the
@@ -83,6 +84,7 @@
 mod atoms;
 mod compare;
 mod core_speeds;
+mod histogram;
 mod machine_aware;
 mod probe;
 mod refinements;
@@ -92,14 +94,13 @@ mod suite;
 #[cfg(test)]
 mod tests;
 
-use pattern_core::exec::{Job, Kernels, group_by_key};
-use pattern_core::fit::measure::Harness;
+use histogram::histogram_suite;
+use pattern_core::exec::Kernels;
 use pattern_core::{cost, cost_of};
 use report::{Acceptance, ErrorSummary, Machine, Report, SuiteReport};
 use settings::Settings;
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use suite::{Suite, ValidationError};
 #[cfg(doc)]
@@ -141,7 +142,7 @@ fn nop(v: &mut [i32]) {
 }
 
 /// SplitMix64: a fast, seeded generator for the arrays to sort.
-fn splitmix(state: &mut u64) -> u64 {
+pub(crate) fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -167,78 +168,6 @@ fn random_array(x: usize, seed: u64) -> Vec<i32> {
     let mut v = Vec::with_capacity(x + PAGE_PAD);
     v.extend((0..x).map(|_| splitmix(&mut s) as i32));
     v
-}
-
-// ---- The histogram mapReduce (§4.1.2) --------------------------------------
-
-/// Width and height of the generated image.
-const WIDTH: usize = 64;
-const HEIGHT: usize = 64;
-/// Keys: the 256 values of each of the three channels.
-const KEYS: usize = 768;
-
-/// An RGB image, 8 bits per channel, interleaved.
-struct Image {
-    rgb: Vec<u8>,
-}
-
-/// The one image every job replicates ("we decided to use only one picture
-/// and replicate it as often as needed", §4.1.2): a colour gradient with
-/// seeded noise, so that every channel value occurs.
-fn image() -> Arc<Image> {
-    static IMAGE: OnceLock<Arc<Image>> = OnceLock::new();
-    IMAGE
-        .get_or_init(|| {
-            let mut s = 15; // the paper used picture 15
-            let mut rgb = Vec::with_capacity(WIDTH * HEIGHT * 3);
-            for y in 0..HEIGHT {
-                for x in 0..WIDTH {
-                    let noise = splitmix(&mut s);
-                    rgb.push((x * 4 + (noise & 0x3f) as usize) as u8);
-                    rgb.push((y * 4 + ((noise >> 8) & 0x3f) as usize) as u8);
-                    rgb.push(((x + y) * 2 + ((noise >> 16) & 0xff) as usize) as u8);
-                }
-            }
-            Arc::new(Image { rgb })
-        })
-        .clone()
-}
-
-/// The map: the histogram of one image's channel values, as `(key, count)`
-/// pairs for all 768 keys (key = channel · 256 + value).
-#[cost("1.274e6")]
-fn hist_map(image: &Image) -> Vec<(usize, u64)> {
-    let mut counts = [0u64; KEYS];
-    for px in image.rgb.chunks_exact(3) {
-        counts[px[0] as usize] += 1;
-        counts[256 + px[1] as usize] += 1;
-        counts[512 + px[2] as usize] += 1;
-    }
-    counts.iter().copied().enumerate().collect()
-}
-
-/// The reduce: adds a key's counts (Table 1 row 8, per key).
-#[cost("0.353395 * x")]
-fn hist_reduce(_key: usize, counts: &[u64]) -> u64 {
-    counts.iter().sum()
-}
-
-/// One job: `x` images in, the histogram of all of them out.
-struct HistogramJob {
-    images: Vec<Arc<Image>>,
-    histogram: Vec<(usize, u64)>,
-}
-
-impl Job for HistogramJob {
-    type Input = Arc<Image>;
-    type Value = u64;
-    type Output = u64;
-    fn inputs(&self) -> &[Arc<Image>] {
-        &self.images
-    }
-    fn set_output(&mut self, output: Vec<(usize, u64)>) {
-        self.histogram = output;
-    }
 }
 
 // ---- The suites -------------------------------------------------------------
@@ -289,61 +218,6 @@ fn sort_suite() -> Suite<Vec<i32>> {
     }
     for d in ["pipe(tpool[2](qsort), inc)", "pipe(inc, tpool[2](inc))"] {
         suite = suite.case("pipe of pools", d, true);
-    }
-    suite
-}
-
-fn histogram_suite() -> Suite<HistogramJob> {
-    let kernels = Kernels::<HistogramJob>::new()
-        .add_map(cost_of!(hist_map).name, |img: &Arc<Image>| hist_map(img))
-        .add_reduce(cost_of!(hist_reduce).name, hist_reduce);
-    // x = images per job.
-    let sizes = [512, 1024, 2048, 4096, 8192];
-    let job = |x: usize, _seed: u64| HistogramJob {
-        images: vec![image(); x],
-        histogram: Vec::new(),
-    };
-    let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, job)
-        // The map: M[map](x) for x images one after the other; eq. (5)
-        // uses M[map](1).
-        .probe("hist_map", |harness: &Harness| {
-            let img = image();
-            harness.run(
-                &[1, 2, 4, 8, 16, 32, 64],
-                |x| x,
-                |x| {
-                    for _ in 0..x {
-                        black_box(hist_map(black_box(&img)));
-                    }
-                },
-            )
-        })
-        // The shuffle: grouping the map outputs of x images by key
-        // (o = 768 keys, d(x) = x values each), the executor's own code.
-        .probe("hist_shuffle", move |harness: &Harness| {
-            let one = hist_map(&image());
-            harness.run(
-                &sizes,
-                |x| vec![one.clone(); x],
-                |outputs| group_by_key(outputs, 768),
-            )
-        })
-        // The reduce: one key's d(x) = x counts.
-        .probe("hist_reduce", move |harness: &Harness| {
-            harness.run(
-                &sizes,
-                |x| vec![3u64; x],
-                |v| black_box(hist_reduce(0, black_box(&v))),
-            )
-        });
-    for (n, accept) in [(1, true), (2, true), (4, true)] {
-        suite = suite.case(
-            "mapreduce",
-            &format!(
-                "mapreduce[m = 1, n = {n}, d = x, k = {KEYS}](hist_map, hist_shuffle, hist_reduce)"
-            ),
-            accept,
-        );
     }
     suite
 }

@@ -224,6 +224,14 @@ fn contend(term: &Term, variants: &[Atom], cores: usize, busy: usize) -> Term {
                 .min(cores.max(1));
             Term::Tpool(n.clone(), Box::new(contend(t, variants, cores, busy)))
         }
+        // The map and reduce workers of a mapReduce (one node) share the
+        // memory like a pool's workers.
+        Term::MapReduce { params, .. } => {
+            let busy = busy
+                .saturating_mul(busy_workers(&params.n, cores))
+                .min(cores.max(1));
+            term.map_children(|child| contend(child, variants, cores, busy))
+        }
         _ => term.map_children(|child| contend(child, variants, cores, busy)),
     }
 }

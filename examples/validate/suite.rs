@@ -120,6 +120,9 @@ pub struct Suite<E> {
     pub(crate) contention: bool,
     /// [`Suite::with_direct`].
     pub(crate) direct: bool,
+    /// Atoms whose models are formulas over the measured ones
+    /// ([`Suite::derived`]).
+    pub(crate) derived: Vec<(String, String)>,
     /// Written after an atom's inputs are built, so that they are as cold
     /// as [`Settings::cold_bytes`] asks (cheaper than building that many
     /// bytes of further inputs).
@@ -150,6 +153,7 @@ impl<E: Send + 'static> Suite<E> {
             warm: false,
             contention: false,
             direct: false,
+            derived: Vec::new(),
             scratch: Mutex::new(Vec::new()),
             stream_lengths: Mutex::new(BTreeMap::new()),
         }
@@ -178,6 +182,15 @@ impl<E: Send + 'static> Suite<E> {
     ) -> Self {
         self.probes
             .push(Probe::Custom(name.to_string(), Box::new(measure)));
+        self
+    }
+
+    /// An atom measured by no probe of its own: its model is `formula`
+    /// with every measured atom's name replaced by that atom's model (the
+    /// formula may use the variables of the place the atom stands, such as
+    /// a shuffle's `o`, `m` and `n`).
+    pub fn derived(mut self, name: &str, formula: &str) -> Self {
+        self.derived.push((name.to_string(), formula.to_string()));
         self
     }
 
@@ -443,6 +456,17 @@ impl<E: Send + 'static> Suite<E> {
                     let (local, mut local_variants) =
                         self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
                     local_variants.extend(local_pools.iter().cloned());
+                    // A probe of an atom's co-run variant refines the model
+                    // like the element atoms' co-run timings.
+                    local_variants.extend(
+                        local
+                            .iter()
+                            .filter(|(name, _)| self.is_corun_probe(name))
+                            .map(|(name, model)| Atom {
+                                name: name.clone(),
+                                model: model.clone(),
+                            }),
+                    );
                     let design = self.design(case, &local)?;
                     let at = [("x", x as f64)];
                     let predicted = design.model().eval(&at).ok();
@@ -533,6 +557,15 @@ impl<E: Send + 'static> Suite<E> {
         for (w, samples) in &pool_samples {
             variants.push(fit_atom(&pool_handoff_name(*w), samples, settings)?);
         }
+        // Probes of co-run variants refine the reported models too (they
+        // are reported among the atoms already).
+        let mut refining = variants.clone();
+        refining.extend(
+            atoms
+                .iter()
+                .filter(|a| self.is_corun_probe(&a.name))
+                .cloned(),
+        );
         let mut rows = Vec::with_capacity(self.cases.len());
         for (c, case) in self.cases.iter().enumerate() {
             rows.push(self.row(
@@ -540,7 +573,7 @@ impl<E: Send + 'static> Suite<E> {
                 &atoms,
                 &raw_samples,
                 handoff.as_ref(),
-                &variants,
+                &refining,
                 std::mem::take(&mut collected[c]),
                 settings,
             )?);
@@ -702,6 +735,11 @@ impl<E: Send + 'static> Suite<E> {
         Ok(self.element_probes(&heads))
     }
 
+    /// Whether `name` is a probe timing another probe's atom co-run.
+    pub(crate) fn is_corun_probe(&self, name: &str) -> bool {
+        self.probes.iter().any(|p| corun_name(p.name()) == name)
+    }
+
     /// The probes (by index) of the element atoms a case runs in a task
     /// pool of two or more workers.
     pub(crate) fn pooled_atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
@@ -715,7 +753,17 @@ impl<E: Send + 'static> Suite<E> {
         case: &Case,
         atoms: &[(String, Expr)],
     ) -> Result<Design, ValidationError> {
-        let text = design_text(&case.structure, atoms);
+        let mut all = atoms.to_vec();
+        for (name, formula) in &self.derived {
+            let formula = Expr::parse(formula).map_err(|e| ValidationError::Design {
+                design: case.structure.clone(),
+                message: format!("the formula of `{name}`: {e}"),
+            })?;
+            let named: Vec<(&str, Expr)> =
+                atoms.iter().map(|(n, m)| (n.as_str(), m.clone())).collect();
+            all.push((name.clone(), formula.subs_all(&named)));
+        }
+        let text = design_text(&case.structure, &all);
         Design::parse(&text).map_err(|e| ValidationError::Design {
             design: case.structure.clone(),
             message: e.to_string(),

@@ -7,25 +7,27 @@
 //! kernel* for the phases of a mapReduce, whose elements are [`Job`]s.
 
 use super::executor::workers::Workers;
-use super::shuffle::group_by_key;
+use super::grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// An element kernel: transforms one element in place.
 pub type ElementKernel<E> = Arc<dyn Fn(&mut E) + Send + Sync>;
 
-/// The map phase of a job followed by the grouping by key (the shuffle on
-/// one node): `None` if a kernel failed (the failure is recorded).
+/// The map phase of a job, each worker grouping its pairs by key as it
+/// maps: `None` if a kernel failed (the failure is recorded).
 pub(crate) type MapPhase<E> = Arc<dyn Fn(&E, &Workers<'_>) -> Option<Grouped> + Send + Sync>;
 
 /// The reduce phase of a job: reduces every key's values and hands the
 /// results to the job. `false` if a kernel failed.
 pub(crate) type ReducePhase<E> = Arc<dyn Fn(&mut E, Grouped, &Workers<'_>) -> bool + Send + Sync>;
 
-/// The values of a job grouped by key (`Vec<Vec<Job::Value>>`, one bucket
-/// per key), passed from the map phase to the reduce phase.
+/// The values of a job grouped by key (`Vec<KeyValues<Job::Value>>`, the
+/// keys with values in increasing order), passed from the map phase to the
+/// reduce phase.
 pub(crate) struct Grouped(pub(crate) Box<dyn Any + Send>);
 
 /// An element a mapReduce can process: a list of inputs in, one result per
@@ -178,9 +180,12 @@ impl<E> Kernels<E> {
 impl<E: Job> Kernels<E> {
     /// Registers the map kernel `name` of a mapReduce: it turns one input of
     /// a job into `(key, value)` pairs. The executor applies it to every
-    /// input of the job on the mapReduce's `n` threads, then groups the pairs
-    /// by key ([`group_by_key`]). Keys run from 0 to `k(x) - 1`, the keys
-    /// the design declares for the job's `x` inputs: a key outside is
+    /// input of the job on the mapReduce's `n` threads, each taking
+    /// contiguous blocks of inputs ([`block_len`]) and grouping its pairs by
+    /// key right after each call ([`WorkerGroups`]): the shuffle runs on
+    /// the map's workers, with no phase on one thread. Keys run from 0 to
+    /// `k(x) - 1`, the keys the design declares for the job's `x` inputs: a
+    /// key outside is
     /// [`ExecError::KeyOutOfRange`](crate::exec::ExecError::KeyOutOfRange).
     pub fn add_map(
         mut self,
@@ -191,26 +196,45 @@ impl<E: Job> Kernels<E> {
         let phase: MapPhase<E> = Arc::new(move |job: &E, workers: &Workers<'_>| {
             let inputs = job.inputs();
             let keys = workers.keys(inputs.len())?;
-            let emitted = workers.for_each_index(&atom, inputs.len(), |i| map(&inputs[i]))?;
-            match group_by_key(emitted, keys) {
-                Ok(grouped) => Some(Grouped(Box::new(grouped))),
-                Err(out) => {
-                    workers.fail(crate::exec::ExecError::KeyOutOfRange {
-                        atom: atom.clone(),
-                        key: out.key,
-                        keys: out.keys,
-                    });
-                    None
+            let block = block_len(inputs.len(), workers.threads());
+            let blocks = inputs.len().div_ceil(block);
+            let next = AtomicUsize::new(0);
+            let groups = workers.on_workers(&atom, blocks, || {
+                let mut groups = WorkerGroups::new(keys);
+                while !workers.stopped() {
+                    let b = next.fetch_add(1, Ordering::Relaxed);
+                    if b >= blocks {
+                        break;
+                    }
+                    let end = inputs.len().min((b + 1) * block);
+                    for input in &inputs[b * block..end] {
+                        let Some(pairs) = workers.call(&atom, || map(input)) else {
+                            return groups;
+                        };
+                        if let Err(out) = groups.add(b, pairs) {
+                            workers.fail(crate::exec::ExecError::KeyOutOfRange {
+                                atom: atom.clone(),
+                                key: out.key,
+                                keys: out.keys,
+                            });
+                            return groups;
+                        }
+                    }
                 }
-            }
+                groups
+            })?;
+            Some(Grouped(Box::new(merge_groups(groups))))
         });
         self.kernels.insert(name.to_string(), Kernel::Map(phase));
         self
     }
 
     /// Registers the reduce kernel `name` of a mapReduce: it combines the
-    /// values of one key. The executor applies it to every key on the
-    /// mapReduce's `n` threads and hands the results to the job
+    /// values of one key, in input order. The executor applies it to every
+    /// key on the mapReduce's `n` threads, each first gathering the key's
+    /// values from the map workers that hold some
+    /// ([`KeyValues::into_values`]: none to copy when one worker holds
+    /// them all, as with `n = 1`), and hands the results to the job
     /// ([`Job::set_output`]).
     pub fn add_reduce(
         mut self,
@@ -220,17 +244,26 @@ impl<E: Job> Kernels<E> {
         let atom = name.to_string();
         let phase: ReducePhase<E> = Arc::new(
             move |job: &mut E, grouped: Grouped, workers: &Workers<'_>| {
-                let Ok(buckets) = grouped.0.downcast::<Vec<(usize, Vec<E::Value>)>>() else {
+                let Ok(keyed) = grouped.0.downcast::<Vec<KeyValues<E::Value>>>() else {
                     // Unreachable: map and reduce kernels of one registry
                     // share `E::Value`.
                     return false;
                 };
-                let Some(results) = workers.for_each_index(&atom, buckets.len(), |i| {
-                    reduce(buckets[i].0, &buckets[i].1)
+                let keys: Vec<usize> = keyed.iter().map(KeyValues::key).collect();
+                // Each key's values move to the worker that reduces it.
+                let slots: Vec<Mutex<Option<KeyValues<E::Value>>>> =
+                    keyed.into_iter().map(|k| Mutex::new(Some(k))).collect();
+                let Some(results) = workers.for_each_index(&atom, slots.len(), |i| {
+                    let taken = slots[i]
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .take();
+                    let values = taken.map(KeyValues::into_values).unwrap_or_default();
+                    reduce(keys[i], &values)
                 }) else {
                     return false;
                 };
-                job.set_output(buckets.iter().map(|(k, _)| *k).zip(results).collect());
+                job.set_output(keys.into_iter().zip(results).collect());
                 true
             },
         );

@@ -6,8 +6,9 @@
 //! - [`Executor`]: runs a [`Term`](crate::Term) on threads over a stream of
 //!   elements — `seq` in order on one thread, `pipe` one stage per thread
 //!   with bounded channels, `tpool[n]` as `n` workers on a shared queue,
-//!   `mapreduce` (m = 1) as map on `n` threads, group by key, reduce on `n`
-//!   threads — and reports [`Metrics`]: the paper's average time between two
+//!   `mapreduce` (m = 1) as map on `n` threads, each grouping its own pairs
+//!   by key as it maps ([`WorkerGroups`]), then reduce on `n` threads, each
+//!   gathering its keys' values from the map workers — and reports [`Metrics`]: the paper's average time between two
 //!   departures in steady state, latency, makespan, the parallelism reached.
 //! - [`Cores`]: threads pinned to known cores.
 //!
@@ -17,6 +18,7 @@
 
 mod error;
 mod executor;
+mod grouping;
 mod kernels;
 mod metrics;
 mod placement;
@@ -24,6 +26,7 @@ mod shuffle;
 
 pub use error::ExecError;
 pub use executor::{Executor, MAX_BUFFER, MAX_SPIN, MAX_THREADS, Run};
+pub use grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
 pub use kernels::{ElementKernel, Job, Kernels};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
 pub use placement::Cores;

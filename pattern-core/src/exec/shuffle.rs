@@ -1,4 +1,5 @@
-//! The shuffle of a mapReduce on one node: the map's pairs grouped by key.
+//! Grouping by key on one thread: the reference the executor's grouping on
+//! its workers ([`WorkerGroups`](super::WorkerGroups)) agrees with.
 
 /// A key a map kernel emitted outside the keys the design declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -19,8 +20,10 @@ pub struct KeyOutOfRange {
 /// Memory is linear in the pairs whatever the keys: dense keys are counted
 /// into buckets, sparse ones (fewer pairs than keys) are sorted.
 ///
-/// This is the code the executor runs between the map and the reduce phase,
-/// public so that its cost can be measured as an atom of its own.
+/// The executor does not run this: its map workers group their own pairs
+/// ([`WorkerGroups`](super::WorkerGroups), [`merge_groups`](super::merge_groups)),
+/// with the same result. This is the one-thread grouping, public as the
+/// reference to compare with and the baseline to measure against.
 ///
 /// ```
 /// use pattern_core::exec::{KeyOutOfRange, group_by_key};

@@ -7,7 +7,7 @@
 //! | `seq(a, b)` | `a` then `b` on the same thread, element by element; if a part contains a `pipe` or `tpool`, phase by phase over windows of elements (all of the window through `a`, then all through `b`), so the parts do not overlap, as `M[a] + M[b]` assumes |
 //! | `pipe(a, b)` | `a` and `b` on their own threads, connected by a bounded channel; order is kept when both stages keep it |
 //! | `tpool[n](t)` | `n` workers (each an instance of `t`) pulling from one shared queue; no order |
-//! | `mapreduce[m = 1, n](map, shuffle, reduce)` | per element (a [`Job`](super::Job)): the map kernel on every input on `n` threads, the pairs grouped by key ([`group_by_key`](super::group_by_key), the shuffle), the reduce kernel on every key on `n` threads |
+//! | `mapreduce[m = 1, n](map, shuffle, reduce)` | per element (a [`Job`](super::Job)): the map kernel on every input on `n` threads, each taking blocks of inputs and grouping its pairs by key right after each call ([`WorkerGroups`](super::WorkerGroups): the shuffle runs on the map's workers), then the reduce kernel on every key on `n` threads, each gathering the key's values from the map workers in input order |
 //!
 //! The program's input is a queue filled with every element before the
 //! clock starts; an element *enters* when the program takes it from there and

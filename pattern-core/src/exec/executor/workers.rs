@@ -371,44 +371,47 @@ impl Workers<'_> {
         self.ctx.fail(e);
     }
 
-    /// Calls `f(i)` for every `i` in `0..len` on the workers (each pulls the
-    /// next index from a shared counter) and returns the results in index
-    /// order; `None` if a kernel failed or the run stopped.
-    pub(crate) fn for_each_index<R: Send>(
+    /// The threads of the phase, `n`.
+    pub(crate) fn threads(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the run stops (a kernel failed, the deadline passed).
+    pub(crate) fn stopped(&self) -> bool {
+        self.ctx.stopped()
+    }
+
+    /// Calls the kernel of `atom` through `f`, counting it in flight and
+    /// catching its panic (the run then fails naming `atom`).
+    pub(crate) fn call<R>(&self, atom: &str, f: impl FnOnce() -> R) -> Option<R> {
+        self.ctx.call(atom, f)
+    }
+
+    /// Runs `work` on `min(n, tasks)` workers at once (the calling thread
+    /// and helpers, which share out the tasks themselves) and returns what
+    /// each returned, the calling thread's first; `None` if a kernel
+    /// failed or the run stopped.
+    pub(crate) fn on_workers<R: Send>(
         &self,
         atom: &str,
-        len: usize,
-        f: impl Fn(usize) -> R + Sync,
+        tasks: usize,
+        work: impl Fn() -> R + Sync,
     ) -> Option<Vec<R>> {
-        let next = AtomicUsize::new(0);
         let ctx = self.ctx;
-        let work = || {
-            let mut done = Vec::new();
-            while !ctx.stopped() {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= len {
-                    break;
-                }
-                match ctx.call(atom, || f(i)) {
-                    Some(r) => done.push((i, r)),
-                    None => break,
-                }
-            }
-            done
-        };
-        let helpers = self.n.min(len).saturating_sub(1);
+        let work = &work;
+        let helpers = self.n.min(tasks).saturating_sub(1);
         let parts = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
-            let helper = |h: usize| {
-                let start = ctx.begin(self.first + 1 + h);
-                let done = work();
-                ctx.account(start);
-                done
-            };
             for h in 0..helpers {
+                let helper = move || {
+                    let start = ctx.begin(self.first + 1 + h);
+                    let done = work();
+                    ctx.account(start);
+                    done
+                };
                 match thread::Builder::new()
                     .name(format!("mapreduce-{atom}"))
-                    .spawn_scoped(s, move || helper(h))
+                    .spawn_scoped(s, helper)
                 {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -429,6 +432,33 @@ impl Workers<'_> {
         if ctx.stopped() {
             return None;
         }
+        Some(parts)
+    }
+
+    /// Calls `f(i)` for every `i` in `0..len` on the workers (each pulls the
+    /// next index from a shared counter) and returns the results in index
+    /// order; `None` if a kernel failed or the run stopped.
+    pub(crate) fn for_each_index<R: Send>(
+        &self,
+        atom: &str,
+        len: usize,
+        f: impl Fn(usize) -> R + Sync,
+    ) -> Option<Vec<R>> {
+        let next = AtomicUsize::new(0);
+        let parts = self.on_workers(atom, len, || {
+            let mut done = Vec::new();
+            while !self.stopped() {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= len {
+                    break;
+                }
+                match self.call(atom, || f(i)) {
+                    Some(r) => done.push((i, r)),
+                    None => break,
+                }
+            }
+            done
+        })?;
         let mut slots: Vec<Option<R>> = (0..len).map(|_| None).collect();
         for (i, r) in parts.into_iter().flatten() {
             slots[i] = Some(r);

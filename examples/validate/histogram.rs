@@ -1,0 +1,367 @@
+//! The histogram mapReduce of seed 001 §4.1.2 on a generated image, and how
+//! its atoms are measured: as the executor runs them.
+//!
+//! The executor's map workers group their pairs by key right after each map
+//! call ([`WorkerGroups`]), and the reduce of a key gathers the key's values
+//! from the workers that hold some ([`KeyValues::into_values`]). So the
+//! design's atoms are:
+//!
+//! - `hist_map`: one image mapped *and its 768 pairs grouped* into the
+//!   worker's buckets, per image, timed on one worker over a job's `x`
+//!   images (buckets as large as a run's);
+//! - `hist_map_corun`: the same while every other core maps and groups
+//!   images too, the co-run variant the refined model gives the map where
+//!   two or more of its workers are busy (they share the memory, like a
+//!   task pool's workers);
+//! - `hist_reduce`: one key reduced on the bucket of the one worker that
+//!   holds all its values (as with `n = 1`), cold as after a map phase;
+//! - `hist_gather`: what the reduce of a key costs more when its values are
+//!   spread over workers (`n ≥ 2`): the gathering of its runs in input
+//!   order, and the reduce on the gathered copy instead of the bucket;
+//! - `hist_shuffle`, the shuffle of eq. (5), is what is left between the
+//!   map and the reduce: `min(1, m·n − 1) · o · hist_gather / (m·n)`, the
+//!   gatherings shared by the reduce's workers (none with one worker).
+//!
+//! The grouping is in the map's atom rather than the shuffle's because that
+//! is where the program runs it, on the map's threads: the operators divide
+//! it by `m·n` like the map, and the simulator puts it on the workers'
+//! cores (it runs a shuffle as a delay on no core).
+
+use crate::splitmix;
+use crate::suite::Suite;
+use pattern_core::exec::{Cores, Job, Kernels, KeyValues, WorkerGroups, block_len, merge_groups};
+use pattern_core::fit::measure::{Harness, Measurement, Samples};
+use pattern_core::{cost, cost_of};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread;
+
+/// Width and height of the generated image.
+const WIDTH: usize = 64;
+const HEIGHT: usize = 64;
+/// Keys: the 256 values of each of the three channels.
+pub(crate) const KEYS: usize = 768;
+
+/// Images a co-running partner maps and groups between two looks at
+/// whether to stop (about 5 ms).
+const PARTNER_IMAGES: usize = 512;
+
+/// An RGB image, 8 bits per channel, interleaved.
+pub(crate) struct Image {
+    rgb: Vec<u8>,
+}
+
+/// The one image every job replicates ("we decided to use only one picture
+/// and replicate it as often as needed", §4.1.2): a colour gradient with
+/// seeded noise, so that every channel value occurs.
+pub(crate) fn image() -> Arc<Image> {
+    static IMAGE: OnceLock<Arc<Image>> = OnceLock::new();
+    IMAGE
+        .get_or_init(|| {
+            let mut s = 15; // the paper used picture 15
+            let mut rgb = Vec::with_capacity(WIDTH * HEIGHT * 3);
+            for y in 0..HEIGHT {
+                for x in 0..WIDTH {
+                    let noise = splitmix(&mut s);
+                    rgb.push((x * 4 + (noise & 0x3f) as usize) as u8);
+                    rgb.push((y * 4 + ((noise >> 8) & 0x3f) as usize) as u8);
+                    rgb.push(((x + y) * 2 + ((noise >> 16) & 0xff) as usize) as u8);
+                }
+            }
+            Arc::new(Image { rgb })
+        })
+        .clone()
+}
+
+/// The map: the histogram of one image's channel values, as `(key, count)`
+/// pairs for all 768 keys (key = channel · 256 + value).
+#[cost("1.274e6")]
+pub(crate) fn hist_map(image: &Image) -> Vec<(usize, u64)> {
+    let mut counts = [0u64; KEYS];
+    for px in image.rgb.chunks_exact(3) {
+        counts[px[0] as usize] += 1;
+        counts[256 + px[1] as usize] += 1;
+        counts[512 + px[2] as usize] += 1;
+    }
+    counts.iter().copied().enumerate().collect()
+}
+
+/// The reduce: adds a key's counts (Table 1 row 8, per key).
+#[cost("0.353395 * x")]
+pub(crate) fn hist_reduce(_key: usize, counts: &[u64]) -> u64 {
+    counts.iter().sum()
+}
+
+/// One job: `x` images in, the histogram of all of them out.
+pub(crate) struct HistogramJob {
+    images: Vec<Arc<Image>>,
+    pub(crate) histogram: Vec<(usize, u64)>,
+}
+
+impl Job for HistogramJob {
+    type Input = Arc<Image>;
+    type Value = u64;
+    type Output = u64;
+    fn inputs(&self) -> &[Arc<Image>] {
+        &self.images
+    }
+    fn set_output(&mut self, output: Vec<(usize, u64)>) {
+        self.histogram = output;
+    }
+}
+
+/// A job of `x` images.
+pub(crate) fn job(x: usize) -> HistogramJob {
+    HistogramJob {
+        images: vec![image(); x],
+        histogram: Vec::new(),
+    }
+}
+
+/// What `workers` map workers hold after mapping `x` images, exactly as
+/// the executor's map phase leaves it: blocks of [`block_len`] images dealt
+/// to the workers in turn, each image mapped and grouped by its worker.
+pub(crate) fn map_phase(x: usize, workers: usize) -> Vec<WorkerGroups<u64>> {
+    let img = image();
+    let block = block_len(x, workers);
+    let mut groups: Vec<WorkerGroups<u64>> =
+        (0..workers).map(|_| WorkerGroups::new(KEYS)).collect();
+    for i in 0..x {
+        let b = i / block;
+        // The keys are the map's own, below KEYS: never out of range.
+        let _ = groups[b % workers].add(b, hist_map(&img));
+    }
+    groups
+}
+
+/// Every key reduced as a reduce worker reduces it (gathered first where
+/// several workers hold values); returns the count of keys.
+fn reduce_all(keyed: Vec<KeyValues<u64>>) -> usize {
+    let keys = keyed.len();
+    for k in keyed {
+        let key = k.key();
+        let values = k.into_values();
+        black_box(hist_reduce(key, black_box(&values)));
+    }
+    keys
+}
+
+/// `m`'s timings divided by `per` (per image, per key).
+fn divided(label: &str, m: &Measurement, per: impl Fn(usize) -> f64) -> Measurement {
+    let sizes = m
+        .sizes()
+        .iter()
+        .map(|s| Samples {
+            x: s.x,
+            times_ns: s.times_ns.iter().map(|t| t / per(s.x)).collect(),
+            stopped_early: s.stopped_early,
+        })
+        .collect();
+    Measurement::from_samples(label, sizes)
+}
+
+/// The median of `m` at `x`, 0 if not measured there.
+fn median_at(m: &Measurement, x: usize) -> f64 {
+    m.sizes()
+        .iter()
+        .find(|s| s.x == x)
+        .map_or(0.0, Samples::median)
+}
+
+/// The histogram suite: the mapReduce for n = 1, 2, 4 at 512 to 8,192
+/// images per job.
+pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
+    let kernels = Kernels::<HistogramJob>::new()
+        .add_map(cost_of!(hist_map).name, |img: &Arc<Image>| hist_map(img))
+        .add_reduce(cost_of!(hist_reduce).name, hist_reduce);
+    // x = images per job.
+    let sizes = [512, 1024, 2048, 4096, 8192];
+    // The machine's cores, from the unpinned main thread.
+    let cores = Cores::of_current_thread();
+    let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, |x, _seed| job(x))
+        // The map and the grouping of its pairs on one worker, per image,
+        // over a job's x images (eq. (5) uses M[map](1): at x it is the
+        // constant measured at x).
+        .probe("hist_map", move |harness: &Harness| {
+            let m = harness.run(&sizes, |x| x, |x| map_phase(x, 1));
+            divided("hist_map", &m, |x| x as f64)
+        })
+        // The same while the other cores map and group images too: the
+        // map workers of n >= 2 share the memory (the co-run variant the
+        // refined model uses where two or more workers are busy).
+        .probe("hist_map_corun", move |harness: &Harness| {
+            let stop = AtomicBool::new(false);
+            let m = thread::scope(|s| {
+                for partner in 1..cores.len() {
+                    let (cores, stop) = (&cores, &stop);
+                    s.spawn(move || {
+                        cores.pin_current(partner);
+                        while !stop.load(Ordering::Acquire) {
+                            black_box(map_phase(PARTNER_IMAGES, 1));
+                        }
+                    });
+                }
+                let m = harness.run(&sizes, |x| x, |x| map_phase(x, 1));
+                stop.store(true, Ordering::Release);
+                m
+            });
+            divided("hist_map_corun", &m, |x| x as f64)
+        })
+        // One key reduced on its one worker's bucket, right after the map
+        // phase (cold), per key.
+        .probe("hist_reduce", move |harness: &Harness| {
+            let m = harness.run(&sizes, |x| merge_groups(map_phase(x, 1)), reduce_all);
+            divided("hist_reduce", &m, |_| KEYS as f64)
+        })
+        // What a key's reduce costs more with its values spread over two
+        // workers, per key: gathered and reduced, less reduced in place.
+        .probe("hist_gather", move |harness: &Harness| {
+            let one = harness.run(&sizes, |x| merge_groups(map_phase(x, 1)), reduce_all);
+            let two = harness.run(&sizes, |x| merge_groups(map_phase(x, 2)), reduce_all);
+            let extra = two
+                .sizes()
+                .iter()
+                .map(|s| Samples {
+                    x: s.x,
+                    times_ns: s
+                        .times_ns
+                        .iter()
+                        .map(|t| ((t - median_at(&one, s.x)) / KEYS as f64).max(0.0))
+                        .collect(),
+                    stopped_early: s.stopped_early,
+                })
+                .collect();
+            Measurement::from_samples("hist_gather", extra)
+        })
+        // Refined: the map at its co-run cost where two or more workers
+        // are busy.
+        .with_contention(true)
+        // The shuffle of eq. (5) as the program runs it: o = k keys
+        // gathered on the m·n reduce workers where there are several.
+        .derived("hist_shuffle", "min(1, m*n - 1) * o * hist_gather / (m*n)");
+    for (n, accept) in [(1, true), (2, true), (4, true)] {
+        suite = suite.case(
+            "mapreduce",
+            &format!(
+                "mapreduce[m = 1, n = {n}, d = x, k = {KEYS}](hist_map, hist_shuffle, hist_reduce)"
+            ),
+            accept,
+        );
+    }
+    suite
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pattern_core::Design;
+    use pattern_core::exec::Executor;
+
+    /// The probes' map phase groups exactly as the executor's run: the
+    /// histogram of x images is x times the image's.
+    #[test]
+    fn the_probes_map_phase_is_the_executors() {
+        let one: Vec<(usize, u64)> = hist_map(&image())
+            .into_iter()
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        for workers in [1, 2] {
+            let reduced: Vec<(usize, u64)> = merge_groups(map_phase(100, workers))
+                .into_iter()
+                .map(|k| (k.key(), k.into_values().iter().sum()))
+                .collect();
+            let want: Vec<(usize, u64)> = one.iter().map(|&(k, c)| (k, 100 * c)).collect();
+            assert_eq!(reduced, want);
+        }
+        let suite = histogram_suite();
+        let d = Design::parse(
+            "hist_map = 1; hist_shuffle = 1; hist_reduce = 1;
+             mapreduce[m = 1, n = 2, d = x, k = 768](hist_map, hist_shuffle, hist_reduce)",
+        )
+        .unwrap();
+        let run = Executor::new(&suite.kernels)
+            .run(d.term(), vec![job(100)])
+            .unwrap();
+        let want: Vec<(usize, u64)> = one.iter().map(|&(k, c)| (k, 100 * c)).collect();
+        assert_eq!(run.outputs[0].1.histogram, want);
+    }
+
+    /// The shuffle's model: no gathering with one worker, the gatherings of
+    /// the 768 keys shared by the n workers otherwise.
+    #[test]
+    fn the_shuffle_gathers_only_with_several_workers() {
+        let suite = histogram_suite();
+        let atoms: Vec<(String, pattern_core::Expr)> = [
+            ("hist_map", "0"),
+            ("hist_reduce", "0"),
+            ("hist_gather", "2*x"),
+        ]
+        .iter()
+        .map(|(n, m)| (n.to_string(), pattern_core::Expr::parse(m).unwrap()))
+        .collect();
+        for (case, n) in suite.cases.iter().zip([1.0, 2.0, 4.0]) {
+            let model = suite.design(case, &atoms).unwrap().model();
+            let at_100 = model.eval(&[("x", 100.0)]).unwrap();
+            let want = if n == 1.0 { 0.0 } else { 768.0 * 200.0 / n };
+            assert!((at_100 - want).abs() < 1e-6, "n = {n}: {at_100}");
+        }
+    }
+
+    /// The machine-aware prediction of the histogram: n = 2 workers on two
+    /// cores halve the map, n = 4 share the two cores.
+    #[test]
+    fn the_simulated_map_reduce_shares_the_cores_among_its_workers() {
+        let settings = crate::settings::Settings::default();
+        assert!(settings.pin_threads);
+        for (n, speedup) in [(1, 1.0), (2, 2.0), (4, 2.0)] {
+            let d = Design::parse(&format!(
+                "a = 1000; s = 0; r = 1; mapreduce[m = 1, n = {n}, d = x, k = 768](a, s, r)"
+            ))
+            .unwrap();
+            let (_, simulated) =
+                crate::machine_aware::predict(d.term(), 2, &settings, &[("x", 1000.0)]);
+            // 1000 maps of 1000 ns and 768 reduces of 1 ns.
+            let want = (1000.0 * 1000.0 + 768.0) / speedup;
+            let got = simulated.unwrap();
+            assert!(
+                (got - want).abs() < 1e-6 * want,
+                "n = {n}: {got} against {want}"
+            );
+        }
+    }
+
+    /// Where two or more map workers are busy, the refined model maps with
+    /// the co-run atom; with one worker, with the atom timed alone.
+    #[test]
+    fn busy_map_workers_map_at_the_co_run_cost() {
+        let corun = pattern_core::Atom {
+            name: "hist_map_corun".into(),
+            model: pattern_core::Expr::num(15.0),
+        };
+        for (n, want) in [(1, 10.0), (2, 15.0 / 2.0), (4, 15.0 / 4.0)] {
+            let d = Design::parse(&format!(
+                "hist_map = 10; s = 0; r = 0; mapreduce[m = 1, n = {n}, d = x, k = 768](hist_map, s, r)"
+            ))
+            .unwrap();
+            let refined =
+                crate::refinements::refine(d.term(), None, std::slice::from_ref(&corun), 2);
+            let per_image = pattern_core::semantics::Throughput::new()
+                .expr(&refined)
+                .eval(&[("x", 1.0)])
+                .unwrap();
+            assert!((per_image - want).abs() < 1e-9, "n = {n}: {per_image}");
+            // Simulated on two cores: the busy workers share them.
+            let settings = crate::settings::Settings::default();
+            let (_, simulated) =
+                crate::machine_aware::predict(&refined, 2, &settings, &[("x", 1000.0)]);
+            let cores_busy = n.min(2) as f64;
+            let want = 1000.0 * want * n as f64 / cores_busy;
+            let got = simulated.unwrap();
+            assert!(
+                (got - want).abs() < 1e-6 * want,
+                "n = {n}: simulated {got}, not {want}"
+            );
+        }
+    }
+}
