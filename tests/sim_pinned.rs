@@ -187,7 +187,8 @@ fn a_pinned_map_reduce_spreads_its_workers_over_the_cores() {
             .unwrap()
             .time_per_element()
     };
-    let mr = |n: u64| format!("{defs} mapreduce[m = 1, n = {n}, d = x, k = 4](map, shuffle, reduce)");
+    let mr =
+        |n: u64| format!("{defs} mapreduce[m = 1, n = {n}, d = x, k = 4](map, shuffle, reduce)");
     // x·map + k·reduce = 8·1000 + 4·10 = 8040 ns of work per job (the
     // reduce's model is per key, for its d values).
     let one = run(&mr(1));

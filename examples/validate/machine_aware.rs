@@ -50,8 +50,7 @@ pub(crate) fn predict(
         .ok()
         .map(|p| p.time_per_element)
         .filter(|t| t.is_finite());
-    let platform =
-        Platform::new(1, cores).pinned(settings.pin_threads && !lone_map_reduce(refined));
+    let platform = platform(cores, settings);
     let simulated = Simulation::new(&design, &platform)
         .at(at)
         .elements(SIMULATED_ELEMENTS)
@@ -63,13 +62,13 @@ pub(crate) fn predict(
     (queueing, simulated)
 }
 
-/// Whether `term` is a mapReduce alone. The executor pins its `n` workers
-/// to cores `i mod cores`, which shares the cores among them evenly: what
-/// the simulator's unpinned cores give. Its pinned placement puts every
-/// worker of a mapReduce on the core of the mapReduce's own thread (one
-/// core for `n = 2` on two), so such a design is simulated unpinned.
-pub(crate) fn lone_map_reduce(term: &Term) -> bool {
-    matches!(term, Term::MapReduce { .. })
+/// This machine's `cores` as the executor uses them: pinned as it pins its
+/// threads, and a thread woken on a busy core running after the measured
+/// wake-up latency.
+pub(crate) fn platform(cores: usize, settings: &Settings) -> Platform {
+    Platform::new(1, cores)
+        .pinned(settings.pin_threads)
+        .wake_latency(settings.wake_latency.as_secs_f64() * 1e9)
 }
 
 /// The overheads a direct simulation adds: the take from a task pool's
@@ -109,7 +108,7 @@ impl<E: Send + 'static> Suite<E> {
             .collect();
         self.evict(&[x], settings);
         let make = &self.make;
-        let platform = Platform::new(1, cores).pinned(settings.pin_threads);
+        let platform = platform(cores, settings);
         Simulation::new(design, &platform)
             .at(&[("x", x as f64)])
             .elements(n)

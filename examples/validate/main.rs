@@ -93,9 +93,10 @@ mod settings;
 mod suite;
 #[cfg(test)]
 mod tests;
+mod wake;
 
 use histogram::histogram_suite;
-use pattern_core::exec::Kernels;
+use pattern_core::exec::{Cores, Kernels};
 use pattern_core::{cost, cost_of};
 use report::{Acceptance, ErrorSummary, Machine, Report, SuiteReport};
 use settings::Settings;
@@ -307,6 +308,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     settings.pin_threads = !args.no_pin;
     settings.normalize_speed = !args.no_probe;
     settings.discount_steal = args.discount_steal;
+    if settings.pin_threads {
+        // Measured once, before any suite: the simulations' platform.
+        let samples = if args.quick { 20 } else { 400 };
+        let wake = wake::wake_latency(&Cores::of_current_thread(), samples);
+        settings.wake_latency = Duration::from_nanos(wake.unwrap_or(0.0) as u64);
+        eprintln!(
+            "validate: a thread woken on a busy core runs after {:.1} µs (median of {samples})",
+            settings.wake_latency.as_secs_f64() * 1e6
+        );
+    }
     // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
     let histogram_settings = Settings {
         rounds: settings.rounds.min(3),

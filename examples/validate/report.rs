@@ -444,6 +444,8 @@ pub struct SettingsRecord {
     /// [`Settings::atom_stream`], ms.
     #[serde(default)]
     pub atom_stream_ms: f64,
+    /// The wake-up latency on a busy core the simulations use, µs.
+    pub wake_latency_us: f64,
 }
 
 /// Everything a validation measured and concluded, for the JSON file.

@@ -117,6 +117,12 @@ pub struct Settings {
     pub direct_calls: usize,
     /// The fitter of atoms and whole runs (default [`Fitter::default`]).
     pub fitter: Fitter,
+    /// How long a thread woken on a busy core waits before it runs, which
+    /// the simulations give their platform
+    /// ([`Platform::wake_latency`](pattern_core::sim::Platform::wake_latency)):
+    /// measured at the start of a pinned run ([`crate::wake`]), zero
+    /// otherwise.
+    pub wake_latency: Duration,
 }
 
 impl Default for Settings {
@@ -144,6 +150,7 @@ impl Default for Settings {
             atom_stream: Duration::from_millis(4),
             direct_calls: 6,
             fitter: Fitter::default(),
+            wake_latency: Duration::ZERO,
         }
     }
 }
@@ -205,6 +212,7 @@ impl Settings {
             max_steal_share: self.max_steal_share,
             discount_steal: self.discount_steal,
             atom_stream_ms: self.atom_stream.as_secs_f64() * 1e3,
+            wake_latency_us: self.wake_latency.as_secs_f64() * 1e6,
         }
     }
 }
