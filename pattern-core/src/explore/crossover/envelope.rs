@@ -68,8 +68,11 @@ pub(super) fn envelope(
         let at = left.hi;
         let root = pair(left.best, right.best)
             .and_then(|found| found.roots.iter().find(|r| close(r.at, at)));
+        // Where one piece's best is tied with the other's best, the
+        // designs start or stop tying: not a swap, whatever the root.
+        let tie_changes = right.tied.contains(&left.best) || left.tied.contains(&right.best);
         let (kind, closed_form, at) = match root {
-            Some(r) if left.best != right.best => (r.kind, r.closed_form, r.at),
+            Some(r) if left.best != right.best && !tie_changes => (r.kind, r.closed_form, r.at),
             _ => (PointKind::TieBoundary, false, at),
         };
         points.push(CrossoverPoint {
