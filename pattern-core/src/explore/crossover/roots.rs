@@ -184,16 +184,19 @@ pub(crate) fn isolate(problem: &Problem, lo: f64, hi: f64) -> Result<Isolated, F
             out.ties.push((a, b));
             continue;
         }
-        match resolver.resolve(variant, a, b) {
-            Some(Outcome::Zero) => {
-                out.ties.push((a, b));
-                continue;
+        if over.d.contains_zero() && over.dd.contains_zero() {
+            // Undecided by the enclosures: resolve the kinks first.
+            match resolver.resolve(variant, a, b) {
+                Some(Outcome::Zero) => {
+                    out.ties.push((a, b));
+                    continue;
+                }
+                Some(Outcome::Variant(resolved)) => {
+                    stack.push((a, b, resolved));
+                    continue;
+                }
+                None => {}
             }
-            Some(Outcome::Variant(resolved)) => {
-                stack.push((a, b, resolved));
-                continue;
-            }
-            None => {}
         }
         let view = Problem {
             f: resolver.tape(variant),
