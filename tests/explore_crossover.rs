@@ -337,6 +337,39 @@ fn wide_maxima_resolve_or_fall_back_on_a_small_stack() {
 }
 
 #[test]
+fn a_deep_model_with_a_kink_resolves_on_a_small_stack() {
+    // max(x, 50) + 1 + ... + 1 (3,000 levels) against x + 1 + ... + 1:
+    // equal from 50 on, the second lower below.
+    let found = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let nest = |mut e: Expr| {
+                for _ in 0..3_000 {
+                    e = Expr::Add(vec![e, Expr::num(1.0)]);
+                }
+                e
+            };
+            let kinked = nest(Expr::max([Expr::var("x"), Expr::num(50.0)]));
+            crossovers(
+                &[kinked, nest(Expr::var("x"))],
+                Span::new("x", 1.0, 1e6),
+                &[],
+            )
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+        .unwrap();
+    let best: Vec<(usize, Vec<usize>)> = found
+        .intervals
+        .iter()
+        .map(|i| (i.best, i.tied.clone()))
+        .collect();
+    assert_eq!(best, [(1, vec![]), (0, vec![1])], "{found:?}");
+    assert!(relative(found.intervals[1].lo, 50.0) < 1e-9);
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let two = models(&["x", "2*x*n"]);
     let span = Span::new("x", 1.0, 10.0);
