@@ -277,6 +277,31 @@ fn a_pool_against_a_pipeline_it_ties_with_where_their_stage_dominates() {
 }
 
 #[test]
+fn three_designs_meeting_at_one_point_make_one_point() {
+    // max(inc, qsort/4), qsort/4 and inc all meet where qsort/4 = inc: the
+    // first two tie from there on, inc is lowest above. The tie's start,
+    // found numerically, and the closed-form crossing of the other pairs
+    // are one point, not a sliver between two.
+    let kink = (536.185f64 / (1034.17 / 4.0)).exp2();
+    let designs = [
+        design("pipe(tpool[4](qsort), inc)"),
+        design("tpool[4](qsort)"),
+        design("tpool[2](seq(inc, inc))"),
+    ];
+    let found = design_crossovers(&designs, Span::new("x", 2.0, 1e4), &[]).unwrap();
+    let best: Vec<usize> = found.intervals.iter().map(|i| i.best).collect();
+    assert_eq!(best, [1, 2], "{found:?}");
+    assert_eq!(found.points.len(), 1, "{found:?}");
+    let point = &found.points[0];
+    assert_eq!(
+        (point.before, point.after, point.kind),
+        (1, 2, PointKind::Crossing)
+    );
+    assert!(point.closed_form);
+    assert!(relative(point.at, kink) < 1e-12);
+}
+
+#[test]
 fn pipelines_sharing_their_slowest_stage_over_part_of_the_span() {
     // Both pipelines have the stage 200x. A's other stage 2·x^1.5 passes
     // it at x = 10^4, B's 20·x·log2(x) at x = 2^10: they tie up to 1024,
