@@ -1,6 +1,6 @@
 //! Benchmarks of the crossover search and the sensitivities: a crossing in
 //! closed form, crossings found numerically (Lambert's W, a cubic's three
-//! roots, six pipelines with kinks), the derivatives and the speed-up
+//! roots, six pipelines with kinks, a partial tie), the derivatives and the speed-up
 //! ranking of a six-stage pipeline, and the bottleneck stages of it.
 //! Run with `cargo bench --bench explore_crossover`.
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -46,6 +46,15 @@ fn crossover(c: &mut Criterion) {
     group.bench_function("numeric, six 3-stage pipelines (max), 1..1e12", |b| {
         b.iter(|| black_box(design_crossovers(black_box(&six), span, &[]).unwrap()))
     });
+    // Equal from x = 4.21 on, where their shared stage dominates.
+    let partial_tie = [
+        design("pipe(tpool[4](qsort), inc)"),
+        design("tpool[4](qsort)"),
+    ];
+    group.bench_function(
+        "numeric, partial tie of a pipeline and its stage, 1..1e12",
+        |b| b.iter(|| black_box(design_crossovers(black_box(&partial_tie), span, &[]).unwrap())),
+    );
     group.finish();
 }
 

@@ -145,6 +145,42 @@ fn crossovers_at_a_point_found_numerically() {
 }
 
 #[test]
+fn crossovers_tie_where_the_shared_stage_dominates() {
+    // threads.design at n = 4 is max(inc, qsort/4), pool4_qsort is
+    // qsort/4: equal from where qsort/4 overtakes inc, log2(x) =
+    // 536.185/(1034.17/4), to the end of the span; qsort/4 alone below.
+    let doc = json(&[
+        "crossovers",
+        &data("threads.design"),
+        &data("pool4_qsort.design"),
+        "--span",
+        "1..1e4",
+        "--at",
+        "n=4",
+    ]);
+    let kink = 2f64.powf(536.185 / (1034.17 / 4.0));
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{doc}");
+    assert_eq!(points[0]["kind"], "tie boundary");
+    close("tie boundary", f(&points[0]["at"]), kink, 1e-9);
+    let intervals = doc["intervals"].as_array().unwrap();
+    assert_eq!(intervals.len(), 2, "{doc}");
+    assert_eq!(intervals[0]["best"], "pool4_qsort");
+    assert_eq!(intervals[0]["tied"].as_array().unwrap().len(), 0);
+    close("tie start", f(&intervals[1]["lo"]), kink, 1e-9);
+    assert_eq!(f(&intervals[1]["hi"]), 1e4);
+    let tied: Vec<&str> = [&intervals[1]["best"]]
+        .into_iter()
+        .chain(intervals[1]["tied"].as_array().unwrap())
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(tied.len(), 2, "{doc}");
+    assert!(tied.contains(&"threads") && tied.contains(&"pool4_qsort"));
+    // Below the kink inc is the larger stage: pool4_qsort is faster.
+    assert!(inc(2.0) > qsort(2.0) / 4.0);
+}
+
+#[test]
 fn crossovers_tangency_and_errors() {
     // x^2 + 100 - 20x = (x - 10)^2: touches at 10, never below.
     let doc = json(&[

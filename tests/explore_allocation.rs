@@ -547,6 +547,12 @@ fn errors_are_clear() {
     // A search that would take longer than allowed stops.
     let e = err(Allocator::new(&d, 8).at(&[("x", 1.0)]).max_steps(5).solve());
     assert!(matches!(e, AllocationError::TooManySteps { limit: 5 }));
+    // Spoken of neutrally: the library's method and a command line's
+    // option name the limit differently.
+    assert_eq!(
+        e.to_string(),
+        "the search stopped after 5 steps (the step limit): narrow the counts' ranges or raise the limit"
+    );
     // A model with no value at the point.
     let d2 = Design::parse("s = 1/(x - 2); tpool[a](s)").unwrap();
     let e = err(Allocator::new(&d2, 8).at(&[("x", 2.0)]).solve());

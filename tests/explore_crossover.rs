@@ -253,6 +253,148 @@ fn ties_everywhere_and_on_a_piece() {
 }
 
 #[test]
+fn a_pool_against_a_pipeline_it_ties_with_where_their_stage_dominates() {
+    // pipe(tpool[4](qsort), inc) is max(inc, qsort/4), tpool[4](qsort) is
+    // qsort/4: equal from log2(x) = 536.185/(1034.17/4) on, the pool
+    // faster below. The enclosures alone cannot prove the tie (that of
+    // max(p, q) - q is as wide as q's).
+    let kink = (536.185f64 / (1034.17 / 4.0)).exp2();
+    let pipeline = design("pipe(tpool[4](qsort), inc)");
+    let pool = design("tpool[4](qsort)");
+    let found = design_crossovers(&[pipeline, pool], Span::new("x", 1.0, 1e4), &[]).unwrap();
+    assert!(found.ties.is_empty());
+    let best: Vec<(usize, Vec<usize>)> = found
+        .intervals
+        .iter()
+        .map(|i| (i.best, i.tied.clone()))
+        .collect();
+    assert_eq!(best, [(1, vec![]), (0, vec![1])], "{found:?}");
+    assert!(relative(found.intervals[1].lo, kink) < 1e-9);
+    assert_eq!(found.intervals[1].hi, 1e4);
+    assert_eq!(found.points.len(), 1);
+    assert_eq!(found.points[0].kind, PointKind::TieBoundary);
+    assert!(relative(found.points[0].at, kink) < 1e-9);
+}
+
+#[test]
+fn three_designs_meeting_at_one_point_make_one_point() {
+    // max(inc, qsort/4), qsort/4 and inc all meet where qsort/4 = inc: the
+    // first two tie from there on, inc is lowest above. The tie's start,
+    // found numerically, and the closed-form crossing of the other pairs
+    // are one point, not a sliver between two.
+    let kink = (536.185f64 / (1034.17 / 4.0)).exp2();
+    let designs = [
+        design("pipe(tpool[4](qsort), inc)"),
+        design("tpool[4](qsort)"),
+        design("tpool[2](seq(inc, inc))"),
+    ];
+    let found = design_crossovers(&designs, Span::new("x", 2.0, 1e4), &[]).unwrap();
+    let best: Vec<usize> = found.intervals.iter().map(|i| i.best).collect();
+    assert_eq!(best, [1, 2], "{found:?}");
+    assert_eq!(found.points.len(), 1, "{found:?}");
+    let point = &found.points[0];
+    assert_eq!(
+        (point.before, point.after, point.kind),
+        (1, 2, PointKind::Crossing)
+    );
+    assert!(point.closed_form);
+    assert!(relative(point.at, kink) < 1e-12);
+}
+
+#[test]
+fn pipelines_sharing_their_slowest_stage_over_part_of_the_span() {
+    // Both pipelines have the stage 200x. A's other stage 2·x^1.5 passes
+    // it at x = 10^4, B's 20·x·log2(x) at x = 2^10: they tie up to 1024,
+    // A is faster up to where 2·x^1.5 = 20·x·log2(x), B after.
+    let models = models(&[
+        "max(200*x, 2*x^1.5)",
+        "max(200*x, 20*x*log2(x))",
+        "max(200*x, 20*x*log2(x), 1)",
+    ]);
+    let a = |x: f64| (200.0 * x).max(2.0 * x.powf(1.5));
+    let b = |x: f64| (200.0 * x).max(20.0 * x * x.log2());
+    let crossing = bisect(|x| a(x) - b(x), 1e4, 1e6);
+    let found = crossovers(&models[..2], Span::new("x", 1.0, 1e6), &[]).unwrap();
+    let best: Vec<(usize, Vec<usize>)> = found
+        .intervals
+        .iter()
+        .map(|i| (i.best, i.tied.clone()))
+        .collect();
+    assert_eq!(best, [(0, vec![1]), (0, vec![]), (1, vec![])], "{found:?}");
+    let at: Vec<(f64, PointKind)> = found.points.iter().map(|p| (p.at, p.kind)).collect();
+    assert_eq!(at.len(), 2, "{found:?}");
+    assert!(relative(at[0].0, 1024.0) < 1e-9);
+    assert_eq!(at[0].1, PointKind::TieBoundary);
+    assert!(relative(at[1].0, crossing) < 1e-9);
+    assert_eq!(at[1].1, PointKind::Crossing);
+    // A third model equal to B everywhere (its extra argument never the
+    // largest): a tie over the whole span.
+    let found = crossovers(&models[1..], Span::new("x", 1.0, 1e6), &[]).unwrap();
+    assert_eq!(found.ties, [(0, 1)]);
+}
+
+#[test]
+fn wide_maxima_resolve_or_fall_back_on_a_small_stack() {
+    // max(x, x + 1, ..., x + k - 1) meets 2x at x = k - 1: 500 stages
+    // are resolved box by box, 20,000 exceed the resolution's budget and
+    // are left to the enclosures; both on a 2 MiB stack.
+    for stages in [500u32, 20_000] {
+        let found = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let wide = Expr::max((0..stages).map(|k| Expr::var("x") + Expr::num(k.into())));
+                let shared = Expr::max([Expr::num(0.0), wide.clone()]);
+                crossovers(
+                    &[wide, Expr::parse("2*x").unwrap(), shared],
+                    Span::new("x", 1.0, 1e6),
+                    &[],
+                )
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+            .unwrap();
+        let at = f64::from(stages - 1);
+        let crossing = found.points.iter().find(|p| p.kind == PointKind::Crossing);
+        assert!(relative(crossing.unwrap().at, at) < 1e-9, "{found:?}");
+        assert_eq!(found.ties, [(0, 2)]);
+    }
+}
+
+#[test]
+fn a_deep_model_with_a_kink_resolves_on_a_small_stack() {
+    // max(x, 50) + 1 + ... + 1 (3,000 levels) against x + 1 + ... + 1:
+    // equal from 50 on, the second lower below.
+    let found = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let nest = |mut e: Expr| {
+                for _ in 0..3_000 {
+                    e = Expr::Add(vec![e, Expr::num(1.0)]);
+                }
+                e
+            };
+            let kinked = nest(Expr::max([Expr::var("x"), Expr::num(50.0)]));
+            crossovers(
+                &[kinked, nest(Expr::var("x"))],
+                Span::new("x", 1.0, 1e6),
+                &[],
+            )
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+        .unwrap();
+    let best: Vec<(usize, Vec<usize>)> = found
+        .intervals
+        .iter()
+        .map(|i| (i.best, i.tied.clone()))
+        .collect();
+    assert_eq!(best, [(1, vec![]), (0, vec![1])], "{found:?}");
+    assert!(relative(found.intervals[1].lo, 50.0) < 1e-9);
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let two = models(&["x", "2*x*n"]);
     let span = Span::new("x", 1.0, 10.0);
@@ -343,6 +485,17 @@ fn pmnf() -> impl Strategy<Value = (f64, f64, u32, f64)> {
     )
 }
 
+/// A random PMNF stage `a·x^i·log2(x)^j + b` with `a, b > 0`.
+fn positive_pmnf() -> impl Strategy<Value = (f64, f64, u32, f64)> {
+    let magnitude = (-2.0f64..4.0).prop_map(|e| 10f64.powf(e));
+    (
+        magnitude.clone(),
+        prop::sample::select(vec![0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
+        0u32..=2,
+        magnitude,
+    )
+}
+
 fn pmnf_expr((a, i, j, b): (f64, f64, u32, f64)) -> Expr {
     Expr::parse(&format!("{a:e} * x^{i} * log2(x)^{j} + {b:e}")).unwrap()
 }
@@ -415,6 +568,54 @@ proptest! {
             prop_assert!(found.points.iter().all(|p| !p.closed_form));
         }
         check_pair(p, q, &found, lo, hi)?;
+    }
+
+    #[test]
+    fn a_pipeline_with_an_extra_stage_ties_where_the_other_stage_dominates(
+        p in positive_pmnf(),
+        q in positive_pmnf(),
+    ) {
+        // max(p, q) against p: equal where p >= q, p alone faster where
+        // q > p.
+        let (lo, hi) = (1.0, 1e8);
+        let with_stage = Expr::max([pmnf_expr(p), pmnf_expr(q)]);
+        let found = crossovers(&[with_stage, pmnf_expr(p)], Span::new("x", lo, hi), &[]);
+        let found = match found {
+            Ok(found) => found,
+            Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+        };
+        prop_assert_eq!(found.intervals.first().map(|i| i.lo), Some(lo));
+        prop_assert_eq!(found.intervals.last().map(|i| i.hi), Some(hi));
+        for point in &found.points {
+            // Every point is where p meets q.
+            let x = point.at;
+            let gap = |x: f64| pmnf_value(q, x) - pmnf_value(p, x);
+            let scale = pmnf_value(p, x).abs() + pmnf_value(q, x).abs();
+            let slope = (gap(x * (1.0 + 1e-7)) - gap(x * (1.0 - 1e-7))).abs() / (2e-7 * x);
+            prop_assert!(
+                gap(x).abs() <= 1e-9 * scale + slope * 1e-12 * x,
+                "{:?}: q - p = {}", point, gap(x)
+            );
+        }
+        for interval in &found.intervals {
+            let tied = interval.tied.len() == 1;
+            let (a, b) = (interval.lo * (1.0 + 1e-9), interval.hi * (1.0 - 1e-9));
+            if a >= b {
+                continue; // a sliver within 1e-9 of its ends
+            }
+            for k in 0..=200 {
+                let x = a * (b / a).powf(f64::from(k) / 200.0);
+                let (pv, qv) = (pmnf_value(p, x), pmnf_value(q, x));
+                if (pv - qv).abs() <= 1e-9 * (pv.abs() + qv.abs()) {
+                    continue; // where they meet, within rounding
+                }
+                if qv > pv {
+                    prop_assert!(!tied && interval.best == 1, "x = {}: q > p, {:?}", x, interval);
+                } else {
+                    prop_assert!(tied, "x = {}: p > q, {:?}", x, interval);
+                }
+            }
+        }
     }
 
     #[test]

@@ -86,6 +86,60 @@ fn cost_curves_render_to_svg_and_png() {
     assert_eq!(png_size(&plot.png().unwrap()), (900, 560));
 }
 
+/// The texts of an SVG document starting with `prefix`, each with its
+/// box `(left, top, right, bottom)`: plotters writes `x`, `y` (the top,
+/// `dy = 0.76em` puts the baseline below it) and the font size in pixels,
+/// anchored at the start; a sans-serif glyph is at most 0.6 em wide on
+/// average over digits and signs, and a line 1 em high.
+fn text_boxes(svg: &str, prefix: &str) -> Vec<(String, (f64, f64, f64, f64))> {
+    let attr = |attrs: &str, name: &str| -> f64 {
+        let key = format!(" {name}=\"");
+        let start = attrs.find(&key).unwrap() + key.len();
+        let end = start + attrs[start..].find('"').unwrap();
+        attrs[start..end].parse().unwrap()
+    };
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|rest| {
+            let close = rest.find('>').unwrap();
+            let attrs = &rest[..close];
+            let text = rest[close + 1..rest.find("</text>").unwrap()].trim();
+            if !text.starts_with(prefix) {
+                return None;
+            }
+            assert!(attrs.contains("text-anchor=\"start\""), "{attrs}");
+            let (x, y, size) = (attr(attrs, "x"), attr(attrs, "y"), attr(attrs, "font-size"));
+            let width = 0.6 * size * text.chars().count() as f64;
+            Some((text.to_string(), (x, y, x + width, y + size)))
+        })
+        .collect()
+}
+
+#[test]
+fn labels_of_close_crossovers_do_not_overlap() {
+    let marks = [4.2102, 10.114, 5.5, 1000.0, 4.2102];
+    let svg = curves().crossovers(&marks).svg().unwrap();
+    let boxes = text_boxes(&svg, "x = ");
+    let labels: Vec<&str> = boxes.iter().map(|(t, _)| t.as_str()).collect();
+    // The repeated mark is labelled once.
+    assert_eq!(labels.len(), 4, "{labels:?}");
+    for want in ["x = 4.2102", "x = 10.114", "x = 5.5", "x = 1000"] {
+        assert!(labels.contains(&want), "no `{want}` in {labels:?}");
+    }
+    for (i, (p, a)) in boxes.iter().enumerate() {
+        for (q, b) in &boxes[i + 1..] {
+            let apart = a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1;
+            assert!(apart, "`{p}` {a:?} overlaps `{q}` {b:?}");
+        }
+    }
+    // Each label starts at its mark, right of the line: the labels keep
+    // the marks' order left to right.
+    let left = |t: &str| boxes.iter().find(|(l, _)| l == t).unwrap().1.0;
+    assert!(left("x = 4.2102") < left("x = 5.5"));
+    assert!(left("x = 5.5") < left("x = 10.114"));
+    assert!(left("x = 10.114") < left("x = 1000"));
+}
+
 #[test]
 fn threads_plot_shows_the_three_predictions() {
     let d = Design::parse("a = 100*x; b = 30*x; pipe(tpool[n](a), b)").unwrap();

@@ -162,7 +162,7 @@ fn at_point(
     let bar = spinner("at one point");
     let solved = allocator.solve();
     progress::finish(bar);
-    let solution = solved?;
+    let solution = solved.map_err(CliError::from_allocation)?;
     let best = &solution.allocation;
     text.line("");
     text.row(0, 10, "best", counts_text(&best.counts));
@@ -213,7 +213,7 @@ fn at_point(
                 text.row(2, 12, name, format!("not applicable: {e}"));
                 rules.push(json!({"rule": name, "not_applicable": e.to_string()}));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(CliError::from_allocation(e)),
         }
     }
     json["greedy"] = Value::Array(rules);
@@ -245,7 +245,7 @@ fn over_sizes(
     let bar = spinner(&format!("{} sizes", axis.values().len()));
     let planned = allocator.over_sizes(&variable, axis.values());
     progress::finish(bar);
-    let plan = planned?;
+    let plan = planned.map_err(CliError::from_allocation)?;
     report_plan(&plan, text, json);
     json["at"] = point_json(&point);
     Ok(())

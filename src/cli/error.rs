@@ -110,6 +110,15 @@ pub enum CliError {
     /// fewest threads, an unknown count, ...).
     #[error("the allocation: {0}")]
     Allocation(#[from] AllocationError),
+    /// An allocation's search that reached the step limit: the message
+    /// names the command's options.
+    #[error(
+        "the allocation: the search stopped after {limit} steps (the limit of --max-steps): narrow the counts with --range or raise --max-steps"
+    )]
+    StepLimit {
+        /// The limit.
+        limit: u64,
+    },
     /// Crossovers that could not be found.
     #[error("the crossovers: {0}")]
     Crossover(#[from] CrossoverError),
@@ -140,6 +149,14 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// An allocation's error, its step limit spoken of as `--max-steps`.
+    pub fn from_allocation(e: AllocationError) -> CliError {
+        match e {
+            AllocationError::TooManySteps { limit } => CliError::StepLimit { limit },
+            other => CliError::Allocation(other),
+        }
+    }
+
     /// The report to print before the error, when the command got far
     /// enough to have one.
     pub fn partial_report(&self) -> Option<&Report> {

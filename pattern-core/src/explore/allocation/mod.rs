@@ -157,7 +157,7 @@ pub enum AllocationError {
     },
     /// The search took more steps than allowed.
     #[error(
-        "the search stopped after {limit} steps: narrow the counts' ranges or raise the limit (`max_steps`)"
+        "the search stopped after {limit} steps (the step limit): narrow the counts' ranges or raise the limit"
     )]
     TooManySteps {
         /// The limit.

@@ -199,6 +199,32 @@ fn expand(e: &Expr, var: &str) -> Option<Vec<Term>> {
     })
 }
 
+/// The sum of `terms` as an expression in `var` (0 for none).
+pub(crate) fn sum_of_terms(terms: &[Term], var: &str) -> Expr {
+    let x = || Expr::var(var);
+    let items: Vec<Expr> = terms
+        .iter()
+        .map(|t| {
+            let mut factors = vec![Expr::num(t.coefficient)];
+            if t.power != 0.0 {
+                factors.push(Expr::Pow(Box::new(x()), Box::new(Expr::num(t.power))));
+            }
+            if t.log_power != 0 {
+                let log = Expr::Call(Func::Log2, vec![x()]);
+                factors.push(Expr::Pow(
+                    Box::new(log),
+                    Box::new(Expr::num(f64::from(t.log_power))),
+                ));
+            }
+            Expr::Mul(factors)
+        })
+        .collect();
+    match items.len() {
+        0 => Expr::num(0.0),
+        _ => Expr::Add(items),
+    }
+}
+
 /// The terms of `a - b`, a coefficient that cancels to within `1e-12` of
 /// the two it comes from counted as 0 (rounding, not a difference).
 pub(crate) fn difference(a: &[Term], b: &[Term]) -> Vec<Term> {

@@ -4,8 +4,49 @@
 
 use super::{BestInterval, Bound, CrossoverPoint, Crossovers, PointKind, Roots, Span, roots};
 
+/// Points this close (relative) are one: the accuracy promised is `1e-9`,
+/// and a tie's end found numerically may sit a few `1e-12` off the closed
+/// form of the crossing of a third design at the same point.
+const SAME_POINT: f64 = 1e-9;
+
 fn close(p: f64, q: f64) -> bool {
-    (p - q).abs() <= 1e-12 * p.abs().max(q.abs())
+    (p - q).abs() <= SAME_POINT * p.abs().max(q.abs())
+}
+
+/// The cuts of the span in increasing order, points within [`SAME_POINT`]
+/// of the first of a run merged into one: the span's end if there is one,
+/// else a closed form, else the first.
+fn merged_cuts(pairs: &[((usize, usize), Roots)], span: &Span) -> Vec<f64> {
+    // (where, rank): 0 the span's ends, 1 closed forms, 2 the rest.
+    let mut cuts = vec![(span.lo, 0u8), (span.hi, 0u8)];
+    for (_, found) in pairs {
+        cuts.extend(
+            found
+                .roots
+                .iter()
+                .map(|r| (r.at, if r.closed_form { 1 } else { 2 })),
+        );
+        cuts.extend(
+            found
+                .zero_pieces
+                .iter()
+                .flat_map(|&(a, b)| [(a, 2), (b, 2)]),
+        );
+    }
+    cuts.retain(|&(c, _)| c >= span.lo && c <= span.hi);
+    cuts.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let mut out: Vec<(f64, f64, u8)> = Vec::with_capacity(cuts.len());
+    for (c, rank) in cuts {
+        match out.last_mut() {
+            Some((first, kept, kept_rank)) if close(*first, c) => {
+                if rank < *kept_rank {
+                    (*kept, *kept_rank) = (c, rank);
+                }
+            }
+            _ => out.push((c, c, rank)),
+        }
+    }
+    out.into_iter().map(|(_, kept, _)| kept).collect()
 }
 
 /// Which model is lowest on each piece of the span, and the points between.
@@ -14,14 +55,7 @@ pub(super) fn envelope(
     pairs: &[((usize, usize), Roots)],
     span: &Span,
 ) -> Crossovers {
-    let mut cuts = vec![span.lo, span.hi];
-    for (_, found) in pairs {
-        cuts.extend(found.roots.iter().map(|r| r.at));
-        cuts.extend(found.zero_pieces.iter().flat_map(|&(a, b)| [a, b]));
-    }
-    cuts.retain(|&c| c >= span.lo && c <= span.hi);
-    cuts.sort_by(f64::total_cmp);
-    cuts.dedup_by(|q, p| close(*p, *q));
+    let cuts = merged_cuts(pairs, span);
     let tied = |i: usize, j: usize, a: f64, b: f64| {
         let key = (i.min(j), i.max(j));
         pairs.iter().any(|(pair, found)| {
@@ -68,8 +102,11 @@ pub(super) fn envelope(
         let at = left.hi;
         let root = pair(left.best, right.best)
             .and_then(|found| found.roots.iter().find(|r| close(r.at, at)));
+        // Where one piece's best is tied with the other's best, the
+        // designs start or stop tying: not a swap, whatever the root.
+        let tie_changes = right.tied.contains(&left.best) || left.tied.contains(&right.best);
         let (kind, closed_form, at) = match root {
-            Some(r) if left.best != right.best => (r.kind, r.closed_form, r.at),
+            Some(r) if left.best != right.best && !tie_changes => (r.kind, r.closed_form, r.at),
             _ => (PointKind::TieBoundary, false, at),
         };
         points.push(CrossoverPoint {

@@ -14,7 +14,11 @@
 //! rather than guess. `max`, `min`, `ceil` and `floor` are handled by their
 //! enclosures: the slopes of a `max` are those of its arguments, a `ceil`
 //! that may jump has no bound on its slope, so boxes around kinks and
-//! jumps are split until decided.
+//! jumps are split until decided. On a box where one argument of a `max`
+//! (or `min`) dominates the others, the `max` is replaced by it
+//! symbolically: two pipelines that share their slowest stage cancel
+//! exactly where it dominates (a tie no enclosure could prove), and the
+//! rest is searched without the kink.
 //!
 //! Two models whose difference stays within [`TOLERANCE`] of their
 //! magnitudes on a piece *tie* there; equal everywhere, they are reported
@@ -42,6 +46,7 @@
 mod closed_form;
 mod envelope;
 mod interval;
+mod resolve;
 mod roots;
 mod tape;
 
@@ -357,6 +362,7 @@ pub fn roots(model: &Expr, span: Span, bound: &[(&str, f64)]) -> Result<Roots, C
     let problem = Problem {
         f: &f.tape,
         scale_parts: &scale_parts,
+        source: Some((&f.model, span.variable)),
     };
     let found = roots::isolate(&problem, span.lo, span.hi)
         .map_err(|failure| failed(failure, (0, 0), &prepared, &span))?;
@@ -426,6 +432,7 @@ fn pair_roots(
     let problem = Problem {
         f: &tape,
         scale_parts: &scale_parts,
+        source: Some((&difference, span.variable)),
     };
     let found = roots::isolate(&problem, span.lo, span.hi)
         .map_err(|failure| failed(failure, (i, j), models, span))?;

@@ -7,11 +7,16 @@
 //! two (at its geometric middle when it spans more than a factor 4, so that
 //! `1..1e12` takes a few dozen levels). A box narrower than
 //! [`MIN_BOX_WIDTH`] is decided from the values at its ends and middle, and
-//! the whole search is bounded by [`MAX_BOXES`]: never a hang.
+//! the whole search is bounded by [`MAX_BOXES`]: never a hang. Before a
+//! box is split, the `max`es and `min`s with an argument dominating on it
+//! are resolved ([`Resolver`]): a difference that cancels there is a tie,
+//! and what remains is searched without the kinks.
 
 use super::interval::Interval;
+use super::resolve::{Outcome, Resolver};
 use super::tape::Tape;
 use super::{PointKind, Root};
+use crate::expr::Expr;
 
 /// Boxes one search may examine before giving up.
 pub const MAX_BOXES: usize = 200_000;
@@ -28,6 +33,10 @@ const ROOT_WIDTH: f64 = 4.0 * f64::EPSILON;
 pub(crate) struct Problem<'a> {
     pub f: &'a Tape,
     pub scale_parts: &'a [Tape],
+    /// The expression `f` was compiled from and its variable, for
+    /// resolving its maxima and minima box by box ([`Resolver`]); `None`
+    /// leaves them to the enclosures.
+    pub source: Option<(&'a Expr, &'a str)>,
 }
 
 /// Why a search stopped.
@@ -138,10 +147,16 @@ fn bisect(
 /// Finds every root of `problem.f` on `[lo, hi]`.
 pub(crate) fn isolate(problem: &Problem, lo: f64, hi: f64) -> Result<Isolated, Failure> {
     let mut out = Isolated::default();
+    let (expr, var) = match problem.source {
+        Some((expr, var)) => (Some(expr), var),
+        None => (None, ""),
+    };
+    let mut resolver = Resolver::new(problem.f, expr, var);
+    // Each box with the variant of `f` that holds on it (0: `f` itself).
     // Right halves are pushed first: boxes come off in increasing order.
-    let mut stack = vec![(lo, hi)];
+    let mut stack = vec![(lo, hi, 0usize)];
     let mut boxes = 0usize;
-    while let Some((a, b)) = stack.pop() {
+    while let Some((a, b, variant)) = stack.pop() {
         boxes += 1;
         if boxes > MAX_BOXES {
             return Err(Failure::Undecided {
@@ -150,11 +165,12 @@ pub(crate) fn isolate(problem: &Problem, lo: f64, hi: f64) -> Result<Isolated, F
                 boxes,
             });
         }
-        let over = problem.f.over(a, b);
+        let f = resolver.tape(variant);
+        let over = f.over(a, b);
         let m = split(a, b);
         // Mean-value form: f(m) + f'([a, b])·([a, b] - m), tight on small
         // boxes, intersected with the natural enclosure.
-        let at_m = problem.f.over(m, m).v;
+        let at_m = f.over(m, m).v;
         let offsets = Interval { lo: a, hi: b }.sub(Interval::point(m));
         let enclosure = over.v.intersect(at_m.add(over.d.mul(offsets)));
         if !enclosure.contains_zero() {
@@ -168,15 +184,34 @@ pub(crate) fn isolate(problem: &Problem, lo: f64, hi: f64) -> Result<Isolated, F
             out.ties.push((a, b));
             continue;
         }
+        if over.d.contains_zero() && over.dd.contains_zero() {
+            // Undecided by the enclosures: resolve the kinks first.
+            match resolver.resolve(variant, a, b) {
+                Some(Outcome::Zero) => {
+                    out.ties.push((a, b));
+                    continue;
+                }
+                Some(Outcome::Variant(resolved)) => {
+                    stack.push((a, b, resolved));
+                    continue;
+                }
+                None => {}
+            }
+        }
+        let view = Problem {
+            f: resolver.tape(variant),
+            scale_parts: problem.scale_parts,
+            source: None,
+        };
         if !over.d.contains_zero() {
-            monotone(problem, a, b, &mut out.roots)?;
+            monotone(&view, a, b, &mut out.roots)?;
         } else if !over.dd.contains_zero() {
-            single_extremum(problem, a, b, &mut out.roots)?;
+            single_extremum(&view, a, b, &mut out.roots)?;
         } else if narrow(a, b, MIN_BOX_WIDTH) {
-            decide_narrow(problem, a, b, &mut out.roots)?;
+            decide_narrow(&view, a, b, &mut out.roots)?;
         } else {
-            stack.push((m, b));
-            stack.push((a, m));
+            stack.push((m, b, variant));
+            stack.push((a, m, variant));
         }
     }
     Ok(tidy(problem, lo, hi, out))
@@ -287,6 +322,20 @@ fn tidy(problem: &Problem, lo: f64, hi: f64, found: Isolated) -> Isolated {
     }
     let inside = |x: f64| kept_ties.iter().any(|&(a, b)| x > a && x < b);
     unique.retain(|r| !inside(r.at));
+    // A tie ends at the edge of a box; a root found next to it (the kink
+    // where it starts or stops, bisected to the last bit) is the sharper
+    // end: move the end there rather than leave a sliver between them.
+    let near = |p: f64, q: f64| (p - q).abs() <= 1e-9 * p.abs().max(q.abs());
+    for tie in &mut kept_ties {
+        for root in &unique {
+            if root.at <= tie.0 && near(root.at, tie.0) {
+                tie.0 = root.at;
+            }
+            if root.at >= tie.1 && near(root.at, tie.1) {
+                tie.1 = root.at;
+            }
+        }
+    }
     Isolated {
         roots: unique,
         ties: kept_ties,

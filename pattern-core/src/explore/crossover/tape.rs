@@ -439,6 +439,11 @@ impl Tape {
 
     /// The jet of the function at `x`.
     fn run<S: Scalar>(&self, x: S) -> Jet<S> {
+        self.run_all(x).pop().unwrap_or(Jet::constant(0.0))
+    }
+
+    /// The jets of every instruction at `x`.
+    fn run_all<S: Scalar>(&self, x: S) -> Vec<Jet<S>> {
         let mut regs: Vec<Jet<S>> = Vec::with_capacity(self.code.len());
         for instr in &self.code {
             let r = |i: &usize| regs[*i];
@@ -471,7 +476,51 @@ impl Tape {
             };
             regs.push(jet);
         }
-        regs.pop().unwrap_or(Jet::constant(0.0))
+        regs
+    }
+
+    /// Whether the tape has a `max` or a `min`.
+    pub fn has_extrema(&self) -> bool {
+        self.code
+            .iter()
+            .any(|i| matches!(i, Instr::Max(_) | Instr::Min(_)))
+    }
+
+    /// For each `max` and `min`, in the order of the instructions (that of
+    /// a post-order walk of the expression, children left to right), the
+    /// index of the argument that is the extremum everywhere on
+    /// `[lo, hi]` (its enclosure's lower bound at least every other's
+    /// upper bound, for a `max`), if one is.
+    pub fn dominant(&self, lo: f64, hi: f64) -> Vec<Option<usize>> {
+        let regs = self.run_all(Interval { lo, hi });
+        // Linear in the arguments: the candidate is the one with the
+        // highest lower bound (for a max), checked against the others.
+        let pick = |items: &[usize], max: bool| {
+            // A min is a max of the negated values.
+            let value = |i: usize| {
+                let v = regs[i].v;
+                if max { v } else { v.neg() }
+            };
+            if items.iter().any(|&i| value(i).is_nan()) {
+                return None;
+            }
+            let best = (0..items.len())
+                .max_by(|&p, &q| value(items[p]).lo.total_cmp(&value(items[q]).lo))?;
+            let floor = value(items[best]).lo;
+            items
+                .iter()
+                .enumerate()
+                .all(|(k, &i)| k == best || floor >= value(i).hi)
+                .then_some(best)
+        };
+        self.code
+            .iter()
+            .filter_map(|instr| match instr {
+                Instr::Max(items) => Some(pick(items, true)),
+                Instr::Min(items) => Some(pick(items, false)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The value and derivatives at the point `x`.

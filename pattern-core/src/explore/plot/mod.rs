@@ -22,6 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod labels;
 mod text;
 
 use super::sweep::{Axis, Sweep, SweepError, ThreadCurve};
@@ -384,6 +385,47 @@ impl CostCurves {
     }
 }
 
+impl CostCurves {
+    /// The marks' labels beside their lines at the top of the plot (`tops`:
+    /// the pixel where each mark's line ends), nearby ones staggered down
+    /// ([`labels::place`]); marks of the same label once.
+    fn draw_mark_labels<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        tops: &[(i32, i32)],
+    ) -> Result<(), PlotError> {
+        const FONT: f64 = 13.0;
+        const LINE: i32 = 15;
+        let name = self.x_label.split(' ').next().unwrap_or("x");
+        let mut seen = std::collections::HashSet::new();
+        let mut texts: Vec<(String, (i32, i32))> = Vec::new();
+        for (&m, &top) in self.marks.iter().zip(tops) {
+            let text = format!("{name} = {}", short(m));
+            if seen.insert(text.clone()) {
+                texts.push((text, top));
+            }
+        }
+        // plotters draws a font of `size` at `size / 1.24` pixels.
+        let pixels = FONT / 1.24;
+        let boxes: Vec<(i32, i32)> = texts
+            .iter()
+            .map(|(t, (x, _))| (x.saturating_add(3), labels::width(t, pixels)))
+            .collect();
+        let placed = labels::place(&boxes);
+        for ((text, (_, y)), at) in texts.into_iter().zip(placed) {
+            let row = i32::try_from(at.row).unwrap_or(i32::MAX);
+            let y = y.saturating_add(row.saturating_mul(LINE));
+            root.draw(&Text::new(
+                text,
+                (at.left, y),
+                ("sans-serif", FONT).into_font().color(&BLACK),
+            ))
+            .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+}
+
 impl sealed::Draw for CostCurves {
     fn check(&self) -> Result<(), PlotError> {
         let ((lo, hi), _) = ranges(&self.series, true)?;
@@ -423,18 +465,13 @@ impl sealed::Draw for CostCurves {
             chart
                 .draw_series([PathElement::new(line, BLACK.mix(0.6).stroke_width(1))])
                 .map_err(draw_error)?;
-            chart
-                .draw_series([Text::new(
-                    format!(
-                        "{} = {}",
-                        self.x_label.split(' ').next().unwrap_or("x"),
-                        short(m)
-                    ),
-                    (m, yr.end),
-                    ("sans-serif", 13).into_font().color(&BLACK),
-                )])
-                .map_err(draw_error)?;
         }
+        let tops: Vec<(i32, i32)> = self
+            .marks
+            .iter()
+            .map(|&m| chart.backend_coord(&(m, yr.end)))
+            .collect();
+        self.draw_mark_labels(root, &tops)?;
         root.present().map_err(draw_error)
     }
 }

@@ -27,10 +27,12 @@
 mod allocation_counts;
 mod counts;
 mod moves;
+mod order;
 
 pub use allocation_counts::AllocationCounts;
 pub use counts::{CountChooser, PointCountError, PointCounts, symbolic_counts};
 pub use moves::{Move, canonical_key, fuse_pools};
+pub use order::TIME_TOLERANCE;
 
 use crate::laws::Rule;
 use crate::{Design, EvalError, Expr, Growth, Term};
@@ -44,6 +46,12 @@ pub const MAX_RANKED_SIZE: usize = 256;
 /// The search and the ranking: a thread budget, how many designs to keep,
 /// the variable of the growth classes, the moves and the bounds of the
 /// search.
+///
+/// The order: fastest first, times within [`TIME_TOLERANCE`] (relative)
+/// of the fastest of their group counting as equal; equal times ranked by
+/// fewer threads, then the smaller design ([`Term::size`]), then fewer
+/// steps from the original (the original first), then the canonical text
+/// ([`canonical_key`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ranking {
     budget: u64,
@@ -72,8 +80,9 @@ pub struct RankedDesign {
     pub time: f64,
     /// Its threads, counts bound.
     pub threads: u64,
-    /// The next design's time over this one's (at least 1); `None` for the
-    /// last design found.
+    /// The next design's time over this one's (at least 1; exactly 1 for
+    /// times equal to [`TIME_TOLERANCE`]); `None` for the last design
+    /// found.
     pub margin: Option<f64>,
 }
 
@@ -103,8 +112,11 @@ pub struct Rejected {
 /// What [`Ranking::rank`] found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ranked {
-    /// The best designs, fastest first (ties: fewer threads, then the
-    /// smaller design, then fewer steps).
+    /// The best designs, fastest first. Times within [`TIME_TOLERANCE`]
+    /// (relative) of the fastest of a group count as equal (the normal
+    /// form rounds coefficients to 12 digits); such ties go to fewer
+    /// threads, then the smaller design ([`Term::size`]), then fewer steps
+    /// (the original first), then the canonical text ([`canonical_key`]).
     pub ranked: Vec<RankedDesign>,
     /// The candidates left out (not searched from).
     pub rejected: Vec<Rejected>,
@@ -276,23 +288,11 @@ impl Ranking {
                 }
             }
         }
-        out.ranked.sort_by(|p, q| {
-            p.time
-                .total_cmp(&q.time)
-                .then(p.threads.cmp(&q.threads))
-                .then(p.design.term().size().cmp(&q.design.term().size()))
-                .then(p.steps.len().cmp(&q.steps.len()))
-                .then_with(|| {
-                    p.design
-                        .term()
-                        .to_string()
-                        .cmp(&q.design.term().to_string())
-                })
-        });
+        order::sort_ranked(&mut out.ranked);
         let margins: Vec<Option<f64>> = out
             .ranked
             .windows(2)
-            .map(|w| Some(margin(w[0].time, w[1].time)))
+            .map(|w| Some(order::margin(w[0].time, w[1].time)))
             .chain([None])
             .collect();
         for (r, m) in out.ranked.iter_mut().zip(margins) {
@@ -368,9 +368,4 @@ impl Ranking {
             margin: None,
         })
     }
-}
-
-/// `next / this`, 1 for two zeros.
-fn margin(this: f64, next: f64) -> f64 {
-    if this == next { 1.0 } else { next / this }
 }
