@@ -5,53 +5,14 @@
 
 mod common;
 
+use common::cli::*;
+
 use pattern_core::strategies::shuffle_free_term;
 use pattern_core::{Design, Expr};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::io::Read;
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pattern");
-
-fn data(name: &str) -> String {
-    format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("UTF-8 errors")
-}
-
-/// Runs with `--json`, expects success, returns the document.
-fn json(args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let o = run(&all);
-    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
-    serde_json::from_str(&stdout(&o)).expect("valid JSON")
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn close(what: &str, got: f64, want: f64, rel: f64) {
-    assert!(
-        (got - want).abs() <= rel * want.abs(),
-        "{what}: {got} against {want} (relative tolerance {rel})"
-    );
-}
+use std::process::{Command, Stdio};
 
 /// The value printed after `label` on a line of a text report.
 fn field(text: &str, label: &str) -> f64 {

@@ -5,71 +5,13 @@
 
 mod common;
 
+use common::cli::*;
+
 use pattern_core::Design;
 use pattern_core::queue::Machine;
 use pattern_core::sim::{Platform, Simulation};
 use proptest::prelude::*;
 use serde_json::Value;
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pattern");
-
-/// Table 1's atoms (ns per element).
-fn qsort(x: f64) -> f64 {
-    1034.17 * x * x.log2()
-}
-fn inc(x: f64) -> f64 {
-    536.185 * x
-}
-const NOP: f64 = 5422.97;
-
-fn data(name: &str) -> String {
-    format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("UTF-8 errors")
-}
-
-/// Runs with `--json`, expects success and nothing on standard error (no
-/// progress bar off a terminal), returns the document.
-fn json(args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let o = run(&all);
-    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
-    assert_eq!(stderr(&o), "", "{args:?}");
-    serde_json::from_str(&stdout(&o)).expect("valid JSON")
-}
-
-/// Runs, expects exit code 1, returns standard error.
-fn fails(args: &[&str]) -> String {
-    let o = run(args);
-    assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
-    stderr(&o)
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn close(what: &str, got: f64, want: f64, rel: f64) {
-    assert!(
-        (got - want).abs() <= rel * want.abs(),
-        "{what}: {got} against {want} (relative tolerance {rel})"
-    );
-}
 
 /// `(a, b, c)` of a JSON object of counts.
 fn abc(counts: &Value) -> (u64, u64, u64) {
@@ -79,13 +21,6 @@ fn abc(counts: &Value) -> (u64, u64, u64) {
             .unwrap_or_else(|| panic!("no `{n}` in {counts}"))
     };
     (c("a"), c("b"), c("c"))
-}
-
-/// stages.design: max(qsort/a, inc/b, nop/c).
-fn stages_time(x: f64, (a, b, c): (u64, u64, u64)) -> f64 {
-    (qsort(x) / a as f64)
-        .max(inc(x) / b as f64)
-        .max(NOP / c as f64)
 }
 
 /// The best (a, b, c) with a + b + c <= budget by enumeration: least time,
