@@ -7,12 +7,13 @@
 //! [`Measurement`] that the suite states at the reference speed
 //! ([`scaled`]), collects ([`merge`]) and fits ([`fit_atom`]).
 
+use crate::error::ValidationError;
 use crate::machine_aware::predict;
 use crate::probe::Speed;
 use crate::refinements::{HANDOFF, corun_name, handed_name, warm_name, with_handoff};
 use crate::report::{AtomReport, AtomSamples};
 use crate::settings::Settings;
-use crate::suite::{Probe, Suite, ValidationError};
+use crate::suite::{Probe, Suite};
 use pattern_core::exec::{Cores, ElementKernel, Kernels};
 use pattern_core::fit::measure::{Harness, Measurement, Samples, timed};
 use pattern_core::{Atom, Count, Expr, Term};

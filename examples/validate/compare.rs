@@ -2,10 +2,11 @@
 //! composed from its atoms, pointwise and by the leading coefficients of
 //! the monolithic model fitted from the whole runs ([`Row`]).
 
+use crate::error::ValidationError;
 use crate::refinements::{HANDOFF, refine};
 use crate::report::{AtomReport, ErrorSummary, Predictions, Row, SizeResult};
 use crate::settings::Settings;
-use crate::suite::{Case, Suite, ValidationError, machine_cores};
+use crate::suite::{Case, Suite, machine_cores};
 use pattern_core::accuracy::{AccuracyError, leading_coefficient_error, relative_error};
 use pattern_core::exec::Metrics;
 use pattern_core::fit::{HypothesisSpace, Rational64, TermClass, stats};

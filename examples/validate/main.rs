@@ -84,6 +84,7 @@
 mod atoms;
 mod compare;
 mod core_speeds;
+mod error;
 mod histogram;
 mod machine_aware;
 mod probe;
@@ -95,6 +96,7 @@ mod suite;
 mod tests;
 mod wake;
 
+use error::ValidationError;
 use histogram::histogram_suite;
 use pattern_core::exec::{Cores, Kernels};
 use pattern_core::{cost, cost_of};
@@ -103,7 +105,7 @@ use settings::Settings;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use suite::{Suite, ValidationError};
+use suite::Suite;
 #[cfg(doc)]
 use {
     core_speeds::time_at_core_speeds,

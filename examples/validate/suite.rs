@@ -5,6 +5,7 @@
 
 use crate::atoms::{AtomTimings, fit_atom, merge, scaled};
 use crate::compare::CaseRuns;
+use crate::error::ValidationError;
 use crate::machine_aware::{Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
@@ -15,8 +16,7 @@ use crate::refinements::{
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
 use crate::report::{Predictions, SuiteReport};
 use crate::settings::Settings;
-use pattern_core::exec::{Cores, ExecError, Kernels, Metrics, Warning};
-use pattern_core::fit::FitError;
+use pattern_core::exec::{Cores, Kernels, Metrics, Warning};
 use pattern_core::fit::measure::{Harness, Measurement};
 use pattern_core::semantics::Throughput;
 use pattern_core::{Atom, Design, Expr, Term};
@@ -25,43 +25,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// Why a validation could not be completed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum ValidationError {
-    /// A configuration could not be run.
-    #[error("running `{design}` at x = {x}: {source}")]
-    Exec {
-        /// The configuration.
-        design: String,
-        /// The size.
-        x: usize,
-        /// Why.
-        source: ExecError,
-    },
-    /// A configuration's design (with the fitted atoms) did not parse.
-    #[error("the design `{design}` is not valid: {message}")]
-    Design {
-        /// The configuration.
-        design: String,
-        /// The parser's message.
-        message: String,
-    },
-    /// A model could not be fitted.
-    #[error("fitting {what}: {source}")]
-    Fit {
-        /// What was fitted.
-        what: String,
-        /// Why it failed.
-        source: FitError,
-    },
-    /// An atom to measure has no element kernel.
-    #[error("the atom `{0}` has no element kernel to measure")]
-    NoKernel(String),
-    /// A suite without sizes, atoms or configurations.
-    #[error("the suite `{0}` is empty: it needs sizes, atoms and configurations")]
-    Empty(String),
-}
 
 /// Builds the element of size `x` from a seed.
 pub(crate) type Make<E> = Arc<dyn Fn(usize, u64) -> E + Send + Sync>;
