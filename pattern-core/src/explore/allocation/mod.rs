@@ -501,12 +501,7 @@ fn allocation(space: &Space, values: &[u64], time: f64) -> Result<Allocation, Al
             minimum: u64::MAX,
         })?;
     Ok(Allocation {
-        counts: space
-            .names
-            .iter()
-            .cloned()
-            .zip(values.iter().copied())
-            .collect(),
+        counts: space.named(values),
         threads,
         time_per_element: time,
     })
@@ -515,12 +510,7 @@ fn allocation(space: &Space, values: &[u64], time: f64) -> Result<Allocation, Al
 fn solution(space: &Space, found: Found) -> Solution {
     Solution {
         allocation: Allocation {
-            counts: space
-                .names
-                .iter()
-                .cloned()
-                .zip(found.counts.iter().copied())
-                .collect(),
+            counts: space.named(&found.counts),
             threads: found.threads,
             time_per_element: found.time,
         },

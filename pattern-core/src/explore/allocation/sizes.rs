@@ -295,12 +295,7 @@ impl<'d> Allocator<'d> {
         *evaluations += found.evaluations;
         let (ratio_worst, at) = worst(&found.counts)?;
         Ok(Robust {
-            counts: space
-                .names
-                .iter()
-                .cloned()
-                .zip(found.counts.iter().copied())
-                .collect(),
+            counts: space.named(&found.counts),
             threads: found.threads,
             worst_loss: ratio_worst - 1.0,
             worst_at: best[at].0,

@@ -113,6 +113,15 @@ pub(super) struct Space {
 }
 
 impl Space {
+    /// Counts in the space's order, paired with their names.
+    pub fn named(&self, counts: &[u64]) -> Vec<(String, u64)> {
+        self.names
+            .iter()
+            .cloned()
+            .zip(counts.iter().copied())
+            .collect()
+    }
+
     /// The space of `design`'s counts with the given ranges and cap, the
     /// monotonicity judged at the point `at`.
     pub fn new(
