@@ -80,9 +80,10 @@ pub struct RankedDesign {
     pub time: f64,
     /// Its threads, counts bound.
     pub threads: u64,
-    /// The next design's time over this one's (at least 1; exactly 1 for
-    /// times equal to [`TIME_TOLERANCE`]); `None` for the last design
-    /// found.
+    /// The next design's time over this one's: exactly 1 when the next
+    /// ties with it (both in one group of times within
+    /// [`TIME_TOLERANCE`] of the group's fastest), more than 1 otherwise;
+    /// `None` for the last design found.
     pub margin: Option<f64>,
 }
 
@@ -289,15 +290,6 @@ impl Ranking {
             }
         }
         order::sort_ranked(&mut out.ranked);
-        let margins: Vec<Option<f64>> = out
-            .ranked
-            .windows(2)
-            .map(|w| Some(order::margin(w[0].time, w[1].time)))
-            .chain([None])
-            .collect();
-        for (r, m) in out.ranked.iter_mut().zip(margins) {
-            r.margin = m;
-        }
         out.ranked.truncate(self.top);
         Ok(out)
     }

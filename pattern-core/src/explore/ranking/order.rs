@@ -26,30 +26,38 @@ fn tie_break(p: &RankedDesign, q: &RankedDesign) -> Ordering {
         .then_with(|| canonical_key(p.design.term()).cmp(&canonical_key(q.design.term())))
 }
 
-/// Sorts fastest first. Sorted by time, the designs fall into groups:
-/// each starts at the fastest design not yet grouped and takes every
-/// design within [`TIME_TOLERANCE`] of that one (a transitive grouping,
-/// unlike comparing neighbours); each group is then ordered by
-/// [`tie_break`]. `n·log n`.
+/// Sorts fastest first and sets the margins. Sorted by time, the designs
+/// fall into groups: each starts at the fastest design not yet grouped and
+/// takes every design within [`TIME_TOLERANCE`] of that one (a transitive
+/// grouping, unlike comparing neighbours); each group is then ordered by
+/// [`tie_break`]. A design's margin is 1 when the next is in its group,
+/// and the next's time over its own otherwise: more than 1, since the
+/// next group starts beyond the tolerance of this one's first. Two
+/// neighbours across groups may still be within the tolerance of each
+/// other; the grouping, not the pair, decides. `n·log n`.
 pub(crate) fn sort_ranked(ranked: &mut [RankedDesign]) {
     ranked.sort_by(|p, q| p.time.total_cmp(&q.time));
+    let mut group_ends = Vec::new();
     let mut start = 0;
     while start < ranked.len() {
         let first = ranked[start].time;
-        let end = ranked[start..]
+        let end = ranked[start + 1..]
             .iter()
             .position(|r| !same_time(first, r.time))
-            .map_or(ranked.len(), |k| start + k);
+            .map_or(ranked.len(), |k| start + 1 + k);
         ranked[start..end].sort_by(tie_break);
+        group_ends.push(end);
         start = end;
     }
-}
-
-/// `next / this`, at least 1; 1 for times equal to [`TIME_TOLERANCE`].
-pub(crate) fn margin(this: f64, next: f64) -> f64 {
-    if same_time(this, next) {
-        1.0
-    } else {
-        (next / this).max(1.0)
+    // After every group is ordered: a group's last looks at the next
+    // group's first as it now stands.
+    let mut ends = group_ends.into_iter().peekable();
+    for i in 0..ranked.len() {
+        let last_of_group = ends.next_if_eq(&(i + 1)).is_some();
+        ranked[i].margin = match ranked.get(i + 1) {
+            None => None,
+            Some(_) if !last_of_group => Some(1.0),
+            Some(next) => Some(next.time / ranked[i].time),
+        };
     }
 }
