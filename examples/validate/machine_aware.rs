@@ -71,6 +71,19 @@ pub(crate) fn platform(cores: usize, settings: &Settings) -> Platform {
         .wake_latency(settings.wake_latency.as_secs_f64() * 1e9)
 }
 
+/// At most how many elements of `design` are in flight at once: one per
+/// thread and a full buffer per thread's output.
+fn in_flight(design: &Design, x: usize, settings: &Settings) -> usize {
+    let threads = design
+        .resources()
+        .threads
+        .eval(&[("x", x as f64)])
+        .ok()
+        .filter(|t| t.is_finite() && *t >= 1.0)
+        .map_or(1, |t| t as usize);
+    threads.saturating_mul(settings.capacity.saturating_add(1))
+}
+
 /// The overheads a direct simulation adds: the take from a task pool's
 /// queue and the hand-over between pipeline stages, ns (the simulator
 /// charges one hand-over per boundary, the refined model one to each side).
@@ -102,7 +115,13 @@ impl<E: Send + 'static> Suite<E> {
         // Mixed mode: later elements cost the simulation nothing, and a
         // long stream leaves its fill and drain out of the steady state.
         let n = n.max(DIRECT_ELEMENTS);
-        let real = settings.direct_calls.clamp(1, n);
+        let calls = settings.direct_calls.clamp(1, n);
+        // An atom's first calls are not always on the first elements: a
+        // pool of eight takes eight at once, and the order in which their
+        // steps reach the kernel is the simulator's. Every element that can
+        // be in flight before each atom has had its calls gets a real input
+        // (the others a dummy that no kernel runs on).
+        let real = calls.saturating_add(in_flight(design, x, settings)).min(n);
         let mut inputs: Vec<Option<E>> = (0..real)
             .map(|i| Some((self.make)(x, (round as u64) << 40 | 1 << 39 | i as u64)))
             .collect();
@@ -114,15 +133,16 @@ impl<E: Send + 'static> Suite<E> {
             .elements(n)
             .buffer(settings.capacity)
             .overheads(overheads.take, overheads.handoff)
-            // Only the first `real` elements reach a kernel: each atom's
-            // first calls are on the first elements in a stream's order.
+            // Only the first `real` elements reach a kernel: once element
+            // `e` enters, those before `e - in_flight` have left, so each
+            // atom has had its calls.
             .direct(kernels, |i| {
                 inputs
                     .get_mut(i)
                     .and_then(Option::take)
                     .unwrap_or_else(|| make(0, 0))
             })
-            .measure_first(real)
+            .measure_first(calls)
             .direct_on_cores(settings.pin_threads)
             .run()
             .ok()
