@@ -1,4 +1,5 @@
-//! The wake-up latency on a busy core (`Platform::wake_latency`): a thread
+//! The wake-up latency on a busy core (`Platform::wake_latency`), the spin
+//! before a waiting thread sleeps and the cost of a wake-up in vain: a thread
 //! woken while every core it may run on is busy runs that much later, and a
 //! thread that frees itself meanwhile takes the element first.
 mod common;
@@ -67,6 +68,82 @@ fn a_late_wake_keeps_a_busy_core_busy() {
     }
 }
 
+/// A stage of 10 ns feeding two workers of 10.5 ns, worker B on the
+/// stage's core, three elements. Worker A takes element 1 at 10. Element 2
+/// comes at 20 while A is busy and B would wait for the stage's core: B is
+/// notified, A frees itself at 20.5 and takes it, and B, up at 25, finds
+/// nothing. Its cost `c` shares core 0 with the stage's third element (5
+/// ns left): both at half rate for `2c`, then the stage's `5 - c` alone, so
+/// element 3 comes at `30 + c`; the stage is done, B's core is free, B
+/// takes it and ends at `40.5 + c`.
+#[test]
+fn a_wake_up_that_finds_nothing_costs_its_core() {
+    let pinned = Platform::new(1, 2).pinned(true).wake_latency(5.0);
+    for c in [0.0, 0.25, 0.5, 0.9] {
+        let (_, makespan) = run(
+            "a = 10; b = 10.5; pipe(a, tpool[2](b))",
+            &pinned.clone().wake_cost(c),
+            3,
+        );
+        assert!((makespan - (40.5 + c)).abs() < 1e-9, "{c}: {makespan}");
+    }
+}
+
+/// A stage of 10 ns feeding two workers of 8 ns, B on the stage's core. A
+/// spin of 12 ns or more covers A's waits (10 ns for the first element, 2
+/// later): it takes them all. A shorter one lets A fall asleep behind B,
+/// the first to have waited, so B is notified at `T`, runs from `T + 5`
+/// beside the stage (both at half rate) until the stage's element is done
+/// at `T + 15`; A, asleep and now first, takes that one at once; B's last
+/// 3 ns and the stage's next element share the core until `T + 21`, and
+/// the stage ends it alone at `T + 28`, when A (done at `T + 23`, its spin
+/// over) sleeps behind B again: 28 ns per two elements.
+#[test]
+fn a_free_worker_asleep_behind_a_busy_one_leaves_it_the_element() {
+    let pinned = Platform::new(1, 2).pinned(true).wake_latency(5.0);
+    let design = "a = 10; b = 8; pipe(a, tpool[2](b))";
+    for spin in [0.0, 1.0, 2.5] {
+        let (t, _) = run(design, &pinned.clone().spin(spin), 3000);
+        assert!((t - 14.0).abs() < 1e-3, "{spin}: {t}");
+    }
+    for spin in [12.0, 100.0, f64::INFINITY] {
+        let (t, _) = run(design, &pinned.clone().spin(spin), 3000);
+        assert!((t - 10.0).abs() < 1e-6, "{spin}: {t}");
+    }
+}
+
+#[test]
+fn a_spin_or_a_wake_cost_out_of_range_is_an_error() {
+    let d = Design::parse("a = 10; pipe(a, a)").unwrap();
+    let wrong = |p: Platform| Simulation::new(&d, &p).elements(10).run().unwrap_err();
+    for bad in [-1.0, f64::NAN] {
+        let err = wrong(Platform::new(1, 2).spin(bad));
+        assert!(
+            matches!(
+                err,
+                SimError::InvalidPlatform {
+                    parameter: "spin",
+                    ..
+                }
+            ),
+            "{bad}: {err}"
+        );
+    }
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let err = wrong(Platform::new(1, 2).wake_cost(bad));
+        assert!(
+            matches!(
+                err,
+                SimError::InvalidPlatform {
+                    parameter: "wake cost",
+                    ..
+                }
+            ),
+            "{bad}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_wake_latency_out_of_range_is_an_error() {
     let d = Design::parse("a = 10; pipe(a, a)").unwrap();
@@ -91,11 +168,14 @@ proptest! {
 
     /// With a core for every thread, no thread ever waits for its core: a
     /// pipeline of pools runs to the same makespan, to the ns, whatever
-    /// the wake-up latency.
+    /// the wake-up latency, the spin and the cost of a wake-up (the
+    /// threads a new element may go to are alike).
     #[test]
     fn with_a_core_per_thread_the_wake_latency_changes_nothing(
         stages in prop::collection::vec((1u64..4, 1.0f64..100.0), 1..5),
         wake in 0.0f64..1e3,
+        spin in prop_oneof![Just(f64::INFINITY), 0.0f64..200.0],
+        cost in 0.0f64..50.0,
         pinned in any::<bool>(),
     ) {
         let term = stages
@@ -108,7 +188,8 @@ proptest! {
         let threads: u64 = stages.iter().map(|(n, _)| n).sum();
         let p = Platform::new(1, threads as usize).pinned(pinned);
         let at = |p: &Platform| Simulation::new(&d, p).elements(500).run().unwrap();
-        let (now, late) = (at(&p), at(&p.clone().wake_latency(wake)));
+        let late = p.clone().wake_latency(wake).spin(spin).wake_cost(cost);
+        let (now, late) = (at(&p), at(&late));
         prop_assert_eq!(now.makespan(), late.makespan());
     }
 }

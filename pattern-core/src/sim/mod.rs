@@ -439,6 +439,8 @@ impl<'a> Simulation<'a> {
             labels: &labels,
             trace: self.trace,
             wake_latency: self.platform.wake_latency_ns(),
+            spin: self.platform.spin_ns(),
+            wake_cost: self.platform.wake_cost_ns(),
         };
         let stats = stream::Stream::new(&plan, self.platform, pools, options)?.run()?;
         Ok(SimResult::of_stream(self.platform, stats, &labels))

@@ -26,6 +26,8 @@ pub struct Platform {
     bandwidth: f64,
     pinned: bool,
     wake_latency: f64,
+    spin: f64,
+    wake_cost: f64,
 }
 
 impl Platform {
@@ -39,6 +41,8 @@ impl Platform {
             bandwidth: 1.0,
             pinned: false,
             wake_latency: 0.0,
+            spin: f64::INFINITY,
+            wake_cost: 0.0,
         }
     }
 
@@ -112,6 +116,64 @@ impl Platform {
         self.wake_latency
     }
 
+    /// With a wake-up latency: how long a thread that finds its queue empty
+    /// polls it before it sleeps, in ns (default: forever). A polling
+    /// thread whose core is free takes a new element at once; a sleeping
+    /// one takes it at once only if it is the first waiting thread not yet
+    /// notified, as a channel wakes its blocked receivers in the order they
+    /// blocked. So a task pool's worker on a free core that fell asleep
+    /// leaves the next element to a worker ahead of it that shares a busy
+    /// core, which runs it after the latency. The model is stated in full
+    /// in the stream's `waiting` module; without a wake-up latency, the
+    /// spin changes nothing.
+    ///
+    /// A stage of 10 ns feeding a pool of two workers of 8 ns, one of which
+    /// shares the stage's core. A spin of 12 ns outlasts the free worker's
+    /// waits (10 ns for the first element, 2 ns later on): it takes every
+    /// element. With 1 ns it falls asleep behind the other worker, which is
+    /// notified, runs late on the stage's core and slows it: the two settle
+    /// into a cycle of two elements in 28 ns.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::sim::{Platform, Simulation};
+    ///
+    /// let d = Design::parse("a = 10; b = 8; pipe(a, tpool[2](b))")?;
+    /// let p = Platform::new(1, 2).pinned(true).wake_latency(5.0);
+    /// let long = Simulation::new(&d, &p.clone().spin(12.0)).elements(3000).run()?;
+    /// let short = Simulation::new(&d, &p.spin(1.0)).elements(3000).run()?;
+    /// assert!((long.time_per_element() - 10.0).abs() < 1e-6);
+    /// assert!((short.time_per_element() - 14.0).abs() < 1e-3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn spin(mut self, ns: f64) -> Platform {
+        self.spin = ns;
+        self
+    }
+
+    /// How long a waiting thread polls before it sleeps, in ns
+    /// ([`Platform::spin`]).
+    pub fn spin_ns(&self) -> f64 {
+        self.spin
+    }
+
+    /// With a wake-up latency: the CPU time a thread woken for an element
+    /// that another thread took meanwhile spends on its core before it
+    /// waits again, in ns (default 0): the switches into it and out of it
+    /// and its polling. It competes with the thread running on that core,
+    /// so a stage sharing its core with a pool's worker that is woken in
+    /// vain loses about this much per wake-up.
+    pub fn wake_cost(mut self, ns: f64) -> Platform {
+        self.wake_cost = ns;
+        self
+    }
+
+    /// The CPU time of a wake-up that finds nothing, in ns
+    /// ([`Platform::wake_cost`]).
+    pub fn wake_cost_ns(&self) -> f64 {
+        self.wake_cost
+    }
+
     /// The time every transfer takes before its bytes move, in ns.
     pub fn latency(mut self, ns: f64) -> Platform {
         self.latency = ns;
@@ -151,7 +213,8 @@ impl Platform {
 
     /// Every parameter in its range: at least one node of at least one
     /// core, a finite latency `>= 0`, a finite bandwidth `> 0`, a finite
-    /// wake-up latency `>= 0`.
+    /// wake-up latency and wake-up cost `>= 0`, a spin `>= 0` (infinite
+    /// allowed).
     pub fn check(&self) -> Result<(), SimError> {
         if self.nodes == 0 || self.cores == 0 {
             return Err(SimError::NoCores {
@@ -178,6 +241,20 @@ impl Platform {
                 parameter: "wake latency",
                 value: self.wake_latency,
                 expected: "a finite number of ns >= 0",
+            });
+        }
+        if !(self.wake_cost.is_finite() && self.wake_cost >= 0.0) {
+            return Err(SimError::InvalidPlatform {
+                parameter: "wake cost",
+                value: self.wake_cost,
+                expected: "a finite number of ns >= 0",
+            });
+        }
+        if self.spin.is_nan() || self.spin < 0.0 {
+            return Err(SimError::InvalidPlatform {
+                parameter: "spin",
+                value: self.spin,
+                expected: "a number of ns >= 0 (infinite: forever)",
             });
         }
         Ok(())

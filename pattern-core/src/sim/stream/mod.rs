@@ -25,6 +25,11 @@ const SINK: usize = 1;
 const CHANGE: usize = usize::MAX / 2;
 /// Ids from here on name a waiting thread's wake-up (`WAKE + thread`).
 const WAKE: usize = CHANGE + CHANGE / 2;
+/// Ids from here on name the CPU a wake-up that found nothing took
+/// (`EMPTY_WAKE + thread`).
+const EMPTY_WAKE: usize = WAKE + CHANGE / 4;
+
+mod waiting;
 
 /// An element in flight: when it entered the design, and where direct
 /// execution keeps its value.
@@ -77,6 +82,9 @@ struct Thread {
     /// Woken on a busy core: it runs when its wake-up latency is over, at
     /// this time (earlier wake-ups of a wait that ended are ignored).
     waking: Option<f64>,
+    /// When it last started to wait for an item (it polls for
+    /// [`Platform::spin`] from then on, then sleeps).
+    since: f64,
 }
 
 /// A directly executed step that waits for the others starting with it
@@ -125,6 +133,10 @@ pub(crate) struct Options<'d> {
     pub(crate) trace: bool,
     /// [`Platform::wake_latency`], in ns.
     pub(crate) wake_latency: f64,
+    /// [`Platform::spin`], in ns.
+    pub(crate) spin: f64,
+    /// [`Platform::wake_cost`], in ns.
+    pub(crate) wake_cost: f64,
 }
 
 pub(crate) struct Stream<'d> {
@@ -337,6 +349,7 @@ impl<'d> Stream<'d> {
             pin,
             retired: false,
             waking: None,
+            since: 0.0,
         });
         if let Some(id) = pool {
             self.pools[id].1.push(t);
@@ -427,7 +440,10 @@ impl<'d> Stream<'d> {
         match item {
             Some(item) => self.begin(t, item),
             None if input == SOURCE => {} // the stream is over for this thread
-            None => self.queues[input].takers.push_back(t),
+            None => {
+                self.threads[t].since = self.resources.now;
+                self.queues[input].takers.push_back(t);
+            }
         }
     }
 
@@ -442,49 +458,6 @@ impl<'d> Stream<'d> {
             }
         }
         item
-    }
-
-    /// Whether thread `t`, woken now by `by`, would wait for its core: the
-    /// core is busy, or it is the core of `by`, which goes on running when
-    /// its next item is there.
-    fn would_wait(&self, t: usize, by: usize) -> bool {
-        let home = |t: usize| self.stations[self.threads[t].station].template.home();
-        let input = self.stations[self.threads[by].station].input;
-        let goes_on = if input == SOURCE {
-            self.released < self.o.elements
-        } else {
-            !self.queues[input].items.is_empty()
-        };
-        let (node, core) = (home(t), self.threads[t].pin);
-        if goes_on {
-            self.resources
-                .would_wait(node, core, home(by), self.threads[by].pin)
-        } else {
-            self.resources.would_wait(node, core, usize::MAX, 0)
-        }
-    }
-
-    /// Thread `t`'s wake-up latency is over: it takes an item if one is
-    /// still there, or goes on waiting.
-    fn woken(&mut self, t: usize) {
-        match self.threads[t].waking {
-            Some(due) if due <= self.resources.now => self.threads[t].waking = None,
-            _ => return,
-        }
-        if self.threads[t].retired {
-            return;
-        }
-        let input = self.stations[self.threads[t].station].input;
-        if self.queues[input].items.is_empty() {
-            return;
-        }
-        let Some(i) = self.queues[input].takers.iter().position(|&w| w == t) else {
-            return;
-        };
-        self.queues[input].takers.remove(i);
-        if let Some(item) = self.pop(input) {
-            self.begin(t, item);
-        }
     }
 
     /// Runs the kernels of the steps that start now at the same time, and
@@ -582,6 +555,10 @@ impl<'d> Stream<'d> {
     /// A part of a step ended: when its last has, the steps that waited
     /// for it start, or the element moves on.
     fn step_ended(&mut self, id: usize) {
+        if id >= EMPTY_WAKE {
+            self.rejoin(id - EMPTY_WAKE);
+            return;
+        }
         if id >= WAKE {
             self.woken(id - WAKE);
             return;
@@ -697,34 +674,6 @@ impl<'d> Stream<'d> {
             self.free.push(t);
         } else {
             q.blocked.push_back((t, item));
-        }
-    }
-
-    /// [`put`](Self::put) with a wake-up latency: the item goes to the
-    /// first waiting thread that can run at once; if every one would wait
-    /// for its core, it goes into the queue and the first of them not yet
-    /// woken wakes the latency later (another thread may take it first).
-    fn put_waking(&mut self, t: usize, output: usize, item: Item) {
-        let takers = &self.queues[output].takers;
-        if let Some(i) = (0..takers.len()).find(|&i| !self.would_wait(takers[i], t)) {
-            if let Some(taker) = self.queues[output].takers.remove(i) {
-                self.begin(taker, item);
-            }
-            self.free.push(t);
-            return;
-        }
-        let q = &mut self.queues[output];
-        if q.items.len() < q.capacity {
-            q.items.push_back(item);
-            self.free.push(t);
-        } else {
-            q.blocked.push_back((t, item));
-        }
-        let takers = &self.queues[output].takers;
-        if let Some(&w) = takers.iter().find(|&&w| self.threads[w].waking.is_none()) {
-            let latency = self.o.wake_latency;
-            self.threads[w].waking = Some(self.resources.now + latency);
-            self.resources.delay(latency, WAKE + w, &mut self.ended);
         }
     }
 

@@ -1,0 +1,128 @@
+//! Threads waiting for an element when wake-ups take time
+//! ([`Platform::wake_latency`]): who gets a new element, who is woken, and
+//! what a wake-up that finds nothing costs.
+//!
+//! The model, after how a channel hands elements to blocked receivers:
+//! - A thread that finds its queue empty polls it for [`Platform::spin`]
+//!   ns, then sleeps. The threads waiting on a queue are kept in the order
+//!   they started to wait.
+//! - A new element goes at once to the first polling thread, in that
+//!   order, that can run at once (its core is free).
+//! - Otherwise it is queued and the first waiting thread not yet notified
+//!   is notified: a sleeping one whose core is free takes it at once; any
+//!   other runs after the wake-up latency, and takes an element if one is
+//!   left. If none is, it spends [`Platform::wake_cost`] ns of its core's
+//!   time (competing with the thread running there) and waits again, at
+//!   the back of the order.
+//!
+//! With the default spin (forever) no thread sleeps, and the element goes
+//! to the first waiting thread that can run at once, or to the first that
+//! cannot after the latency.
+//!
+//! [`Platform::wake_latency`]: crate::sim::Platform::wake_latency
+//! [`Platform::spin`]: crate::sim::Platform::spin
+//! [`Platform::wake_cost`]: crate::sim::Platform::wake_cost
+
+use super::{EMPTY_WAKE, Item, SOURCE, Stream, WAKE};
+
+impl Stream<'_> {
+    /// Whether thread `t`, woken now by `by`, would wait for its core: the
+    /// core is busy, or it is the core of `by`, which goes on running when
+    /// its next item is there.
+    fn would_wait(&self, t: usize, by: usize) -> bool {
+        let home = |t: usize| self.stations[self.threads[t].station].template.home();
+        let input = self.stations[self.threads[by].station].input;
+        let goes_on = if input == SOURCE {
+            self.released < self.o.elements
+        } else {
+            !self.queues[input].items.is_empty()
+        };
+        let (node, core) = (home(t), self.threads[t].pin);
+        if goes_on {
+            self.resources
+                .would_wait(node, core, home(by), self.threads[by].pin)
+        } else {
+            self.resources.would_wait(node, core, usize::MAX, 0)
+        }
+    }
+
+    /// Whether waiting thread `w` still polls its queue.
+    fn polling(&self, w: usize) -> bool {
+        self.resources.now - self.threads[w].since < self.o.spin
+    }
+
+    /// [`put`](Self::put) with a wake-up latency (the module's model).
+    pub(super) fn put_waking(&mut self, t: usize, output: usize, item: Item) {
+        let takers = &self.queues[output].takers;
+        let at_once =
+            (0..takers.len()).find(|&i| self.polling(takers[i]) && !self.would_wait(takers[i], t));
+        if let Some(i) = at_once {
+            if let Some(taker) = self.queues[output].takers.remove(i) {
+                self.begin(taker, item);
+            }
+            self.free.push(t);
+            return;
+        }
+        let q = &mut self.queues[output];
+        if q.items.len() < q.capacity {
+            q.items.push_back(item);
+            self.free.push(t);
+        } else {
+            q.blocked.push_back((t, item));
+        }
+        let takers = &self.queues[output].takers;
+        let Some(i) = (0..takers.len()).find(|&i| self.threads[takers[i]].waking.is_none()) else {
+            return;
+        };
+        let w = takers[i];
+        if !self.polling(w) && !self.would_wait(w, t) {
+            // Asleep on a free core: it runs at once.
+            self.queues[output].takers.remove(i);
+            if let Some(item) = self.pop(output) {
+                self.begin(w, item);
+            }
+            return;
+        }
+        let latency = self.o.wake_latency;
+        self.threads[w].waking = Some(self.resources.now + latency);
+        self.resources.delay(latency, WAKE + w, &mut self.ended);
+    }
+
+    /// Thread `t`'s wake-up latency is over: it takes an item if one is
+    /// still there; if not, it spends the wake-up's cost on its core and
+    /// waits again.
+    pub(super) fn woken(&mut self, t: usize) {
+        match self.threads[t].waking {
+            Some(due) if due <= self.resources.now => self.threads[t].waking = None,
+            _ => return,
+        }
+        if self.threads[t].retired {
+            return;
+        }
+        let input = self.stations[self.threads[t].station].input;
+        let Some(i) = self.queues[input].takers.iter().position(|&w| w == t) else {
+            return;
+        };
+        self.queues[input].takers.remove(i);
+        if let Some(item) = self.pop(input) {
+            self.begin(t, item);
+            return;
+        }
+        let cost = self.o.wake_cost;
+        if cost > 0.0 {
+            let node = self.stations[self.threads[t].station].template.home();
+            let core = self.threads[t].pin;
+            self.resources.compute(node, core, cost, EMPTY_WAKE + t);
+        } else {
+            self.rejoin(t);
+        }
+    }
+
+    /// Thread `t`, back from a wake-up that found nothing, waits again (at
+    /// the back of the order) or takes an item that came meanwhile.
+    pub(super) fn rejoin(&mut self, t: usize) {
+        if !self.threads[t].retired {
+            self.free.push(t);
+        }
+    }
+}
