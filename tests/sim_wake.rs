@@ -52,6 +52,27 @@ fn a_thread_that_stops_leaves_its_core_to_the_woken_one() {
     assert_eq!(two, 40.0);
 }
 
+/// A thread woken late runs as soon as its core is free, if that comes
+/// before the latency is over: on one core, stage 2 is notified at 10
+/// while stage 1 goes on with the second element; at 20 stage 1 is done,
+/// so stage 2 runs then (not at 110) and ends the two elements at 40.
+#[test]
+fn a_woken_thread_runs_when_its_core_frees_itself() {
+    let one_core = Platform::new(1, 1).pinned(true).wake_latency(100.0);
+    assert_eq!(run("a = 10; pipe(a, a)", &one_core, 2).1, 40.0);
+    // A first stage that blocks on a full buffer of one place frees the
+    // core as well: at 20 it blocks with the second element (the place
+    // holds the first), so stage 2 runs from 20; the core never idles and
+    // the three elements' six steps end at 60.
+    let d = Design::parse("a = 10; pipe(a, a)").unwrap();
+    let r = Simulation::new(&d, &one_core)
+        .elements(3)
+        .buffer(1)
+        .run()
+        .unwrap();
+    assert_eq!(r.makespan(), 60.0);
+}
+
 /// A pipeline of three equal stages on two pinned cores: stage 3 shares
 /// core 0 with stage 1 and is woken late, but the core never idles, so the
 /// pace is still two stages' work per element.
@@ -167,7 +188,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// With a core for every thread, no thread ever waits for its core: a
-    /// pipeline of pools runs to the same makespan, to the ns, whatever
+    /// pipeline of pools runs to the same makespan (to rounding) whatever
     /// the wake-up latency, the spin and the cost of a wake-up (the
     /// threads a new element may go to are alike).
     #[test]
@@ -190,7 +211,10 @@ proptest! {
         let at = |p: &Platform| Simulation::new(&d, p).elements(500).run().unwrap();
         let late = p.clone().wake_latency(wake).spin(spin).wake_cost(cost);
         let (now, late) = (at(&p), at(&late));
-        prop_assert_eq!(now.makespan(), late.makespan());
+        // (alike threads may take the elements in another order, which
+        // rounds the shared cores' progress differently in the last bit)
+        let (a, b) = (now.makespan(), late.makespan());
+        prop_assert!((a - b).abs() <= 1e-12 * a, "{} against {}", a, b);
     }
 }
 

@@ -20,6 +20,7 @@ use pattern_core::exec::Kernels;
 use pattern_core::queue::Machine;
 use pattern_core::sim::{Platform, Simulation};
 use pattern_core::{Design, Term};
+use std::time::Duration;
 
 /// The machine-aware prediction the acceptance uses.
 pub const CHOSEN: &str = "simulated";
@@ -63,12 +64,16 @@ pub(crate) fn predict(
 }
 
 /// This machine's `cores` as the executor uses them: pinned as it pins its
-/// threads, and a thread woken on a busy core running after the measured
-/// wake-up latency.
+/// threads, a thread woken on a busy core running after the measured
+/// wake-up latency, a waiting thread polling for the measured spin before
+/// it sleeps, and a wake-up in vain costing its core the measured time.
 pub(crate) fn platform(cores: usize, settings: &Settings) -> Platform {
+    let ns = |d: Duration| d.as_secs_f64() * 1e9;
     Platform::new(1, cores)
         .pinned(settings.pin_threads)
-        .wake_latency(settings.wake_latency.as_secs_f64() * 1e9)
+        .wake_latency(ns(settings.wake_latency))
+        .spin(settings.wait_spin.map_or(f64::INFINITY, ns))
+        .wake_cost(ns(settings.wake_cost))
 }
 
 /// At most how many elements of `design` are in flight at once: one per

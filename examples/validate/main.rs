@@ -313,12 +313,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if settings.pin_threads {
         // Measured once, before any suite: the simulations' platform.
         let samples = if args.quick { 20 } else { 400 };
-        let wake = wake::wake_latency(&Cores::of_current_thread(), samples);
-        settings.wake_latency = Duration::from_nanos(wake.unwrap_or(0.0) as u64);
-        eprintln!(
-            "validate: a thread woken on a busy core runs after {:.1} µs (median of {samples})",
-            settings.wake_latency.as_secs_f64() * 1e6
-        );
+        if let Some(w) = wake::measure(&Cores::of_current_thread(), samples) {
+            let d = |ns: f64| Duration::from_nanos(ns.max(0.0) as u64);
+            settings.wake_latency = d(w.latency);
+            settings.wait_spin = Some(d(w.spin));
+            settings.wake_cost = d(w.cost);
+            eprintln!(
+                "validate: a thread woken on a busy core runs after {:.1} µs, a waiting one \
+                 polls {:.1} µs before it sleeps, a wake-up in vain costs its core {:.1} µs \
+                 (medians of {samples})",
+                w.latency / 1e3,
+                w.spin / 1e3,
+                w.cost / 1e3
+            );
+        }
     }
     // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
     let histogram_settings = Settings {

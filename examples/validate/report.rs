@@ -446,6 +446,13 @@ pub struct SettingsRecord {
     pub atom_stream_ms: f64,
     /// The wake-up latency on a busy core the simulations use, µs.
     pub wake_latency_us: f64,
+    /// How long a waiting thread polls before it sleeps in the
+    /// simulations, µs (`None`: forever).
+    #[serde(default)]
+    pub wait_spin_us: Option<f64>,
+    /// What a wake-up in vain costs its core in the simulations, µs.
+    #[serde(default)]
+    pub wake_cost_us: f64,
 }
 
 /// Everything a validation measured and concluded, for the JSON file.

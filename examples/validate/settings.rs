@@ -123,6 +123,15 @@ pub struct Settings {
     /// measured at the start of a pinned run ([`crate::wake`]), zero
     /// otherwise.
     pub wake_latency: Duration,
+    /// How long a thread waiting on the executor's channel polls before
+    /// it sleeps ([`Platform::spin`](pattern_core::sim::Platform::spin)),
+    /// measured with the latency; `None`: forever (the simulator's
+    /// default, first come first served among the threads that can run).
+    pub wait_spin: Option<Duration>,
+    /// What a wake-up that finds nothing costs the thread busy on its core
+    /// ([`Platform::wake_cost`](pattern_core::sim::Platform::wake_cost)),
+    /// measured with the latency; zero otherwise.
+    pub wake_cost: Duration,
 }
 
 impl Default for Settings {
@@ -151,6 +160,8 @@ impl Default for Settings {
             direct_calls: 6,
             fitter: Fitter::default(),
             wake_latency: Duration::ZERO,
+            wait_spin: None,
+            wake_cost: Duration::ZERO,
         }
     }
 }
@@ -213,6 +224,8 @@ impl Settings {
             discount_steal: self.discount_steal,
             atom_stream_ms: self.atom_stream.as_secs_f64() * 1e3,
             wake_latency_us: self.wake_latency.as_secs_f64() * 1e6,
+            wait_spin_us: self.wait_spin.map(|d| d.as_secs_f64() * 1e6),
+            wake_cost_us: self.wake_cost.as_secs_f64() * 1e6,
         }
     }
 }

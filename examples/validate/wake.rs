@@ -1,37 +1,87 @@
-//! The wake-up latency on a busy core, the simulation's
-//! `Platform::wake_latency`: how long a thread blocked on a channel, pinned
-//! to a core that another thread keeps busy, takes to run once an element is
-//! sent to it from another core. A worker of a task pool that shares its
-//! core with a busy stage waits this long, and meanwhile a worker on a free
-//! core takes the element.
+//! How threads wait on this machine, for the simulation's platform: the
+//! wake-up latency on a busy core (`Platform::wake_latency`), how long a
+//! receiver blocked on the executor's channel polls before it sleeps
+//! (`Platform::spin`), and what a wake-up costs the thread busy on the
+//! woken one's core (`Platform::wake_cost`). Each is measured with the
+//! executor's channel (crossbeam's bounded channel, received as the
+//! executor does when its threads outnumber the cores: blocking at once).
 
+use crossbeam_channel::bounded;
 use pattern_core::exec::Cores;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Pauses between two wake-ups: long enough that the woken thread sleeps
 /// again and the busy thread has the core to itself.
 const PAUSE: Duration = Duration::from_micros(2_000);
 
-/// The median wake-up latency over `samples` wake-ups, ns; `None` with
-/// fewer than two cores or without pinning (nothing to share a core with).
-pub(crate) fn wake_latency(cores: &Cores, samples: usize) -> Option<f64> {
+/// Pauses between two wake-ups when a wake-up is timed by its CPU: longer
+/// than this machine's wake-up latency with the executor's channel (1.8
+/// ms), so that each one is over before the next.
+const SLOW_PAUSE: Duration = Duration::from_millis(4);
+
+/// What was measured, ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Waiting {
+    /// The median wake-up latency on a busy core.
+    pub(crate) latency: f64,
+    /// The median CPU time a receiver on a free core spends in a wait that
+    /// ends with a wake-up: its polling before it sleeps.
+    pub(crate) spin: f64,
+    /// The median time a thread busy on a core loses to a wake-up of
+    /// another thread there that finds nothing to do.
+    pub(crate) cost: f64,
+}
+
+/// All three, `samples` times each (fewer for the cost, which is timed in
+/// phases); `None` with fewer than two cores or without pinning.
+pub(crate) fn measure(cores: &Cores, samples: usize) -> Option<Waiting> {
     if cores.len() < 2 || cores.ids().is_empty() || samples == 0 {
         return None;
     }
+    Some(Waiting {
+        latency: wake_latency(cores, samples)?,
+        spin: spin(cores, samples.div_ceil(4))?,
+        cost: wake_cost(cores, samples.div_ceil(8))?,
+    })
+}
+
+/// The median of `values` (sorted in place); `None` if empty.
+fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied()
+}
+
+/// The calling thread's CPU time so far, ns (`/proc/thread-self/schedstat`).
+fn cpu_ns() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse::<f64>().ok()
+}
+
+/// A thread that keeps core `core` busy until `stop`, counting its loops
+/// in `count`.
+fn busy(cores: &Cores, core: usize, stop: &AtomicBool, count: &AtomicU64) {
+    cores.pin_current(core);
+    let mut x = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..1024 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        count.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The median wake-up latency over `samples` wake-ups: a thread blocked on
+/// a channel, pinned to a core that another thread keeps busy, takes this
+/// long to run once an element is sent to it from another core.
+fn wake_latency(cores: &Cores, samples: usize) -> Option<f64> {
     let stop = AtomicBool::new(false);
-    let (to_sleeper, inbox) = mpsc::sync_channel::<Instant>(1);
-    let (to_waker, woken) = mpsc::sync_channel::<f64>(1);
+    let loops = AtomicU64::new(0);
+    let (to_sleeper, inbox) = bounded::<Instant>(1);
+    let (to_waker, woken) = bounded::<f64>(1);
     let mut delays: Vec<f64> = std::thread::scope(|s| {
         // The busy thread and the sleeper share core 0.
-        s.spawn(|| {
-            cores.pin_current(0);
-            let mut x = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                x = std::hint::black_box(x.wrapping_add(1));
-            }
-        });
+        s.spawn(|| busy(cores, 0, &stop, &loops));
         s.spawn(move || {
             cores.pin_current(0);
             while let Ok(sent) = inbox.recv() {
@@ -59,23 +109,95 @@ pub(crate) fn wake_latency(cores: &Cores, samples: usize) -> Option<f64> {
         stop.store(true, Ordering::Relaxed);
         delays
     });
-    if delays.is_empty() {
-        return None;
-    }
-    delays.sort_by(f64::total_cmp);
-    Some(delays[delays.len() / 2])
+    median(&mut delays)
+}
+
+/// The median CPU time of a receiver on a core of its own over `samples`
+/// waits of a millisecond each: what it polls before it sleeps, and the
+/// wake-up.
+fn spin(cores: &Cores, samples: usize) -> Option<f64> {
+    let (to_receiver, inbox) = bounded::<()>(1);
+    let mut spent: Vec<f64> = std::thread::scope(|s| {
+        let receiver = s.spawn(move || {
+            cores.pin_current(1);
+            let mut spent = Vec::with_capacity(samples);
+            while let Some(before) = cpu_ns() {
+                if inbox.recv().is_err() {
+                    break;
+                }
+                if let Some(after) = cpu_ns() {
+                    spent.push(after - before);
+                }
+            }
+            spent
+        });
+        cores.run_on(0, move || {
+            for _ in 0..samples {
+                std::thread::sleep(Duration::from_millis(1));
+                if to_receiver.send(()).is_err() {
+                    break;
+                }
+            }
+        });
+        receiver.join().unwrap_or_default()
+    });
+    median(&mut spent)
+}
+
+/// The median CPU time of a thread woken `samples` times for nothing on a
+/// core that another thread keeps busy (pinned to core 0, woken from core
+/// 1 every [`SLOW_PAUSE`]), from one wake-up to the next: what it takes
+/// from the busy thread each time (the switches into it and out of it
+/// cost a little more, uncounted).
+fn wake_cost(cores: &Cores, samples: usize) -> Option<f64> {
+    let stop = AtomicBool::new(false);
+    let loops = AtomicU64::new(0);
+    let (to_sleeper, inbox) = bounded::<()>(1);
+    let mut spent: Vec<f64> = std::thread::scope(|s| {
+        s.spawn(|| busy(cores, 0, &stop, &loops));
+        let sleeper = s.spawn(move || {
+            cores.pin_current(0);
+            let mut spent = Vec::with_capacity(samples);
+            let mut last = None;
+            while inbox.recv().is_ok() {
+                let now = cpu_ns();
+                if let (Some(before), Some(now)) = (last, now) {
+                    spent.push(now - before);
+                }
+                last = now;
+            }
+            spent
+        });
+        cores.run_on(1, move || {
+            for _ in 0..=samples {
+                std::thread::sleep(SLOW_PAUSE);
+                if to_sleeper.send(()).is_err() {
+                    break;
+                }
+            }
+        });
+        let spent = sleeper.join().unwrap_or_default();
+        stop.store(true, Ordering::Relaxed);
+        spent
+    });
+    median(&mut spent)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A wake-up takes time, and less than the pauses between them.
+    /// Each is measured and in its range: a wake-up takes time, less than
+    /// the pauses between them; a wait's polling takes less than the wait.
     #[test]
-    fn a_wake_up_on_a_busy_core_is_measured() {
+    fn the_ways_threads_wait_are_measured() {
         let cores = Cores::of_current_thread();
-        match wake_latency(&cores, 20) {
-            Some(ns) => assert!(ns > 0.0 && ns < 1e9, "{ns}"),
+        match measure(&cores, 20) {
+            Some(w) => {
+                assert!(w.latency > 0.0 && w.latency < 1e9, "{w:?}");
+                assert!(w.spin > 0.0 && w.spin < 1e6, "{w:?}");
+                assert!(w.cost.is_finite() && w.cost < 1e6, "{w:?}");
+            }
             None => assert!(cores.len() < 2 || cores.ids().is_empty()),
         }
     }

@@ -149,6 +149,8 @@ pub(crate) struct Stream<'d> {
     pools: Vec<(Option<usize>, Vec<usize>)>,
     /// Threads that must take their next item.
     free: Vec<usize>,
+    /// Threads woken late, not yet running (some may have run already).
+    waking: Vec<usize>,
     /// Step ids that ended and are not handled yet.
     ended: Vec<usize>,
     resources: Resources,
@@ -262,6 +264,7 @@ impl<'d> Stream<'d> {
             owner: Vec::new(),
             pools: vec![(None, Vec::new()); pools],
             free: Vec::new(),
+            waking: Vec::new(),
             ended: Vec::new(),
             resources: Resources::new(platform, o.cpu_per_byte, platform.is_pinned()),
             released: 0,
@@ -371,6 +374,9 @@ impl<'d> Stream<'d> {
                 } else {
                     break;
                 }
+            }
+            if self.wake_where_idle() {
+                continue;
             }
             if !self.together.is_empty() {
                 self.start_together();

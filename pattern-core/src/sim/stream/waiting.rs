@@ -10,8 +10,8 @@
 //!   order, that can run at once (its core is free).
 //! - Otherwise it is queued and the first waiting thread not yet notified
 //!   is notified: a sleeping one whose core is free takes it at once; any
-//!   other runs after the wake-up latency, and takes an element if one is
-//!   left. If none is, it spends [`Platform::wake_cost`] ns of its core's
+//!   other runs after the wake-up latency, or as soon as its core is free
+//!   if that comes first, and takes an element if one is left. If none is, it spends [`Platform::wake_cost`] ns of its core's
 //!   time (competing with the thread running there) and waits again, at
 //!   the back of the order.
 //!
@@ -85,7 +85,34 @@ impl Stream<'_> {
         }
         let latency = self.o.wake_latency;
         self.threads[w].waking = Some(self.resources.now + latency);
+        self.waking.push(w);
         self.resources.delay(latency, WAKE + w, &mut self.ended);
+    }
+
+    /// Threads woken late whose core is free now (the thread busy there
+    /// blocked, waits or is done) run now: `true` if one did.
+    pub(super) fn wake_where_idle(&mut self) -> bool {
+        if self.waking.is_empty() {
+            return false;
+        }
+        let mut any = false;
+        for w in std::mem::take(&mut self.waking) {
+            if self.threads[w].waking.is_none() {
+                continue; // it ran already
+            }
+            let node = self.stations[self.threads[w].station].template.home();
+            if self
+                .resources
+                .would_wait(node, self.threads[w].pin, usize::MAX, 0)
+            {
+                self.waking.push(w);
+            } else {
+                self.threads[w].waking = Some(self.resources.now);
+                self.woken(w);
+                any = true;
+            }
+        }
+        any
     }
 
     /// Thread `t`'s wake-up latency is over: it takes an item if one is
