@@ -314,17 +314,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Measured once, before any suite: the simulations' platform.
         let samples = if args.quick { 20 } else { 400 };
         if let Some(w) = wake::measure(&Cores::of_current_thread(), samples) {
-            let d = |ns: f64| Duration::from_nanos(ns.max(0.0) as u64);
+            fn d(ns: f64) -> Duration {
+                Duration::from_nanos(ns.max(0.0) as u64)
+            }
             settings.wake_latency = d(w.latency);
-            settings.wait_spin = Some(d(w.spin));
-            settings.wake_cost = d(w.cost);
+            settings.wait_spin = w.spin.map(d);
+            settings.wake_cost = w.cost.map_or(Duration::ZERO, d);
+            let us = |ns: Option<f64>| {
+                ns.map_or("(unknown)".to_string(), |v| format!("{:.1} µs", v / 1e3))
+            };
             eprintln!(
                 "validate: a thread woken on a busy core runs after {:.1} µs, a waiting one \
-                 polls {:.1} µs before it sleeps, a wake-up in vain costs its core {:.1} µs \
+                 polls {} before it sleeps, a wake-up in vain costs its core {} \
                  (medians of {samples})",
                 w.latency / 1e3,
-                w.spin / 1e3,
-                w.cost / 1e3
+                us(w.spin),
+                us(w.cost)
             );
         }
     }
