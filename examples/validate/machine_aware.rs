@@ -20,7 +20,8 @@ use pattern_core::exec::Kernels;
 use pattern_core::queue::Machine;
 use pattern_core::sim::{Platform, Simulation};
 use pattern_core::{Design, Term};
-use std::time::Duration;
+use std::sync::PoisonError;
+use std::time::{Duration, Instant};
 
 /// The machine-aware prediction the acceptance uses.
 pub const CHOSEN: &str = "simulated";
@@ -33,14 +34,23 @@ const SIMULATED_ELEMENTS: usize = 2_000;
 /// At least as many elements in a direct simulation.
 const DIRECT_ELEMENTS: usize = 400;
 
+/// Single calls timed per atom and size for the spread of its durations.
+const SPREAD_CALLS: usize = 31;
+
+/// The median and the coefficient of variation of single calls, by atom and
+/// size ([`Suite::call_spread`]).
+pub(crate) type CallSpreads = std::collections::BTreeMap<(String, usize), Option<(f64, f64)>>;
+
 /// The queueing model and the simulation of `refined` (a refined design,
-/// its hand-overs explicit atoms) on `cores` cores, ns per element at `at`:
-/// `None` where a model cannot be evaluated.
+/// its hand-overs explicit atoms) on `cores` cores, ns per element at `at`,
+/// the simulation's durations varying with coefficient `variation`
+/// ([`Suite::variation_of`]): `None` where a model cannot be evaluated.
 pub(crate) fn predict(
     refined: &Term,
     cores: usize,
     settings: &Settings,
     at: &[(&str, f64)],
+    variation: f64,
 ) -> (Option<f64>, Option<f64>) {
     let Ok(design) = Design::from_term(refined.clone()) else {
         return (None, None);
@@ -52,10 +62,15 @@ pub(crate) fn predict(
         .map(|p| p.time_per_element)
         .filter(|t| t.is_finite());
     let platform = platform(cores, settings);
-    let simulated = Simulation::new(&design, &platform)
+    let mut simulation = Simulation::new(&design, &platform)
         .at(at)
         .elements(SIMULATED_ELEMENTS)
-        .buffer(settings.capacity)
+        .buffer(settings.capacity);
+    if variation > 0.0 {
+        // (one seed: every round and design draws the same sequence)
+        simulation = simulation.variation(variation, 1);
+    }
+    let simulated = simulation
         .run()
         .ok()
         .map(|r| r.time_per_element())
@@ -99,6 +114,68 @@ pub(crate) struct Overheads {
 }
 
 impl<E: Send + 'static> Suite<E> {
+    /// How much the durations of `design`'s steps vary at size `x`, as a
+    /// coefficient of variation: the spread of single calls of the slowest
+    /// atom it uses that has a kernel ([`Suite::call_spread`]); 0 if none
+    /// has one. (The simulator varies every step by one coefficient.)
+    pub(crate) fn variation_of(&self, design: &Design, x: usize, settings: &Settings) -> f64 {
+        design
+            .term()
+            .atoms()
+            .iter()
+            .filter_map(|atom| self.call_spread(&atom.name, x, settings))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map_or(0.0, |(_, cv)| cv)
+    }
+
+    /// The median duration of single calls of `atom`'s kernel at size `x`
+    /// and their coefficient of variation (the interquartile range over
+    /// 1.349, a standard deviation robust to the odd interrupt, over the
+    /// median), from [`SPREAD_CALLS`] calls on inputs as cold as a run's;
+    /// measured at the first request and kept. `None` without a kernel.
+    pub(crate) fn call_spread(
+        &self,
+        atom: &str,
+        x: usize,
+        settings: &Settings,
+    ) -> Option<(f64, f64)> {
+        let key = (atom.to_string(), x);
+        let kept = self
+            .call_spreads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .copied();
+        if let Some(spread) = kept {
+            return spread;
+        }
+        let spread = self.kernels.element(atom).and_then(|kernel| {
+            let mut inputs: Vec<E> = (0..=SPREAD_CALLS)
+                .map(|i| (self.make)(x, 3 << 38 | i as u64))
+                .collect();
+            self.evict(&[x], settings);
+            // The first call warms the code up, untimed.
+            kernel(&mut inputs[0]);
+            let mut times: Vec<f64> = inputs[1..]
+                .iter_mut()
+                .map(|e| {
+                    let start = Instant::now();
+                    kernel(e);
+                    start.elapsed().as_nanos() as f64
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+            let median = at(0.5);
+            (median > 0.0).then(|| (median, (at(0.75) - at(0.25)) / 1.349 / median))
+        });
+        self.call_spreads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, spread);
+        spread
+    }
+
     /// A simulation of `design` (atoms with their measured models) on this
     /// machine's pinned cores whose atoms with a kernel run it (the seed's
     /// mixed mode: each kernel on its first [`Settings::direct_calls`]

@@ -27,6 +27,9 @@ pub struct Predictions {
     /// A simulation whose atoms ran their kernels beside the run (direct
     /// execution), at the run's speed factor.
     pub direct: Option<f64>,
+    /// The coefficient of variation of the simulated durations.
+    #[serde(default)]
+    pub variation: f64,
 }
 
 /// A measured atom and its fitted model.

@@ -6,7 +6,7 @@
 use crate::atoms::{AtomTimings, fit_atom, merge, scaled};
 use crate::compare::CaseRuns;
 use crate::error::ValidationError;
-use crate::machine_aware::{Overheads, predict};
+use crate::machine_aware::{CallSpreads, Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
     HANDOFF, SHARED_HANDOFF, corun_name, handed_atoms, handed_name, pool_handoff_name, pool_sizes,
@@ -93,6 +93,8 @@ pub struct Suite<E> {
     /// Elements per timing of an element atom, by atom and size, fixed at
     /// the first timing ([`Settings::atom_stream`]).
     pub(crate) stream_lengths: Mutex<BTreeMap<(String, usize), usize>>,
+    /// The spread of single calls, by atom and size ([`Suite::call_spread`]).
+    pub(crate) call_spreads: Mutex<CallSpreads>,
 }
 
 impl<E: Send + 'static> Suite<E> {
@@ -119,6 +121,7 @@ impl<E: Send + 'static> Suite<E> {
             derived: Vec::new(),
             scratch: Mutex::new(Vec::new()),
             stream_lengths: Mutex::new(BTreeMap::new()),
+            call_spreads: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -457,7 +460,9 @@ impl<E: Send + 'static> Suite<E> {
                     } else {
                         design.term().clone()
                     };
-                    let (queueing, simulated) = predict(&machine_term, cores, settings, &at);
+                    let variation = self.variation_of(&design, x, settings);
+                    let (queueing, simulated) =
+                        predict(&machine_term, cores, settings, &at, variation);
                     let direct = if round % 2 == 1 {
                         direct_first
                     } else if self.direct {
@@ -483,6 +488,7 @@ impl<E: Send + 'static> Suite<E> {
                         queueing,
                         simulated,
                         direct,
+                        variation,
                     });
                 }
             }

@@ -61,13 +61,19 @@ fn validation_runs_end_to_end_on_small_sizes() {
             assert!(s.predicted_ns.is_some());
             assert!(s.max_in_flight <= row.threads);
             // The machine-aware predictions of every round; on one thread
-            // the simulation of the refined design is its refined model.
+            // the simulation of the refined design is its refined model,
+            // up to the varied durations' mean over the simulated stream.
             assert!(s.predicted_queueing_ns.is_some() && s.predicted_simulated_ns.is_some());
             assert!(s.predicted_direct_ns.is_some_and(|t| t > 0.0));
             if row.threads == 1 {
                 for p in &s.round_predictions {
                     let (sim, refined) = (p.simulated.unwrap(), p.refined.unwrap());
-                    assert!((sim / refined - 1.0).abs() < 1e-9, "{sim} vs {refined}");
+                    assert!((0.0..1.0).contains(&p.variation), "{}", p.variation);
+                    let tolerance = 1e-9 + 5.0 * p.variation / 2000f64.sqrt();
+                    assert!(
+                        (sim / refined - 1.0).abs() < tolerance,
+                        "{sim} vs {refined}"
+                    );
                 }
             }
         }
