@@ -610,20 +610,17 @@ fn errors_are_clear() {
 /// A design 100 000 levels deep, solved on a 2 MiB thread.
 #[test]
 fn deep_designs_on_a_small_stack() {
-    let handle = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let atom = || Term::atom("s", "x".parse().unwrap());
-            let mut t = Term::tpool("c", atom());
-            for _ in 0..100_000 {
-                t = Term::seq(atom(), t);
-            }
-            let d = Design::from_term(t).unwrap();
-            let best = Allocator::new(&d, 4).at(&[("x", 1.0)]).solve().unwrap();
-            (best.allocation.count("c"), best.allocation.time_per_element)
-        })
-        .unwrap();
-    let (c, t) = handle.join().unwrap();
+    let result = common::on_small_stack(|| {
+        let atom = || Term::atom("s", "x".parse().unwrap());
+        let mut t = Term::tpool("c", atom());
+        for _ in 0..100_000 {
+            t = Term::seq(atom(), t);
+        }
+        let d = Design::from_term(t).unwrap();
+        let best = Allocator::new(&d, 4).at(&[("x", 1.0)]).solve().unwrap();
+        (best.allocation.count("c"), best.allocation.time_per_element)
+    });
+    let (c, t) = result;
     assert_eq!(c, Some(4));
     assert!((t - 100_000.25).abs() < 1e-6, "{t}");
 }

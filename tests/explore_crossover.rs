@@ -339,21 +339,16 @@ fn wide_maxima_resolve_or_fall_back_on_a_small_stack() {
     // are resolved box by box, 20,000 exceed the resolution's budget and
     // are left to the enclosures; both on a 2 MiB stack.
     for stages in [500u32, 20_000] {
-        let found = std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(move || {
-                let wide = Expr::max((0..stages).map(|k| Expr::var("x") + Expr::num(k.into())));
-                let shared = Expr::max([Expr::num(0.0), wide.clone()]);
-                crossovers(
-                    &[wide, Expr::parse("2*x").unwrap(), shared],
-                    Span::new("x", 1.0, 1e6),
-                    &[],
-                )
-            })
-            .unwrap()
-            .join()
-            .unwrap()
-            .unwrap();
+        let found = common::on_small_stack(move || {
+            let wide = Expr::max((0..stages).map(|k| Expr::var("x") + Expr::num(k.into())));
+            let shared = Expr::max([Expr::num(0.0), wide.clone()]);
+            crossovers(
+                &[wide, Expr::parse("2*x").unwrap(), shared],
+                Span::new("x", 1.0, 1e6),
+                &[],
+            )
+        })
+        .unwrap();
         let at = f64::from(stages - 1);
         let crossing = found.points.iter().find(|p| p.kind == PointKind::Crossing);
         assert!(relative(crossing.unwrap().at, at) < 1e-9, "{found:?}");
@@ -365,26 +360,21 @@ fn wide_maxima_resolve_or_fall_back_on_a_small_stack() {
 fn a_deep_model_with_a_kink_resolves_on_a_small_stack() {
     // max(x, 50) + 1 + ... + 1 (3,000 levels) against x + 1 + ... + 1:
     // equal from 50 on, the second lower below.
-    let found = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let nest = |mut e: Expr| {
-                for _ in 0..3_000 {
-                    e = Expr::Add(vec![e, Expr::num(1.0)]);
-                }
-                e
-            };
-            let kinked = nest(Expr::max([Expr::var("x"), Expr::num(50.0)]));
-            crossovers(
-                &[kinked, nest(Expr::var("x"))],
-                Span::new("x", 1.0, 1e6),
-                &[],
-            )
-        })
-        .unwrap()
-        .join()
-        .unwrap()
-        .unwrap();
+    let found = common::on_small_stack(|| {
+        let nest = |mut e: Expr| {
+            for _ in 0..3_000 {
+                e = Expr::Add(vec![e, Expr::num(1.0)]);
+            }
+            e
+        };
+        let kinked = nest(Expr::max([Expr::var("x"), Expr::num(50.0)]));
+        crossovers(
+            &[kinked, nest(Expr::var("x"))],
+            Span::new("x", 1.0, 1e6),
+            &[],
+        )
+    })
+    .unwrap();
     let best: Vec<(usize, Vec<usize>)> = found
         .intervals
         .iter()
@@ -454,23 +444,18 @@ fn bad_input_is_a_clear_error() {
 fn a_deep_model_on_a_small_stack() {
     // ((x + 1) + 1) + ... nested 20,000 levels, against a line that
     // crosses it once: at 20000 + x = 3x, x = 10000.
-    let result = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let mut deep = Expr::var("x");
-            for _ in 0..20_000 {
-                deep = Expr::Add(vec![deep, Expr::num(1.0)]);
-            }
-            crossovers(
-                &[deep, Expr::parse("3*x").unwrap()],
-                Span::new("x", 1.0, 1e6),
-                &[],
-            )
-        })
-        .unwrap()
-        .join()
-        .unwrap()
-        .unwrap();
+    let result = common::on_small_stack(|| {
+        let mut deep = Expr::var("x");
+        for _ in 0..20_000 {
+            deep = Expr::Add(vec![deep, Expr::num(1.0)]);
+        }
+        crossovers(
+            &[deep, Expr::parse("3*x").unwrap()],
+            Span::new("x", 1.0, 1e6),
+            &[],
+        )
+    })
+    .unwrap();
     assert!(relative(result.points[0].at, 10_000.0) < 1e-9);
 }
 

@@ -321,22 +321,17 @@ proptest! {
 /// A design 10^5 patterns deep is refused, not searched, on a small stack.
 #[test]
 fn deep_designs_are_refused_on_a_small_stack() {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let atoms = (0..100_000)
-                .map(|i| Term::atom(&format!("a{}", i % 7), pattern_core::Expr::var("x")));
-            let deep = Design::from_term(Term::seq_all(atoms).unwrap()).unwrap();
-            let r = Ranking::new(4).rank(&deep, &[("x", 2.0)], &PointCounts);
-            assert!(matches!(
-                r,
-                Err(RankError::TooLarge {
-                    size: 199_999,
-                    max: 256
-                })
-            ));
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    common::on_small_stack(|| {
+        let atoms =
+            (0..100_000).map(|i| Term::atom(&format!("a{}", i % 7), pattern_core::Expr::var("x")));
+        let deep = Design::from_term(Term::seq_all(atoms).unwrap()).unwrap();
+        let r = Ranking::new(4).rank(&deep, &[("x", 2.0)], &PointCounts);
+        assert!(matches!(
+            r,
+            Err(RankError::TooLarge {
+                size: 199_999,
+                max: 256
+            })
+        ));
+    });
 }

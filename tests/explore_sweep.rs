@@ -314,29 +314,24 @@ proptest! {
 /// element is the sum of its atoms', over the count.
 #[test]
 fn deep_designs_sweep_on_a_small_stack() {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let atoms = (0..100_000)
-                .map(|i| pattern_core::Term::atom(&format!("a{}", i % 7), Expr::var("x")));
-            let chain = pattern_core::Term::seq_all(atoms).unwrap();
-            let d = Design::from_term(pattern_core::Term::tpool("n", chain)).unwrap();
-            let curve = ThreadSweep::new(&d, "n", &[1, 4], Machine::new(8))
-                .at(&[("x", 2.0)])
-                .run()
-                .unwrap();
-            assert_eq!(curve.points[0].operators, 200_000.0);
-            assert_eq!(curve.points[1].operators, 50_000.0);
-            let table = Sweep::new(vec![
-                Axis::parse("x", "1,2").unwrap(),
-                Axis::parse("n", "2").unwrap(),
-            ])
-            .design("deep", &d)
+    common::on_small_stack(|| {
+        let atoms =
+            (0..100_000).map(|i| pattern_core::Term::atom(&format!("a{}", i % 7), Expr::var("x")));
+        let chain = pattern_core::Term::seq_all(atoms).unwrap();
+        let d = Design::from_term(pattern_core::Term::tpool("n", chain)).unwrap();
+        let curve = ThreadSweep::new(&d, "n", &[1, 4], Machine::new(8))
+            .at(&[("x", 2.0)])
             .run()
             .unwrap();
-            assert_eq!(table.column("deep").unwrap(), [50_000.0, 100_000.0]);
-        })
-        .unwrap()
-        .join()
+        assert_eq!(curve.points[0].operators, 200_000.0);
+        assert_eq!(curve.points[1].operators, 50_000.0);
+        let table = Sweep::new(vec![
+            Axis::parse("x", "1,2").unwrap(),
+            Axis::parse("n", "2").unwrap(),
+        ])
+        .design("deep", &d)
+        .run()
         .unwrap();
+        assert_eq!(table.column("deep").unwrap(), [50_000.0, 100_000.0]);
+    });
 }

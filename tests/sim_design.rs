@@ -245,21 +245,18 @@ fn bad_input_is_an_error() {
 
 #[test]
 fn a_pipeline_of_100k_stages_runs_on_a_small_stack() {
-    let handle = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let stages = vec!["a"; 100_000].join(", ");
-            let d = Design::parse(&format!("a = 2; pipe({stages})")).unwrap();
-            let r = Simulation::new(&d, &Platform::new(1, 4))
-                .elements(8)
-                .run()
-                .unwrap();
-            r.makespan()
-        })
-        .unwrap();
+    let result = common::on_small_stack(|| {
+        let stages = vec!["a"; 100_000].join(", ");
+        let d = Design::parse(&format!("a = 2; pipe({stages})")).unwrap();
+        let r = Simulation::new(&d, &Platform::new(1, 4))
+            .elements(8)
+            .run()
+            .unwrap();
+        r.makespan()
+    });
     // 100,000 threads on 4 cores: work conserving, 8 elements × 200,000 ns
     // of work over 4 cores once the pipeline is full, and never less.
-    let makespan = handle.join().unwrap();
+    let makespan = result;
     assert!(makespan >= 8.0 * 200_000.0 / 4.0, "{makespan}");
     assert!(makespan <= 8.0 * 200_000.0, "{makespan}");
 }

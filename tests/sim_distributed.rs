@@ -310,27 +310,24 @@ fn a_design_run_keeps_a_trace_when_asked() {
 /// processor.
 #[test]
 fn a_design_100k_levels_deep_of_distributed_patterns_runs_on_a_small_stack() {
-    let handle = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let a = || Term::atom("a", Expr::num(10.0));
-            let mut t = a();
-            for i in 0..100_000 {
-                t = match i % 3 {
-                    0 => Term::On(Count::Fixed(1), Box::new(t)),
-                    1 => Term::Groups(Count::Fixed(1), Box::new(t)),
-                    _ => Term::seq(t, a()),
-                };
-            }
-            let d = Design::from_term(t).unwrap();
-            let r = Simulation::new(&d, &Platform::new(2, 1))
-                .at(&[("p", 2.0)])
-                .run()
-                .unwrap();
-            (r.makespan(), r.core_utilization()[1])
-        })
-        .unwrap();
-    let (makespan, second_node) = handle.join().unwrap();
+    let result = common::on_small_stack(|| {
+        let a = || Term::atom("a", Expr::num(10.0));
+        let mut t = a();
+        for i in 0..100_000 {
+            t = match i % 3 {
+                0 => Term::On(Count::Fixed(1), Box::new(t)),
+                1 => Term::Groups(Count::Fixed(1), Box::new(t)),
+                _ => Term::seq(t, a()),
+            };
+        }
+        let d = Design::from_term(t).unwrap();
+        let r = Simulation::new(&d, &Platform::new(2, 1))
+            .at(&[("p", 2.0)])
+            .run()
+            .unwrap();
+        (r.makespan(), r.core_utilization()[1])
+    });
+    let (makespan, second_node) = result;
     assert_eq!(makespan, 33_334.0 * 10.0);
     assert_eq!(second_node, 0.0);
 }

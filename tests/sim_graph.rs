@@ -153,23 +153,20 @@ fn bad_input_is_an_error() {
 
 #[test]
 fn a_chain_of_a_million_tasks_runs_on_a_small_stack() {
-    let handle = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let mut g = TaskGraph::new();
-            let mut last = g.compute(0, 1.0, &[]);
-            for i in 1..1_000_000 {
-                last = if i % 2 == 0 {
-                    g.compute(0, 1.0, &[last])
-                } else {
-                    g.transfer(0, 1, 2.0, &[last])
-                };
-            }
-            let r = run(&g, &Platform::new(2, 1).bandwidth(2.0));
-            r.finish(last)
-        })
-        .unwrap();
-    assert_eq!(handle.join().unwrap(), 1_000_000.0);
+    let result = common::on_small_stack(|| {
+        let mut g = TaskGraph::new();
+        let mut last = g.compute(0, 1.0, &[]);
+        for i in 1..1_000_000 {
+            last = if i % 2 == 0 {
+                g.compute(0, 1.0, &[last])
+            } else {
+                g.transfer(0, 1, 2.0, &[last])
+            };
+        }
+        let r = run(&g, &Platform::new(2, 1).bandwidth(2.0));
+        r.finish(last)
+    });
+    assert_eq!(result, 1_000_000.0);
 }
 
 #[test]

@@ -55,27 +55,21 @@ proptest! {
 /// rebuilt on a 2 MiB stack.
 #[test]
 fn a_match_at_the_bottom_of_a_deep_term() {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let n = 100_000;
-            let stages =
-                (0..n).map(|i| Term::atom(if i + 1 == n { "z" } else { "a" }, Expr::var("x")));
-            let deep = Term::pipe_all(stages).unwrap();
-            let found = deep.rewrites(|s| match s {
-                Term::Atom(a) if a.name == "z" => Some(Term::tpool(2u64, s.clone())),
-                _ => None,
-            });
-            assert_eq!(found.len(), 1);
-            let pools = found[0]
-                .preorder()
-                .filter(|s| matches!(s, Term::Tpool(..)))
-                .count();
-            assert_eq!(pools, 1);
-            assert_eq!(found[0].size(), deep.size() + 1);
-            assert!(deep.replace_at(&vec![1; n], deep.clone()).is_none());
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    common::on_small_stack(|| {
+        let n = 100_000;
+        let stages = (0..n).map(|i| Term::atom(if i + 1 == n { "z" } else { "a" }, Expr::var("x")));
+        let deep = Term::pipe_all(stages).unwrap();
+        let found = deep.rewrites(|s| match s {
+            Term::Atom(a) if a.name == "z" => Some(Term::tpool(2u64, s.clone())),
+            _ => None,
+        });
+        assert_eq!(found.len(), 1);
+        let pools = found[0]
+            .preorder()
+            .filter(|s| matches!(s, Term::Tpool(..)))
+            .count();
+        assert_eq!(pools, 1);
+        assert_eq!(found[0].size(), deep.size() + 1);
+        assert!(deep.replace_at(&vec![1; n], deep.clone()).is_none());
+    });
 }

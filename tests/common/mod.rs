@@ -9,4 +9,16 @@ pub fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// Runs `f` on a thread of 2 MiB of stack (where deep inputs must work)
+/// and returns what it returns; a panic in `f` fails the test.
+#[allow(dead_code)] // (each test binary compiles `common`; some never call it)
+pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("a thread of 2 MiB")
+        .join()
+        .expect("no panic on a small stack")
+}
+
 pub mod cli;
