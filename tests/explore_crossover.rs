@@ -617,3 +617,31 @@ proptest! {
         }
     }
 }
+
+/// Cases the property test above once drew: the search gave up at the kink
+/// of `max(p, q)` with "0 boxes examined" (the first two), or put the kink
+/// at the far end of a tie box, 1.2e-12 before the root (the third).
+#[test]
+fn an_extra_stage_meeting_the_other_near_the_span_start_is_decided() {
+    for (p, q) in [
+        (
+            (0.02481168218827727, 1.5, 1, 24.05110731992813),
+            (2.7370887656402583, 3.0, 1, 0.0641264339301861),
+        ),
+        (
+            (152.96824757517433, 1.5, 0, 0.7319809144600768),
+            (2927.243258553136, 0.0, 2, 0.015348181722218388),
+        ),
+        (
+            (555.6475755082483, 0.5, 1, 0.020072534500140325),
+            (1469.971120746954, 0.0, 1, 0.013664072821328463),
+        ),
+    ] {
+        let with_stage = Expr::max([pmnf_expr(p), pmnf_expr(q)]);
+        let found = crossovers(&[with_stage, pmnf_expr(p)], Span::new("x", 1.0, 1e8), &[])
+            .unwrap_or_else(|e| panic!("{p:?} {q:?}: {e}"));
+        let point = found.points.first().expect("p and q meet once");
+        let gap = pmnf_value(q, point.at) - pmnf_value(p, point.at);
+        assert!(gap.abs() < 1e-9 * pmnf_value(p, point.at), "{point:?}");
+    }
+}

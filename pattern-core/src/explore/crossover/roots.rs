@@ -86,6 +86,24 @@ impl Problem<'_> {
         }
         Ok(TOLERANCE * scale)
     }
+
+    /// `value` (f at `x`) counts as 0.
+    fn near_zero(&self, x: f64, value: f64) -> Result<bool, Failure> {
+        Ok(value.abs() <= self.tolerance(x)?)
+    }
+
+    /// What a sign change of `f` bisected to `at` is: a crossing where `f`
+    /// there is within the tolerance plus what its slope moves it over the
+    /// last bisection step (a steep crossing), else a jump.
+    fn crossing_or_jump(&self, at: f64) -> Result<PointKind, Failure> {
+        let step = ROOT_WIDTH * at.abs();
+        let within = self.tolerance(at)? + 4.0 * self.slope(at)?.abs() * step;
+        Ok(if self.value(at)?.abs() <= within {
+            PointKind::Crossing
+        } else {
+            PointKind::Jump
+        })
+    }
 }
 
 /// Where to split `[a, b]`: the geometric middle of a positive box that
@@ -115,33 +133,26 @@ fn sign(v: f64) -> i8 {
 }
 
 /// A root of `g` in `[a, b]`, where `g(a)` and `g(b)` have opposite signs
-/// (or one is 0), by bisection to [`ROOT_WIDTH`].
-fn bisect(
-    g: &impl Fn(f64) -> Result<f64, Failure>,
-    mut a: f64,
-    mut b: f64,
-) -> Result<f64, Failure> {
+/// (or one is 0), by bisection to [`ROOT_WIDTH`]: the edge of the region
+/// around the end where `g` is not 0, so that where `g` is 0 on a whole
+/// piece (a tie) the root is where the piece ends, not its far end.
+fn bisect(g: &impl Fn(f64) -> Result<f64, Failure>, a: f64, b: f64) -> Result<f64, Failure> {
     let (ga, gb) = (g(a)?, g(b)?);
-    if ga == 0.0 {
-        return Ok(a);
-    }
-    if gb == 0.0 {
-        return Ok(b);
-    }
-    let sa = sign(ga);
-    while !narrow(a, b, ROOT_WIDTH) {
-        let m = split(a, b);
-        let gm = g(m)?;
-        if gm == 0.0 {
-            return Ok(m);
-        }
-        if sign(gm) == sa {
-            a = m;
+    // `inside` is an end where g has the sign `s`, `outside` the other.
+    let (mut inside, mut outside, s) = match (sign(ga), sign(gb)) {
+        (0, 0) => return Ok(a),
+        (_, 0) => (a, b, sign(ga)),
+        (_, sb) => (b, a, sb),
+    };
+    while !narrow(inside.min(outside), inside.max(outside), ROOT_WIDTH) {
+        let m = split(inside.min(outside), inside.max(outside));
+        if sign(g(m)?) == s {
+            inside = m;
         } else {
-            b = m;
+            outside = m;
         }
     }
-    Ok(a + (b - a) / 2.0)
+    Ok(inside.min(outside) + (inside - outside).abs() / 2.0)
 }
 
 /// Finds every root of `problem.f` on `[lo, hi]`.
@@ -204,11 +215,11 @@ pub(crate) fn isolate(problem: &Problem, lo: f64, hi: f64) -> Result<Isolated, F
             source: None,
         };
         if !over.d.contains_zero() {
-            monotone(&view, a, b, &mut out.roots)?;
+            monotone(&view, a, b, &mut out)?;
         } else if !over.dd.contains_zero() {
-            single_extremum(&view, a, b, &mut out.roots)?;
+            single_extremum(&view, a, b, &mut out)?;
         } else if narrow(a, b, MIN_BOX_WIDTH) {
-            decide_narrow(&view, a, b, &mut out.roots)?;
+            decide_narrow(&view, a, b, &mut out)?;
         } else {
             stack.push((m, b, variant));
             stack.push((a, m, variant));
@@ -217,53 +228,57 @@ pub(crate) fn isolate(problem: &Problem, lo: f64, hi: f64) -> Result<Isolated, F
     Ok(tidy(problem, lo, hi, out))
 }
 
-/// `f` monotone on `[a, b]`: a root where the signs at the ends differ.
-fn monotone(problem: &Problem, a: f64, b: f64, roots: &mut Vec<Root>) -> Result<(), Failure> {
+/// `f` monotone on `[a, b]`: a root where the signs at the ends differ, a
+/// tie where both ends are within the tolerance of 0 (so is all between).
+fn monotone(problem: &Problem, a: f64, b: f64, out: &mut Isolated) -> Result<(), Failure> {
     let (fa, fb) = (problem.value(a)?, problem.value(b)?);
-    if sign(fa) * sign(fb) <= 0 {
+    if problem.near_zero(a, fa)? && problem.near_zero(b, fb)? {
+        out.ties.push((a, b));
+    } else if sign(fa) * sign(fb) <= 0 {
         let at = bisect(&|x| problem.value(x), a, b)?;
-        roots.push(Root::numeric(at, PointKind::Crossing));
+        out.roots
+            .push(Root::numeric(at, problem.crossing_or_jump(at)?));
     }
     Ok(())
 }
 
 /// `f'` monotone on `[a, b]`: `f` has one extremum at most.
-fn single_extremum(
-    problem: &Problem,
-    a: f64,
-    b: f64,
-    roots: &mut Vec<Root>,
-) -> Result<(), Failure> {
+fn single_extremum(problem: &Problem, a: f64, b: f64, out: &mut Isolated) -> Result<(), Failure> {
     let (da, db) = (problem.slope(a)?, problem.slope(b)?);
     if sign(da) * sign(db) > 0 {
-        return monotone(problem, a, b, roots);
+        return monotone(problem, a, b, out);
     }
     let c = bisect(&|x| problem.slope(x), a, b)?;
     if c <= a || c >= b {
-        return monotone(problem, a, b, roots);
+        return monotone(problem, a, b, out);
     }
-    if problem.value(c)?.abs() <= problem.tolerance(c)? {
-        roots.push(Root::numeric(c, PointKind::Tangency));
+    if problem.near_zero(c, problem.value(c)?)? {
+        out.roots.push(Root::numeric(c, PointKind::Tangency));
         return Ok(());
     }
-    monotone(problem, a, c, roots)?;
-    monotone(problem, c, b, roots)
+    monotone(problem, a, c, out)?;
+    monotone(problem, c, b, out)
 }
 
-/// A box too narrow to split: the signs at its ends and its middle decide.
-fn decide_narrow(problem: &Problem, a: f64, b: f64, roots: &mut Vec<Root>) -> Result<(), Failure> {
+/// A box too narrow to split: the values at its ends and its middle
+/// decide. Both ends within the tolerance of 0 are a tie (a sliver of one,
+/// which [`tidy`] merges with its neighbours); one end within it, with the
+/// middle not, is a root at that end: where `f` leaves 0.
+fn decide_narrow(problem: &Problem, a: f64, b: f64, out: &mut Isolated) -> Result<(), Failure> {
     let (fa, fb) = (problem.value(a)?, problem.value(b)?);
     let m = split(a, b);
-    if sign(fa) * sign(fb) <= 0 {
+    let (zero_a, zero_b) = (problem.near_zero(a, fa)?, problem.near_zero(b, fb)?);
+    if zero_a && zero_b {
+        out.ties.push((a, b));
+    } else if sign(fa) * sign(fb) <= 0 {
         let at = bisect(&|x| problem.value(x), a, b)?;
-        let kind = if problem.value(at)?.abs() <= problem.tolerance(at)? {
-            PointKind::Crossing
-        } else {
-            PointKind::Jump
-        };
-        roots.push(Root::numeric(at, kind));
-    } else if problem.value(m)?.abs() <= problem.tolerance(m)? {
-        roots.push(Root::numeric(m, PointKind::Tangency));
+        out.roots
+            .push(Root::numeric(at, problem.crossing_or_jump(at)?));
+    } else if problem.near_zero(m, problem.value(m)?)? {
+        out.roots.push(Root::numeric(m, PointKind::Tangency));
+    } else if zero_a || zero_b {
+        let at = if zero_a { a } else { b };
+        out.roots.push(Root::numeric(at, PointKind::Crossing));
     } else {
         return Err(Failure::Undecided {
             lo: a,
