@@ -463,6 +463,81 @@ fn syntax_errors_show_the_caret_under_the_column() {
     assert_eq!(excerpt[..column].trim(), "2*x +");
 }
 
+/// Every subcommand that reads a design shows the caret under the extra
+/// `)` of `syntax_error.design`, exits 1 and prints nothing on stdout.
+#[test]
+fn every_design_reader_shows_the_caret() {
+    let bad = data("syntax_error.design");
+    let good = data("pool4_qsort.design");
+    let out = std::env::temp_dir().join(format!("pattern-caret-{}.svg", std::process::id()));
+    let out = out.to_str().expect("a UTF-8 path");
+    let commands: [Vec<&str>; 12] = [
+        vec!["model", &bad],
+        vec!["compare", &good, &bad],
+        vec!["simulate", &bad],
+        vec!["mva", &bad, "--cores", "2"],
+        vec!["best", &bad, "--budget", "8"],
+        vec!["crossovers", &good, &bad, "--span", "1..1e6"],
+        vec!["sweep", &good, &bad, "--x", "1..1e3:4"],
+        vec!["sweep", &bad, "--threads", "1..4", "--at", "x=1e3"],
+        vec!["plot", &good, &bad, "--x", "1..1e3", "-o", out],
+        vec![
+            "plot",
+            &bad,
+            "--kind",
+            "threads",
+            "--threads",
+            "1..4",
+            "-o",
+            out,
+        ],
+        vec!["rank", &bad, "--budget", "8"],
+        vec!["sensitivity", &bad, "--at", "x=1e3"],
+    ];
+    for args in &commands {
+        let o = run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("error: ")
+                && err.contains("syntax_error.design: ")
+                && err.contains("found `)` at line 3, column 17"),
+            "{args:?}: {err}"
+        );
+        let (excerpt, column) = caret(&err);
+        assert_eq!(excerpt.trim(), "pipe(qsort, inc))", "{args:?}");
+        assert_eq!(excerpt.chars().nth(column), Some(')'), "{args:?}");
+        assert_eq!(excerpt[..column].trim(), "pipe(qsort, inc)", "{args:?}");
+    }
+    assert!(
+        !std::path::Path::new(out).exists(),
+        "a failed plot wrote {out}"
+    );
+}
+
+/// The measurements of `fit` and the networks of `mva` show the line at
+/// fault with the caret under its column.
+#[test]
+fn data_and_network_files_show_the_caret() {
+    let err = fails(&["fit", &data("syntax_error.txt")]);
+    assert!(
+        err.contains("syntax_error.txt: line 5, column 9: `2l` is not a number"),
+        "{err}"
+    );
+    let (excerpt, column) = caret(&err);
+    assert_eq!(excerpt.trim(), "DATA 20 2l");
+    assert_eq!(&excerpt[column..], "2l");
+    let err = fails(&["mva", &data("syntax_error.json")]);
+    assert!(
+        err.contains("syntax_error.json: trailing comma at line 4 column"),
+        "{err}"
+    );
+    let (excerpt, column) = caret(&err);
+    assert!(excerpt.trim().starts_with("{ \"name\": \"cpu\""), "{err}");
+    assert_eq!(excerpt.chars().nth(column), Some('}'), "{err}");
+}
+
 #[test]
 fn input_and_usage_errors() {
     // A missing file: an input error.

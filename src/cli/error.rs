@@ -61,13 +61,17 @@ pub enum CliError {
     /// Two designs that could not be compared.
     #[error(transparent)]
     Compare(#[from] CompareError),
-    /// An Extra-P file that could not be read.
-    #[error("{path}: {source}")]
+    /// An Extra-P file that could not be read; shows the line with a caret
+    /// where the error has a position.
+    #[error("{path}: {source}{excerpt}")]
     Extrap {
         /// The file.
         path: String,
         /// Why.
         source: ExtrapError,
+        /// The line at fault with a caret under the column ([`excerpt`]),
+        /// or empty.
+        excerpt: String,
     },
     /// A region or metric the experiment does not have.
     #[error("{path} has no series of {what} (it has: {known})")]
@@ -98,13 +102,17 @@ pub enum CliError {
     /// A queueing network that could not be solved.
     #[error("the queueing network: {0}")]
     Queue(#[from] QueueError),
-    /// A network file that is not a network.
-    #[error("{path}: {message}")]
+    /// A network file that is not a network; shows the line with a caret
+    /// where the error has a position.
+    #[error("{path}: {message}{excerpt}")]
     Network {
         /// The file.
         path: String,
         /// What is wrong.
         message: String,
+        /// The line at fault with a caret under the column ([`excerpt`]),
+        /// or empty.
+        excerpt: String,
     },
     /// No allocation under the constraints (a budget below the design's
     /// fewest threads, an unknown count, ...).
@@ -146,6 +154,20 @@ pub enum CliError {
     /// it depends on the input).
     #[error("{0}")]
     Invalid(String),
+}
+
+/// Line `line` of `text` with a caret under column `column` (both 1-based,
+/// the column in characters), as the library's parsers show theirs:
+/// `"\n  {line}\n  {spaces}^"`; empty if the text has no such line.
+pub fn excerpt(text: &str, line: usize, column: usize) -> String {
+    match line.checked_sub(1).and_then(|i| text.lines().nth(i)) {
+        Some(shown) => {
+            let width = shown.chars().count();
+            let before = column.clamp(1, width + 1) - 1;
+            format!("\n  {shown}\n  {}^", " ".repeat(before))
+        }
+        None => String::new(),
+    }
 }
 
 impl CliError {

@@ -5,7 +5,7 @@
 //! cross-validated errors, and the models of other classes that fit within
 //! the noise.
 
-use super::error::CliError;
+use super::error::{CliError, excerpt};
 use super::output::{Report, Text, json_num, num};
 use pattern_core::fit::extrap_io::{Experiment, Series};
 use pattern_core::fit::{Aggregate, Fit, Fitter, stats};
@@ -40,9 +40,19 @@ pub struct FitArgs {
 /// Runs `pattern fit`.
 pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     let path = args.data.display().to_string();
-    let experiment = Experiment::read_file(&args.data).map_err(|source| CliError::Extrap {
-        path: path.clone(),
-        source,
+    let experiment = Experiment::read_file(&args.data).map_err(|source| {
+        let shown = source
+            .position()
+            .and_then(|(line, column)| {
+                let text = std::fs::read_to_string(&args.data).ok()?;
+                Some(excerpt(&text, line, column))
+            })
+            .unwrap_or_default();
+        CliError::Extrap {
+            path: path.clone(),
+            source,
+            excerpt: shown,
+        }
     })?;
     let chosen: Vec<&Series> = experiment
         .series

@@ -16,7 +16,7 @@
 //! A load-dependent station serves at `rates[n-1]/demand` with `n` jobs
 //! present; beyond the list, at its last rate.
 
-use super::error::CliError;
+use super::error::{CliError, excerpt};
 use pattern_core::queue::Network;
 use serde::Deserialize;
 
@@ -71,6 +71,7 @@ pub fn parse(path: &str, text: &str) -> Result<NetworkSpec, CliError> {
     let file: NetworkFile = serde_json::from_str(text).map_err(|e| CliError::Network {
         path: path.to_string(),
         message: e.to_string(),
+        excerpt: excerpt(text, e.line(), e.column()),
     })?;
     let mut network = Network::new();
     for station in file.stations {
@@ -92,6 +93,7 @@ pub fn parse(path: &str, text: &str) -> Result<NetworkSpec, CliError> {
                     return Err(CliError::Network {
                         path: path.to_string(),
                         message: format!("the load-dependent station `{name}` has no rates"),
+                        excerpt: String::new(),
                     });
                 };
                 network.load_dependent(name, demand, move |n: usize| {

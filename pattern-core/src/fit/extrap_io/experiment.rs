@@ -16,10 +16,13 @@ pub const DEFAULT_METRIC: &str = "<default>";
 #[derive(Debug, thiserror::Error)]
 pub enum ExtrapError {
     /// A line of a text or JSON Lines file is malformed.
-    #[error("line {line}: {message}")]
+    #[error("line {line}, column {column}: {message}")]
     Syntax {
         /// 1-based line number.
         line: usize,
+        /// 1-based column (in characters) of what is wrong: the field, the
+        /// value or the number at fault.
+        column: usize,
         /// What is wrong.
         message: String,
     },
@@ -50,10 +53,22 @@ pub enum ExtrapError {
 }
 
 impl ExtrapError {
-    pub(super) fn syntax(line: usize, message: impl Into<String>) -> ExtrapError {
+    pub(super) fn syntax(line: usize, column: usize, message: impl Into<String>) -> ExtrapError {
         ExtrapError::Syntax {
             line,
+            column,
             message: message.into(),
+        }
+    }
+
+    /// Where in the file the error is, `(line, column)`, both 1-based, for
+    /// an error of syntax or structure (to show the line with a caret).
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match *self {
+            ExtrapError::Syntax { line, column, .. } | ExtrapError::Json { line, column, .. } => {
+                Some((line, column))
+            }
+            _ => None,
         }
     }
 

@@ -248,7 +248,7 @@ fn read_json_lines(text: &str) -> Result<Experiment, ExtrapError> {
         if ex.parameters.is_empty() {
             ex.parameters = record.params.0.iter().map(|(k, _)| k.clone()).collect();
             if ex.parameters.is_empty() {
-                return Err(ExtrapError::syntax(i + 1, "no parameters in `params`"));
+                return Err(ExtrapError::syntax(i + 1, 1, "no parameters in `params`"));
             }
         }
         let mut coordinate = Vec::with_capacity(ex.parameters.len());
@@ -259,9 +259,9 @@ fn read_json_lines(text: &str) -> Result<Experiment, ExtrapError> {
                 .iter()
                 .find(|(k, _)| k == p)
                 .map(|(_, v)| *v);
-            coordinate.push(
-                v.ok_or_else(|| ExtrapError::syntax(i + 1, format!("missing parameter `{p}`")))?,
-            );
+            coordinate.push(v.ok_or_else(|| {
+                ExtrapError::syntax(i + 1, 1, format!("missing parameter `{p}`"))
+            })?);
         }
         let region = record.callpath.as_deref().unwrap_or(DEFAULT_REGION);
         let metric = record.metric.as_deref().unwrap_or(DEFAULT_METRIC);
@@ -324,7 +324,7 @@ mod tests {
             "{\"params\": {\"x\": 1}, \"value\": 1}\n{\"params\": {\"y\": 1}, \"value\": 1}\n",
         )
         .unwrap_err();
-        assert_eq!(e.to_string(), "line 2: missing parameter `x`");
+        assert_eq!(e.to_string(), "line 2, column 1: missing parameter `x`");
         let e = Experiment::read_json("{\"params\": {\"x\": 1}, \"value\": 1}\n{\"params\": 3}\n")
             .unwrap_err();
         assert!(matches!(e, ExtrapError::Json { line: 2, .. }), "{e}");

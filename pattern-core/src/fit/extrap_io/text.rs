@@ -25,6 +25,10 @@ impl Experiment {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
+            // An error at `part`, a piece of this line.
+            let at = |part: &str, message: String| {
+                ExtrapError::syntax(line_no, column_of(raw, part), message)
+            };
             let (field, value) = match line.split_once(char::is_whitespace) {
                 Some((f, v)) => (f, v.trim()),
                 None => (line, ""),
@@ -32,10 +36,10 @@ impl Experiment {
             match field {
                 "PARAMETER" => {
                     if !coordinates.is_empty() {
-                        return Err(ExtrapError::syntax(line_no, "PARAMETER after POINTS"));
+                        return Err(at(field, "PARAMETER after POINTS".into()));
                     }
                     if value.is_empty() {
-                        return Err(ExtrapError::syntax(line_no, "PARAMETER without a name"));
+                        return Err(at(field, "PARAMETER without a name".into()));
                     }
                     ex.parameters
                         .extend(value.split_whitespace().map(str::to_string));
@@ -43,20 +47,15 @@ impl Experiment {
                 "POINTS" => {
                     let dims = ex.parameters.len();
                     if dims == 0 {
-                        return Err(ExtrapError::syntax(line_no, "POINTS before any PARAMETER"));
+                        return Err(at(field, "POINTS before any PARAMETER".into()));
                     }
-                    for c in
-                        parse_points(value, dims).map_err(|m| ExtrapError::syntax(line_no, m))?
-                    {
+                    for c in parse_points(value, dims).map_err(|(m, part)| at(part, m))? {
                         coordinates.push(c);
                     }
                 }
                 "REGION" | "METRIC" => {
                     if value.is_empty() {
-                        return Err(ExtrapError::syntax(
-                            line_no,
-                            format!("{field} without a name"),
-                        ));
+                        return Err(at(field, format!("{field} without a name")));
                     }
                     if field == "REGION" {
                         region = value.to_string();
@@ -69,17 +68,16 @@ impl Experiment {
                     let values = value
                         .split_whitespace()
                         .map(|v| {
-                            v.parse::<f64>().map_err(|_| {
-                                ExtrapError::syntax(line_no, format!("`{v}` is not a number"))
-                            })
+                            v.parse::<f64>()
+                                .map_err(|_| at(v, format!("`{v}` is not a number")))
                         })
                         .collect::<Result<Vec<f64>, _>>()?;
                     if values.is_empty() {
-                        return Err(ExtrapError::syntax(line_no, "DATA without values"));
+                        return Err(at(field, "DATA without values".into()));
                     }
                     let Some(c) = coordinates.get(next_point) else {
-                        return Err(ExtrapError::syntax(
-                            line_no,
+                        return Err(at(
+                            field,
                             format!(
                                 "more DATA lines than POINTS ({}) for region `{region}`, metric `{metric}`",
                                 coordinates.len()
@@ -91,8 +89,8 @@ impl Experiment {
                     any_data = true;
                 }
                 other => {
-                    return Err(ExtrapError::syntax(
-                        line_no,
+                    return Err(at(
+                        field,
                         format!(
                             "unknown field `{other}` (expected PARAMETER, POINTS, REGION, METRIC or DATA)"
                         ),
@@ -152,15 +150,16 @@ impl Experiment {
 
 /// The coordinates of a `POINTS` value: `(a b) (c d)` groups, or bare
 /// numbers for one parameter.
-fn parse_points(value: &str, dims: usize) -> Result<Vec<Vec<f64>>, String> {
-    let number = |s: &str| {
+fn parse_points(value: &str, dims: usize) -> Result<Vec<Vec<f64>>, (String, &str)> {
+    fn number(s: &str) -> Result<f64, (String, &str)> {
         s.parse::<f64>()
-            .map_err(|_| format!("`{s}` is not a number"))
-    };
+            .map_err(|_| (format!("`{s}` is not a number"), s))
+    }
     if !value.contains('(') {
         if dims != 1 {
-            return Err(format!(
-                "with {dims} parameters, POINTS must be parenthesized groups like `(1 2)`"
+            return Err((
+                format!("with {dims} parameters, POINTS must be parenthesized groups like `(1 2)`"),
+                value,
             ));
         }
         return value
@@ -172,29 +171,40 @@ fn parse_points(value: &str, dims: usize) -> Result<Vec<Vec<f64>>, String> {
     let mut rest = value.trim();
     while !rest.is_empty() {
         let Some(after_open) = rest.strip_prefix('(') else {
-            return Err(format!("expected `(` at `{rest}`"));
+            return Err((format!("expected `(` at `{rest}`"), rest));
         };
         let Some(close) = after_open.find(')') else {
-            return Err("unclosed `(`".into());
+            return Err(("unclosed `(`".into(), rest));
         };
         let coordinate = after_open[..close]
             .split_whitespace()
             .map(number)
             .collect::<Result<Vec<f64>, _>>()?;
         if coordinate.len() != dims {
-            return Err(format!(
-                "point ({}) has {} coordinates, but there are {dims} parameters",
-                after_open[..close].trim(),
-                coordinate.len()
+            return Err((
+                format!(
+                    "point ({}) has {} coordinates, but there are {dims} parameters",
+                    after_open[..close].trim(),
+                    coordinate.len()
+                ),
+                rest,
             ));
         }
         out.push(coordinate);
         rest = after_open[close + 1..].trim_start();
     }
     if out.is_empty() {
-        return Err("POINTS without points".into());
+        return Err(("POINTS without points".into(), value));
     }
     Ok(out)
+}
+
+/// The 1-based column, in characters, where `part` (a slice of `line`)
+/// starts; 1 if it is not a slice of it.
+fn column_of(line: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+    line.get(..offset)
+        .map_or(1, |before| before.chars().count() + 1)
 }
 
 #[cfg(test)]
@@ -223,33 +233,39 @@ mod tests {
         let err = |t: &str| Experiment::read_text(t).unwrap_err().to_string();
         assert_eq!(
             err("PARAMETER x\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n"),
-            "line 5: more DATA lines than POINTS (2) for region `<root>`, metric `<default>`"
+            "line 5, column 1: more DATA lines than POINTS (2) for region `<root>`, metric `<default>`"
         );
         assert_eq!(
             err("PARAMETER x\nPOINTS 1 2\nDATA 1 x\n"),
-            "line 3: `x` is not a number"
+            "line 3, column 8: `x` is not a number"
         );
         assert_eq!(
             err("PARAMETER x\nPOINTS 1\nFOO 1\n"),
-            "line 3: unknown field `FOO` (expected PARAMETER, POINTS, REGION, METRIC or DATA)"
+            "line 3, column 1: unknown field `FOO` (expected PARAMETER, POINTS, REGION, METRIC or DATA)"
         );
-        assert_eq!(err("POINTS 1\n"), "line 1: POINTS before any PARAMETER");
+        assert_eq!(
+            err("POINTS 1\n"),
+            "line 1, column 1: POINTS before any PARAMETER"
+        );
         assert_eq!(
             err("PARAMETER a b\nPOINTS (1 2) (3)\n"),
-            "line 2: point (3) has 1 coordinates, but there are 2 parameters"
+            "line 2, column 14: point (3) has 1 coordinates, but there are 2 parameters"
         );
         assert_eq!(
             err("PARAMETER a b\nPOINTS 1 2\n"),
-            "line 2: with 2 parameters, POINTS must be parenthesized groups like `(1 2)`"
+            "line 2, column 8: with 2 parameters, POINTS must be parenthesized groups like `(1 2)`"
         );
         assert_eq!(
             err("PARAMETER a\nPOINTS (1 (2)\n"),
-            "line 2: `(2` is not a number"
+            "line 2, column 11: `(2` is not a number"
         );
-        assert_eq!(err("PARAMETER a\nPOINTS (1\n"), "line 2: unclosed `(`");
+        assert_eq!(
+            err("PARAMETER a\nPOINTS (1\n"),
+            "line 2, column 8: unclosed `(`"
+        );
         assert_eq!(
             err("PARAMETER x\nPOINTS 1\nDATA\n"),
-            "line 3: DATA without values"
+            "line 3, column 1: DATA without values"
         );
         assert_eq!(
             err("PARAMETER x\nPOINTS 1\n"),
