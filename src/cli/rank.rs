@@ -75,10 +75,11 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
         W,
         "explored",
         format!(
-            "{} designs ({} over the budget, {} rejected: see --json)",
+            "{} designs ({} over the budget, {} rejected: see --json; {} merged into one above once counted)",
             ranked.explored,
             ranked.over_budget,
-            ranked.rejected.len()
+            ranked.rejected.len(),
+            ranked.merged
         ),
     );
     let mut listed = Vec::new();
@@ -115,6 +116,7 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
         "var": args.var,
         "explored": ranked.explored,
         "over_budget": ranked.over_budget,
+        "merged": ranked.merged,
         "rejected": ranked.rejected.iter().map(|r| json!({
             "design": r.design.term().to_string(),
             "reason": r.reason.to_string(),

@@ -31,7 +31,7 @@ mod order;
 
 pub use allocation_counts::AllocationCounts;
 pub use counts::{CountChooser, PointCountError, PointCounts, symbolic_counts};
-pub use moves::{Move, canonical_key, fuse_pools};
+pub use moves::{Move, canonical_key, canonical_key_at, fuse_pools};
 pub use order::TIME_TOLERANCE;
 
 use crate::laws::Rule;
@@ -126,6 +126,10 @@ pub struct Ranked {
     pub over_budget: usize,
     /// Distinct candidates evaluated, the original included.
     pub explored: usize,
+    /// Candidates left out as the same design as one ranked before them
+    /// once their counts are chosen ([`canonical_key_at`]):
+    /// `tpool[n](tpool[7](a))` at `n = 1` beside `tpool[m](a)` at `m = 7`.
+    pub merged: usize,
 }
 
 /// Why a ranking could not be made.
@@ -236,6 +240,7 @@ impl Ranking {
             rejected: Vec::new(),
             over_budget: 0,
             explored: 1,
+            merged: 0,
         };
         match self.evaluate(design, Vec::new(), at, chooser) {
             Err(reason) => {
@@ -289,6 +294,14 @@ impl Ranking {
                 }
             }
         }
+        order::sort_ranked(&mut out.ranked);
+        // The first of each design as its counts make it, in the order:
+        // the fastest, then the fewest threads, the smallest, the nearest.
+        let mut keys = HashSet::new();
+        let before = out.ranked.len();
+        out.ranked
+            .retain(|r| keys.insert(canonical_key_at(r.design.term(), &r.counts)));
+        out.merged = before - out.ranked.len();
         order::sort_ranked(&mut out.ranked);
         out.ranked.truncate(self.top);
         Ok(out)

@@ -91,14 +91,38 @@ pub fn fuse_pools(mut t: Term) -> Term {
 /// law (ii), and the order of a sequence, which the time does not see) and
 /// `tpool_n(tpool_k(t)) = tpool_{nk}(t)`, `tpool_1(t) = t`.
 pub fn canonical_key(t: &Term) -> String {
-    fold(t, &mut CanonicalKey)
+    canonical_key_at(t, &[])
+}
+
+/// [`canonical_key`] with the symbolic counts in `counts` taken at their
+/// values: `tpool[n](tpool[7](a))` at `n = 1` has the key of
+/// `tpool[7](a)`, so that designs that differ only before their counts
+/// are chosen rank once.
+pub fn canonical_key_at(t: &Term, counts: &[(String, u64)]) -> String {
+    fold(t, &mut CanonicalKey { counts })
         .unwrap_or_else(|never| match never {})
         .key
 }
 
-/// The semantics of [`canonical_key`]: the fold hands every chain of one
-/// pattern over at once, so sorting its parts is all there is to do.
-struct CanonicalKey;
+/// The semantics of [`canonical_key_at`]: the fold hands every chain of
+/// one pattern over at once, so sorting its parts is all there is to do.
+struct CanonicalKey<'a> {
+    counts: &'a [(String, u64)],
+}
+
+impl CanonicalKey<'_> {
+    /// A count with its value where `counts` gives one.
+    fn count(&self, n: &Count) -> Count {
+        match n {
+            Count::Symbol(name) => self
+                .counts
+                .iter()
+                .find(|(c, _)| c == name)
+                .map_or_else(|| n.clone(), |&(_, k)| Count::Fixed(k)),
+            Count::Fixed(_) => n.clone(),
+        }
+    }
+}
 
 /// A node's key, and for a pool of fixed count its count and its body's
 /// key (to fuse it with a pool around it).
@@ -117,7 +141,7 @@ fn sorted(head: &str, parts: Vec<Key>) -> Result<Key, Infallible> {
     plain(format!("{head}({})", parts.join(", ")))
 }
 
-impl Semantics for CanonicalKey {
+impl Semantics for CanonicalKey<'_> {
     type Value = Key;
     type Error = Infallible;
     fn atom(&mut self, atom: &Atom, _: &Scope) -> Result<Key, Infallible> {
@@ -130,6 +154,7 @@ impl Semantics for CanonicalKey {
         sorted("pipe", stages)
     }
     fn tpool(&mut self, n: &Count, body: Key, _: &Scope) -> Result<Key, Infallible> {
+        let n = &self.count(n);
         let Count::Fixed(k) = n else {
             return plain(format!("tpool[{n}]({})", body.key));
         };
@@ -156,19 +181,25 @@ impl Semantics for CanonicalKey {
     ) -> Result<Key, Infallible> {
         plain(format!(
             "mapreduce[{}, {}, {}, {}]({}, {}, {})",
-            p.m, p.n, p.d, p.k, map.key, shuffle.name, reduce.key
+            self.count(&p.m),
+            self.count(&p.n),
+            p.d,
+            p.k,
+            map.key,
+            shuffle.name,
+            reduce.key
         ))
     }
     fn on(&mut self, p: &Count, body: Key, _: &Scope) -> Result<Key, Infallible> {
-        plain(format!("on[{p}]({})", body.key))
+        plain(format!("on[{}]({})", self.count(p), body.key))
     }
     fn par(&mut self, sizes: &[Count], parts: Vec<Key>, _: &Scope) -> Result<Key, Infallible> {
-        let sizes: Vec<String> = sizes.iter().map(Count::to_string).collect();
+        let sizes: Vec<String> = sizes.iter().map(|s| self.count(s).to_string()).collect();
         let parts: Vec<String> = parts.into_iter().map(|p| p.key).collect();
         plain(format!("par[{}]({})", sizes.join(", "), parts.join(", ")))
     }
     fn groups(&mut self, s: &Count, body: Key, _: &Scope) -> Result<Key, Infallible> {
-        plain(format!("groups[{s}]({})", body.key))
+        plain(format!("groups[{}]({})", self.count(s), body.key))
     }
     fn redist(&mut self, cost: &Expr, a: Key, b: Key, _: &Scope) -> Result<Key, Infallible> {
         plain(format!("seq[redist = {cost}]({}, {})", a.key, b.key))
@@ -198,6 +229,14 @@ mod tests {
         assert_eq!(canonical_key(&nested), canonical_key(&fused));
         let symbolic = term(&format!("{defs} tpool[2](tpool[n](a))"));
         assert_eq!(canonical_key(&symbolic), "tpool[2](tpool[n](a))");
+        // With its count chosen, it is the pool it then is.
+        let at = [("n".to_string(), 3)];
+        assert_eq!(canonical_key_at(&symbolic, &at), "tpool[6](a)");
+        let once = term(&format!("{defs} tpool[n](tpool[6](seq(a, b)))"));
+        assert_eq!(
+            canonical_key_at(&once, &[("n".to_string(), 1)]),
+            canonical_key(&fused)
+        );
         // A pipe of seqs is not a seq of pipes.
         let mixed = term(&format!("{defs} seq(pipe(a, b), c)"));
         let swapped = term(&format!("{defs} pipe(seq(a, c), b)"));
