@@ -591,7 +591,19 @@ fn help_lists_every_subcommand() {
     let o = run(&["--help"]);
     assert!(o.status.success());
     let help = stdout(&o);
-    for command in ["model", "compare", "fit", "simulate", "mva"] {
+    for command in [
+        "model",
+        "compare",
+        "fit",
+        "simulate",
+        "mva",
+        "best",
+        "crossovers",
+        "sweep",
+        "plot",
+        "rank",
+        "sensitivity",
+    ] {
         assert!(help.contains(&format!("  {command} ")), "{command}: {help}");
     }
     let o = run(&["help", "mva"]);

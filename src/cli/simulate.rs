@@ -7,12 +7,10 @@
 use super::args::{self, Point};
 use super::error::CliError;
 use super::output::{Report, Text, json_num, num, shown};
-use super::{read_design, write_file};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use super::{progress, read_design, write_file};
 use pattern_core::sim::{Platform, SimResult, Simulation};
 use serde_json::json;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Runs of at least this many elements show a spinner while they run (on
 /// a terminal): the simulator reports no progress of its own.
@@ -91,20 +89,13 @@ pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
         .buffer(args.buffer)
         .variation(args.variation, args.seed)
         .trace(keep_trace);
-    let spinner = (args.elements >= LONG_RUN && !args.quiet).then(|| {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} simulating {msg} [{elapsed}]")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.set_message(format!("{} elements", args.elements));
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bar
-    });
+    let spinner = if args.elements >= LONG_RUN && !args.quiet {
+        progress::spinner(&format!("simulating {} elements", args.elements))
+    } else {
+        None
+    };
     let result = simulation.run();
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
+    progress::finish(spinner);
     let result = result?;
     if let Some(path) = &args.trace {
         write_file(path, &result.trace_json())?;
