@@ -126,6 +126,15 @@ impl SimResult {
             .x_desc("time (ms)")
             .y_desc("lane")
             .disable_y_mesh()
+            .y_labels(rows.clamp(1, 24) + 1)
+            // Lanes are whole rows: no label between two.
+            .y_label_formatter(&|v| {
+                if v.fract() == 0.0 {
+                    format!("{v:.0}")
+                } else {
+                    String::new()
+                }
+            })
             .draw()
             .map_err(plot_error)?;
         let bars = lanes.iter().map(|&(t, lane)| {

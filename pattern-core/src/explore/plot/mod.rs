@@ -289,10 +289,18 @@ where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
+    // Earlier series are drawn wider, so that a later one lying on an
+    // earlier (a simulation equal to the queueing model, say) leaves both
+    // seen.
+    let widest = series.len().min(5);
     for (i, s) in series.iter().enumerate() {
         let c = color(i);
+        let width = 2 + 2 * u32::try_from(widest.saturating_sub(i + 1)).unwrap_or(0);
         chart
-            .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                c.stroke_width(width),
+            ))
             .map_err(draw_error)?
             .label(s.name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
