@@ -441,10 +441,47 @@ fn median(v: &mut [f64]) -> Option<f64> {
     }
 }
 
+/// The gaps of both rules over a set of cases.
+struct GapFigures {
+    total: usize,
+    pipebalance_over: usize,
+    pipebalance_within: usize,
+    pipebalance_optimal: usize,
+    maxresources_optimal: usize,
+    maxresources_median: Option<f64>,
+    maxresources_mean: f64,
+    maxresources_worst: f64,
+}
+
+impl GapFigures {
+    /// The row of docs/explore.md's table for the case set `name`.
+    fn row(&self, name: &str) -> String {
+        let total = self.total;
+        let mut pipebalance = format!("over the budget in {} of {total}", self.pipebalance_over);
+        if self.pipebalance_within > 0 {
+            pipebalance += &if self.pipebalance_optimal == self.pipebalance_within {
+                format!("; optimal in the {} others", self.pipebalance_within)
+            } else {
+                format!(
+                    "; optimal in {} of the {} others",
+                    self.pipebalance_optimal, self.pipebalance_within
+                )
+            };
+        }
+        let median = self
+            .maxresources_median
+            .map_or_else(|| "-".to_string(), |m| format!("{m:.1}"));
+        format!(
+            "| {name} | {pipebalance} | optimal in {} of {total}; median gap {median}, mean {:.3}, worst {:.3} |",
+            self.maxresources_optimal, self.maxresources_mean, self.maxresources_worst
+        )
+    }
+}
+
 /// The gaps of both rules over 50 seeded pipelines of six stages of random
 /// atoms `a·x^b·log2(x)^c + d` at x = 1000, with budgets 8, 16, 32 and 64:
 /// six pools, or a sequential first stage and five pools.
-fn gap_figures(sequential_first: bool) -> String {
+fn gap_figures(sequential_first: bool) -> GapFigures {
     let mut rng = ChaCha8Rng::seed_from_u64(19);
     let (mut pb, mut mr) = (Vec::new(), Vec::new());
     let (mut pb_over, mut total) = (0, 0);
@@ -473,28 +510,43 @@ fn gap_figures(sequential_first: bool) -> String {
             mr.push(m.gap);
         }
     }
-    let worst = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
     let optimal = |v: &[f64]| v.iter().filter(|&&g| g == 1.0).count();
-    let (pbw, mrw) = (worst(&pb), worst(&mr));
-    let mean = mr.iter().sum::<f64>() / mr.len() as f64;
-    format!(
-        "{total} cases; pipebalance over the budget in {pb_over}, within it ({}, {} optimal) median gap {:?}, worst {pbw:.4}; maxresources optimal in {}, median gap {:?}, mean {mean:.4}, worst {mrw:.4}",
-        pb.len(),
-        optimal(&pb),
-        median(&mut pb),
-        optimal(&mr),
-        median(&mut mr),
-    )
+    GapFigures {
+        total,
+        pipebalance_over: pb_over,
+        pipebalance_within: pb.len(),
+        pipebalance_optimal: optimal(&pb),
+        maxresources_optimal: optimal(&mr),
+        maxresources_median: median(&mut mr),
+        maxresources_mean: mr.iter().sum::<f64>() / mr.len() as f64,
+        maxresources_worst: mr.iter().copied().fold(f64::NAN, f64::max),
+    }
 }
 
-/// The greedy rules' gap over the fixed sets of cases of [`gap_figures`];
-/// the figures go to docs/explore.md (run with `--nocapture` to print
-/// them).
+/// The greedy rules' gap over the fixed sets of cases of [`gap_figures`]
+/// is what docs/explore.md's table and the README say.
 #[test]
 fn greedy_gap_figures() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let docs = std::fs::read_to_string(format!("{root}/docs/explore.md")).unwrap();
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
     let pools_only = gap_figures(false);
     let with_reader = gap_figures(true);
-    println!("six pools: {pools_only}\nreader and five pools: {with_reader}");
+    for row in [
+        pools_only.row("six pools"),
+        with_reader.row("a sequential stage and five pools"),
+    ] {
+        assert!(docs.contains(&row), "docs/explore.md lacks\n{row}");
+    }
+    let said = format!(
+        "*pipebalance* exceeds the budget in all {};\n*maxresources* is optimal in {}, {:.1} % slower on average, {:.2}× at worst",
+        pools_only.total,
+        pools_only.maxresources_optimal,
+        (pools_only.maxresources_mean - 1.0) * 100.0,
+        pools_only.maxresources_worst
+    );
+    assert_eq!(pools_only.pipebalance_over, pools_only.total);
+    assert!(readme.contains(&said), "README.md lacks\n{said}");
 }
 
 #[test]
