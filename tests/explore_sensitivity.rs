@@ -314,3 +314,58 @@ fn errors() {
         Err(SensitivityError::Crossover(_))
     ));
 }
+
+/// A mapReduce's counts, its shuffle's coefficients and the atoms inside
+/// it: the derivatives agree with central differences, as on the random
+/// designs above (which leave the shuffle out).
+#[test]
+fn map_reduce_derivatives_agree_with_finite_differences() {
+    let text = "map = 3*x + 40; reduce = 2*x*log2(x); shuffle = 0.5*x + 7*o + 900;
+                mapreduce[m = m, n = n, d = x/8, k = 64](map, shuffle, tpool[2](reduce))";
+    let design = Design::parse(text).unwrap();
+    let model = raw_model(&design);
+    for (x, m, n) in [(1e3, 2.0, 4.0), (5e4, 8.0, 3.0), (2e6, 1.0, 16.0)] {
+        let at = [("x", x), ("m", m), ("n", n)];
+        let s = design_sensitivity(&design, &at).unwrap();
+        let time = model.eval(&at).unwrap();
+        assert!(relative(s.time, time) < 1e-10, "{} vs {time}", s.time);
+        let names: Vec<&str> = s.variables.iter().map(|v| v.name.as_str()).collect();
+        assert!(names.contains(&"m") && names.contains(&"n"), "{names:?}");
+        for v in &s.variables {
+            let eval = |value: f64| {
+                let mut point = at.to_vec();
+                point
+                    .iter_mut()
+                    .filter(|(n, _)| *n == v.name)
+                    .for_each(|(_, w)| *w = value);
+                model.eval(&point).unwrap()
+            };
+            let (central, _, _) = differences(eval, v.value, 1e-5 * v.value);
+            assert!(
+                agrees(v.derivative, central, v.value, time),
+                "{}: {} vs {central}",
+                v.name,
+                v.derivative
+            );
+        }
+        let atoms: Vec<&str> = s.coefficients.iter().map(|c| c.atom.as_str()).collect();
+        assert!(
+            atoms.contains(&"shuffle") && atoms.contains(&"reduce"),
+            "{atoms:?}"
+        );
+        for c in &s.coefficients {
+            let eval = |value: f64| {
+                with_coefficient(&design, &c.atom, c.index, value)
+                    .eval(&at)
+                    .unwrap()
+            };
+            let (central, _, _) = differences(eval, c.value, 1e-5 * c.value.abs());
+            assert!(
+                agrees(c.derivative, central, c.value, time),
+                "{}: {} vs {central}",
+                c.name,
+                c.derivative
+            );
+        }
+    }
+}
