@@ -296,6 +296,66 @@ fn best_under_the_simulator_is_the_brute_force_optimum() {
     );
 }
 
+/// A mapReduce's `m` and `n` simulated on 2 nodes of 4 cores: `m` is
+/// capped by the nodes, the threads by all the cores, and the choice is
+/// brute force's over every `m <= 2`, `m·n <= 8`.
+#[test]
+fn best_map_reduce_counts_on_the_simulated_nodes() {
+    let file = data("map_reduce.design");
+    let design = Design::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let platform = Platform::new(2, 4);
+    let mut best = (f64::INFINITY, 0, (0, 0));
+    for m in 1..=2u64 {
+        for n in 1..=8 / m {
+            let at = [("x", 1e5), ("m", m as f64), ("n", n as f64)];
+            let t = Simulation::new(&design, &platform)
+                .at(&at)
+                .elements(100)
+                .run()
+                .unwrap()
+                .time_per_element();
+            if (t, m * n, (m, n)) < (best.0, best.1, best.2) {
+                best = (t, m * n, (m, n));
+            }
+        }
+    }
+    let doc = json(&[
+        "best",
+        &file,
+        "--budget",
+        "8",
+        "--cores",
+        "4",
+        "--nodes",
+        "2",
+        "--at",
+        "x=1e5",
+        "--simulate",
+        "--elements",
+        "100",
+    ]);
+    assert_eq!(doc["nodes"].as_u64(), Some(2));
+    close(
+        "simulated optimum",
+        f(&doc["best"]["time_per_element"]),
+        best.0,
+        1e-12,
+    );
+    let counts = &doc["best"]["counts"];
+    assert_eq!(
+        (counts["m"].as_u64(), counts["n"].as_u64()),
+        (Some(best.2.0), Some(best.2.1))
+    );
+    // Both nodes used: one node's 4 cores cannot hold 8 workers as fast.
+    assert_eq!(best.2, (2, 4));
+    // No node: an error, not a simulation of none.
+    let err = fails(&["best", &file, "--budget", "8", "--nodes", "0", "--simulate"]);
+    assert!(
+        err.contains("no allocation fits 0 nodes: the design needs 1"),
+        "{err}"
+    );
+}
+
 #[test]
 fn best_errors() {
     let file = data("stages.design");

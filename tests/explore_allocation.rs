@@ -731,3 +731,68 @@ fn simulation_matches_brute_force() {
     // Every one of the 15 allocations within 6 threads was simulated.
     assert_eq!(found.evaluations, 15);
 }
+
+/// A mapReduce's `m` and `n` under the queueing model of 4 cores and under
+/// the simulation on 2 nodes of 2 cores: the search finds brute force's
+/// optimum, with every count's vector within the budget considered.
+#[test]
+fn map_reduce_counts_under_queueing_and_simulation_match_brute_force() {
+    use pattern_core::explore::allocation::{QueueingTime, SimulationTime};
+    use pattern_core::sim::Platform;
+    let d = Design::parse(
+        "map = 3*x + 40; reduce = 2*x + 500; shuffle = 0.5*x + 7*o + 900;
+         mapreduce[m = m, n = n, d = x/8, k = 64](map, shuffle, reduce)",
+    )
+    .unwrap();
+    let names = vec!["m".to_string(), "n".to_string()];
+    let machine = Machine::new(4);
+    let platform = Platform::new(2, 2);
+    for x in [1e3, 1e5] {
+        let at = [("x", x)];
+        for budget in [2, 4, 6] {
+            let queue = QueueingTime::new(&d, &machine, &at);
+            let expected = brute_force(
+                2,
+                budget,
+                |c| c[0] * c[1],
+                |c| queue.time_per_element(&pairs(&names, c)).unwrap(),
+            )
+            .unwrap();
+            let found = Allocator::new(&d, budget)
+                .at(&at)
+                .queueing(&machine)
+                .solve()
+                .unwrap();
+            assert_eq!(
+                counts_of(&found.allocation),
+                expected.2,
+                "queueing, x = {x}, budget {budget}"
+            );
+            assert_eq!(found.allocation.time_per_element, expected.0);
+
+            let sim = SimulationTime::new(&d, &platform, &at).elements(40);
+            let expected = brute_force(
+                2,
+                budget,
+                |c| c[0] * c[1],
+                // More maps than nodes cannot be placed: not a candidate.
+                |c| {
+                    sim.time_per_element(&pairs(&names, c))
+                        .unwrap_or(f64::INFINITY)
+                },
+            )
+            .unwrap();
+            let found = Allocator::new(&d, budget)
+                .at(&at)
+                .simulation(&platform, 40)
+                .solve()
+                .unwrap();
+            assert_eq!(
+                counts_of(&found.allocation),
+                expected.2,
+                "simulation, x = {x}, budget {budget}"
+            );
+            assert_eq!(found.allocation.time_per_element, expected.0);
+        }
+    }
+}

@@ -48,6 +48,11 @@ pub struct BestArgs {
     /// platform of --queueing and --simulate; the budget unless given).
     #[arg(long)]
     pub cores: Option<u64>,
+    /// At most this many nodes (a mapReduce's `m`); the nodes of the
+    /// platform of --simulate, each of --cores cores [default: 1 with
+    /// --simulate, any otherwise].
+    #[arg(long)]
+    pub nodes: Option<u64>,
     /// The values a count may take, `a=1..8` or `a=1..8,b=2..4`.
     #[arg(long, value_name = "RANGES", value_parser = args::ranges)]
     pub range: Vec<Vec<Range>>,
@@ -55,7 +60,8 @@ pub struct BestArgs {
     /// operators.
     #[arg(long, conflicts_with = "simulate")]
     pub queueing: bool,
-    /// Minimize the simulated time per element (one node of the cores).
+    /// Minimize the simulated time per element (on --nodes nodes of the
+    /// cores).
     #[arg(long)]
     pub simulate: bool,
     /// Elements of each simulated stream (with --simulate).
@@ -81,8 +87,17 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         CliError::Invalid(format!("{cores} cores are more than this machine counts"))
     })?;
     let machine = Machine::new(cores_usize);
-    let platform = Platform::new(1, cores_usize);
-    let mut allocator = Allocator::new(&design, args.budget).cores(cores);
+    let nodes = args.nodes.unwrap_or(1);
+    let nodes_usize = usize::try_from(nodes).map_err(|_| {
+        CliError::Invalid(format!("{nodes} nodes are more than this machine counts"))
+    })?;
+    let platform = Platform::new(nodes_usize, cores_usize);
+    // Every node has the cores: the threads may fill them all.
+    let mut allocator =
+        Allocator::new(&design, args.budget).cores(cores.saturating_mul(nodes.max(1)));
+    if let Some(nodes) = args.nodes {
+        allocator = allocator.nodes(nodes);
+    }
     for r in args.range.iter().flatten() {
         allocator = allocator.range(&r.var, r.lo..=r.hi);
     }
@@ -120,13 +135,17 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         0,
         W,
         "budget",
-        format!("{} threads, {cores} cores", args.budget),
+        match args.nodes {
+            Some(n) => format!("{} threads, {n} nodes of {cores} cores", args.budget),
+            None => format!("{} threads, {cores} cores", args.budget),
+        },
     );
     text.row(0, W, "semantics", semantics);
     let mut json = json!({
         "design": design.term().to_string(),
         "budget": args.budget,
         "cores": cores,
+        "nodes": args.nodes,
         "semantics": semantics,
     });
     match &args.sizes {

@@ -125,6 +125,17 @@ pub enum AllocationError {
         /// The threads at the smallest counts.
         minimum: u64,
     },
+    /// Even the smallest counts need more nodes than allowed
+    /// ([`Allocator::nodes`], or the simulation's platform).
+    #[error(
+        "no allocation fits {nodes} nodes: the design needs {minimum} with every count at its smallest"
+    )]
+    TooFewNodes {
+        /// The nodes allowed.
+        nodes: u64,
+        /// The nodes at the smallest counts.
+        minimum: u64,
+    },
     /// The point binds a count being chosen.
     #[error("`{name}` is a count being chosen: leave it out of the point")]
     CountInPoint {
@@ -233,6 +244,7 @@ pub struct Allocator<'d> {
     design: &'d Design,
     budget: u64,
     cores: Option<u64>,
+    nodes: Option<u64>,
     ranges: Vec<(String, u64, u64)>,
     at: Vec<(String, f64)>,
     choice: Choice,
@@ -252,6 +264,7 @@ impl<'d> Allocator<'d> {
             design,
             budget,
             cores: None,
+            nodes: None,
             ranges: Vec::new(),
             at: Vec::new(),
             choice: Choice::Operators,
@@ -270,6 +283,14 @@ impl<'d> Allocator<'d> {
     /// At most `cores` threads as well.
     pub fn cores(mut self, cores: u64) -> Self {
         self.cores = Some(cores);
+        self
+    }
+
+    /// At most `nodes` nodes ([`Design::resources`]: a mapReduce's `m`).
+    /// Under the simulation, the platform's nodes cap them as well: a
+    /// mapReduce of more maps than nodes cannot be placed.
+    pub fn nodes(mut self, nodes: u64) -> Self {
+        self.nodes = Some(nodes);
         self
     }
 
@@ -327,8 +348,20 @@ impl<'d> Allocator<'d> {
         self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect()
     }
 
+    /// The most nodes allowed: as set, and the simulation's platform's.
+    fn node_cap(&self) -> Option<u64> {
+        let platform = match &self.choice {
+            Choice::Simulation(s) => u64::try_from(s.platform.nodes()).ok(),
+            _ => None,
+        };
+        match (self.nodes, platform) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn space(&self, at: &[(&str, f64)]) -> Result<Space, AllocationError> {
-        Space::new(self.design, &self.ranges, self.cap(), at)
+        Space::new(self.design, &self.ranges, self.cap(), self.node_cap(), at)
     }
 
     /// The design's symbolic counts, in the order of the design.

@@ -110,6 +110,9 @@ pub(super) struct Space {
     pub threads_monotone: Vec<bool>,
     threads: CompiledExpr,
     threads_expr: Expr,
+    /// The most nodes allowed (a mapReduce's `m`), checked with every
+    /// allocation, and the design's nodes as a function of the counts.
+    nodes: Option<(u64, CompiledExpr)>,
 }
 
 impl Space {
@@ -122,12 +125,13 @@ impl Space {
             .collect()
     }
 
-    /// The space of `design`'s counts with the given ranges and cap, the
-    /// monotonicity judged at the point `at`.
+    /// The space of `design`'s counts with the given ranges, thread cap and
+    /// node cap, the monotonicity judged at the point `at`.
     pub fn new(
         design: &Design,
         ranges: &[(String, u64, u64)],
         cap: u64,
+        node_cap: Option<u64>,
         at: &[(&str, f64)],
     ) -> Result<Space, AllocationError> {
         let (names, uses, pool_bodies) = counts_of(design.term());
@@ -181,6 +185,18 @@ impl Space {
                 what: "the design's threads".into(),
                 source,
             })?;
+        let nodes = match node_cap {
+            Some(most) => {
+                let nodes = design.resources().nodes.compile(&vars).map_err(|source| {
+                    AllocationError::Model {
+                        what: "the design's nodes".into(),
+                        source,
+                    }
+                })?;
+                Some((most, nodes))
+            }
+            None => None,
+        };
         let space = Space {
             names,
             lo,
@@ -190,9 +206,25 @@ impl Space {
             threads_monotone,
             threads,
             threads_expr,
+            nodes,
         };
         // The constraints before any model: the smallest counts must fit
-        // (when the threads grow with every count).
+        // the nodes (which grow with a mapReduce's `m`) and the threads
+        // (when they grow with every count).
+        if let Some((most, nodes)) = &space.nodes {
+            let values: Vec<f64> = space.lo.iter().map(|&c| c as f64).collect();
+            let minimum = nodes.eval(&values);
+            if minimum.is_nan() || minimum > *most as f64 {
+                return Err(AllocationError::TooFewNodes {
+                    nodes: *most,
+                    minimum: if minimum.is_finite() && minimum >= 0.0 {
+                        minimum as u64
+                    } else {
+                        u64::MAX
+                    },
+                });
+            }
+        }
         if space.threads_monotone.iter().all(|&m| m) {
             let minimum = space.threads(&space.lo)?;
             if minimum.is_none_or(|t| t > cap) {
@@ -229,8 +261,16 @@ impl Space {
         Ok((t >= 0.0 && t <= MAX_COUNT as f64).then_some(t as u64))
     }
 
-    /// Whether `counts` fit the cap.
+    /// Whether `counts` fit the caps: their threads if so.
     pub fn feasible(&self, counts: &[u64]) -> Result<Option<u64>, AllocationError> {
+        if let Some((most, nodes)) = &self.nodes {
+            let values: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+            // Not a number, or over the cap: not an allocation.
+            let n = nodes.eval(&values);
+            if n.is_nan() || n > *most as f64 {
+                return Ok(None);
+            }
+        }
         Ok(self.threads(counts)?.filter(|&t| t <= self.cap))
     }
 
