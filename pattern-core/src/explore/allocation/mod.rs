@@ -11,7 +11,9 @@
 //! [`TimeModel`] of your own.
 //!
 //! **Exact.** [`Allocator::solve`] returns the true optimum; ties go to the
-//! fewest threads, then to the smallest counts in the design's order. The
+//! fewest threads, then to the smallest counts in the design's order, and
+//! times within [`TIE_TOLERANCE`] (1e-9 relative) of the optimum tie with
+//! it, so that a model's rounding never buys threads. The
 //! plain operators' model is non-increasing in every task pool's count
 //! (`laws::tpool_monotone`; `pipe` is a maximum and `seq` a sum of their
 //! parts, both monotone), which bounds every branch of a depth-first search
@@ -85,8 +87,10 @@ use crate::grammar::MAX_COUNT;
 use crate::queue::Machine;
 use crate::sim::Platform;
 use crate::{Design, EvalError};
-use search::{Found, Pruning, search};
+pub use search::TIE_TOLERANCE;
+use search::{Found, Pruning, search_with_ties};
 use space::Space;
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
 /// Why no allocation could be given.
@@ -390,13 +394,14 @@ impl<'d> Allocator<'d> {
         match &self.choice {
             Choice::Operators => {
                 let ops = self.operators_at(space, at)?;
-                let found = search(
+                let mut memo = Memo::default();
+                let found = search_with_ties(
                     space,
-                    |c: &[u64]| operators_time(&ops, space, c),
+                    |c: &[u64]| memo.time(c, |c| operators_time(&ops, space, c)),
                     Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
                     self.max_steps,
                 )?;
-                Ok(solution(space, found))
+                Ok(solution(space, memo.counted(found)))
             }
             Choice::Queueing(machine) => {
                 self.solve_model_at(space, at, &QueueingTime::new(self.design, machine, at))
@@ -423,7 +428,8 @@ impl<'d> Allocator<'d> {
         at: &[(&str, f64)],
         model: &M,
     ) -> Result<Solution, AllocationError> {
-        let objective = |c: &[u64]| model_time(model, space, c);
+        let mut memo = Memo::default();
+        let mut objective = |c: &[u64]| memo.time(c, |c| model_time(model, space, c));
         let ops = if model.bounded_below_by_operators() {
             // No operators' model (a name only the semantics binds): no bound.
             self.operators_at(space, at).ok()
@@ -431,23 +437,23 @@ impl<'d> Allocator<'d> {
             None
         };
         let found = match &ops {
-            Some(ops) => search(
+            Some(ops) => search_with_ties(
                 space,
-                objective,
+                &mut objective,
                 Pruning::By {
                     bound: |c: &[u64]| operators_time(ops, space, c),
                     slack: BOUND_SLACK,
                 },
                 self.max_steps,
             )?,
-            None => search(
+            None => search_with_ties(
                 space,
-                objective,
+                &mut objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
                 self.max_steps,
             )?,
         };
-        Ok(solution(space, found))
+        Ok(solution(space, memo.counted(found)))
     }
 
     fn operators_at(
@@ -477,18 +483,29 @@ impl<'d> Allocator<'d> {
         let at = self.point();
         let space = self.space(&at)?;
         let values = values_of(&space, counts)?;
-        let time = match &self.choice {
-            Choice::Operators => operators_time(&self.operators_at(&space, &at)?, &space, &values)?,
+        let time = self.time_at(&space, &at, &values)?;
+        allocation(&space, &values, time)
+    }
+
+    /// The time of the counts `values` (in the space's order) at the point
+    /// `at`, under the chosen semantics.
+    fn time_at(
+        &self,
+        space: &Space,
+        at: &[(&str, f64)],
+        values: &[u64],
+    ) -> Result<f64, AllocationError> {
+        Ok(match &self.choice {
+            Choice::Operators => operators_time(&self.operators_at(space, at)?, space, values)?,
             Choice::Queueing(m) => {
-                model_time(&QueueingTime::new(self.design, m, &at), &space, &values)?
+                model_time(&QueueingTime::new(self.design, m, at), space, values)?
             }
             Choice::Simulation(s) => model_time(
-                &SimulationTime::new(self.design, &s.platform, &at).elements(s.elements),
-                &space,
-                &values,
+                &SimulationTime::new(self.design, &s.platform, at).elements(s.elements),
+                space,
+                values,
             )?,
-        };
-        allocation(&space, &values, time)
+        })
     }
 }
 
@@ -538,6 +555,36 @@ fn allocation(space: &Space, values: &[u64], time: f64) -> Result<Allocation, Al
         threads,
         time_per_element: time,
     })
+}
+
+/// The times of the allocations evaluated: each is evaluated once (a
+/// simulation, say), though the search with ties passes over some twice.
+#[derive(Default)]
+struct Memo(HashMap<Vec<u64>, f64>);
+
+impl Memo {
+    /// The time of `counts`, by `time` the first time.
+    fn time(
+        &mut self,
+        counts: &[u64],
+        time: impl FnOnce(&[u64]) -> Result<f64, AllocationError>,
+    ) -> Result<f64, AllocationError> {
+        if let Some(&t) = self.0.get(counts) {
+            return Ok(t);
+        }
+        let t = time(counts)?;
+        self.0.insert(counts.to_vec(), t);
+        Ok(t)
+    }
+
+    /// `found` with its evaluations counted as the distinct allocations
+    /// evaluated.
+    fn counted(&self, found: Found) -> Found {
+        Found {
+            evaluations: self.0.len() as u64,
+            ..found
+        }
+    }
 }
 
 fn solution(space: &Space, found: Found) -> Solution {

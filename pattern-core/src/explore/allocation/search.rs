@@ -41,6 +41,12 @@ pub(super) enum Pruning<B> {
     },
 }
 
+/// Times within this relative distance of the optimum tie with it: the
+/// fewest threads among them wins (a model's rounding must not buy
+/// threads: two allocations on a plateau of the queueing model differ in
+/// the last bits only).
+pub const TIE_TOLERANCE: f64 = 1e-9;
+
 /// The best allocation found, with the work it took.
 #[derive(Clone, Debug)]
 pub(super) struct Found {
@@ -79,6 +85,59 @@ struct Searcher<'s, F, B> {
     /// Per level: whether the threads are non-decreasing in every count
     /// after it (then the smallest later counts give the fewest threads).
     threads_ok_after: Vec<bool>,
+}
+
+/// The allocation of `space` that minimizes `objective` with ties within
+/// [`TIE_TOLERANCE`] of the optimum: of every allocation whose time is at
+/// most the optimum's times `1 + TIE_TOLERANCE`, the one with the fewest
+/// threads, then the smallest counts. Two exact searches: the optimum,
+/// then the same search of `max(objective, limit)`, under which all those
+/// allocations tie exactly (the bound, raised alike, stays a bound).
+/// `max_steps` holds for each.
+pub(super) fn search_with_ties<F, B>(
+    space: &Space,
+    mut objective: F,
+    mut pruning: Pruning<B>,
+    max_steps: u64,
+) -> Result<Found, AllocationError>
+where
+    F: FnMut(&[u64]) -> Result<f64, AllocationError>,
+    B: FnMut(&[u64]) -> Result<f64, AllocationError>,
+{
+    let borrowed = match &mut pruning {
+        Pruning::Threads => Pruning::Threads,
+        Pruning::Itself => Pruning::Itself,
+        Pruning::By { bound, slack } => Pruning::By {
+            bound,
+            slack: *slack,
+        },
+    };
+    let first = search(space, &mut objective, borrowed, max_steps)?;
+    let limit = first.time + TIE_TOLERANCE * first.time.abs();
+    if !limit.is_finite() || limit == first.time {
+        return Ok(first);
+    }
+    let raised = match pruning {
+        Pruning::Threads => Pruning::Threads,
+        Pruning::Itself => Pruning::Itself,
+        Pruning::By { mut bound, slack } => Pruning::By {
+            bound: move |c: &[u64]| bound(c).map(|b| b.max(limit)),
+            slack,
+        },
+    };
+    let second = search(
+        space,
+        |c: &[u64]| objective(c).map(|t| t.max(limit)),
+        raised,
+        max_steps,
+    )?;
+    let time = objective(&second.counts)?;
+    Ok(Found {
+        time,
+        evaluations: first.evaluations + second.evaluations + 1,
+        bound_evaluations: first.bound_evaluations + second.bound_evaluations,
+        ..second
+    })
 }
 
 /// The allocation of `space` that minimizes `objective` (ties: fewest

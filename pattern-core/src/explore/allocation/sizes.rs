@@ -2,12 +2,17 @@
 //! intervals of sizes over which one allocation stays optimal, and the one
 //! allocation that loses least over the grid.
 
-use super::search::{Pruning, search};
+use super::search::{Pruning, search_with_ties};
 use super::space::Space;
 use super::{
     Allocation, AllocationError, Allocator, BOUND_SLACK, Choice, OperatorsTime, QueueingTime,
     SimulationTime, model_time, operators_time,
 };
+
+/// Bisections [`Allocator::over_sizes`] makes at most, all brackets
+/// together, before it stops with an error: each change point takes about
+/// `log2(1 / tolerance)` of them.
+pub const MAX_BISECTIONS: usize = 100_000;
 
 /// The best allocations of a design over a range of sizes
 /// ([`Allocator::over_sizes`]).
@@ -151,6 +156,7 @@ impl<'d> Allocator<'d> {
             evaluations += s.evaluations;
             Ok(s.allocation)
         };
+        let mut bisections = 0usize;
         let mut best = Vec::with_capacity(sizes.len());
         for &s in sizes {
             best.push((s, solve(s)?));
@@ -179,6 +185,13 @@ impl<'d> Allocator<'d> {
                         counts: hi_counts,
                     });
                     continue;
+                }
+                bisections += 1;
+                if bisections > MAX_BISECTIONS {
+                    return Err(AllocationError::Sizes(format!(
+                        "the best allocation changes more often than {MAX_BISECTIONS} bisections can locate between `{variable}` = {} and {}: use a coarser tolerance or fewer sizes",
+                        a.0, b.0
+                    )));
                 }
                 let mid_counts = solve(mid)?.counts;
                 stack.push((mid, mid_counts.clone(), hi, hi_counts));
@@ -255,7 +268,7 @@ impl<'d> Allocator<'d> {
         };
         let objective = |c: &[u64]| worst(c).map(|w| w.0);
         let found = match models.first() {
-            Some(AtSize::Operators(_)) => search(
+            Some(AtSize::Operators(_)) => search_with_ties(
                 &space,
                 objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
@@ -275,7 +288,7 @@ impl<'d> Allocator<'d> {
                     }
                     Ok(w)
                 };
-                search(
+                search_with_ties(
                     &space,
                     objective,
                     Pruning::By {
@@ -285,7 +298,7 @@ impl<'d> Allocator<'d> {
                     self.max_steps,
                 )?
             }
-            _ => search(
+            _ => search_with_ties(
                 &space,
                 objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
