@@ -5,8 +5,8 @@
 mod common;
 
 use pattern_core::explore::ranking::{
-    AllocationCounts, Move, PointCountError, PointCounts, RankError, Ranking, Rejection,
-    TIME_TOLERANCE, canonical_key_at,
+    AllocationCounts, Move, PointCountError, PointCounts, RankError, RankedDesign, Ranking,
+    Rejection, TIME_TOLERANCE, canonical_key_at,
 };
 use pattern_core::laws::Rule;
 use pattern_core::{Design, Term};
@@ -234,14 +234,18 @@ fn a_design_equal_to_another_once_counted_ranks_once_as_the_smaller() {
     );
     assert!(r.merged >= 1, "{}", r.merged);
     // No two designs listed are one design once counted.
-    let keys: HashSet<String> = r
-        .ranked
+    assert!(once_each(&r.ranked));
+    // The second is slower by more than rounding.
+    assert!(r.ranked[1].time > want * (1.0 + 1e-6));
+}
+
+/// Whether no two designs of a ranking are one design once counted.
+fn once_each(ranked: &[RankedDesign]) -> bool {
+    let keys: HashSet<String> = ranked
         .iter()
         .map(|d| canonical_key_at(d.design.term(), &d.counts))
         .collect();
-    assert_eq!(keys.len(), r.ranked.len());
-    // The second is slower by more than rounding.
-    assert!(r.ranked[1].time > want * (1.0 + 1e-6));
+    keys.len() == ranked.len()
 }
 
 fn point(n: u64, p: u64, x: f64) -> Vec<(&'static str, f64)> {
@@ -280,12 +284,7 @@ proptest! {
         prop_assert!(!r.ranked.is_empty() && r.ranked.len() <= 8);
         prop_assert!(r.explored <= 80);
         // No design twice once counted.
-        let keys: HashSet<String> = r
-            .ranked
-            .iter()
-            .map(|d| canonical_key_at(d.design.term(), &d.counts))
-            .collect();
-        prop_assert_eq!(keys.len(), r.ranked.len());
+        prop_assert!(once_each(&r.ranked));
         // A margin of 1 joins the next design to this one's group of ties;
         // a group's times are within the tolerance of its fastest, and the
         // next group starts beyond it.
@@ -303,7 +302,7 @@ proptest! {
                 let m = d.margin.unwrap();
                 if m == 1.0 {
                     // A tie: fewer threads, then the smaller design.
-                    let key = |r: &pattern_core::explore::ranking::RankedDesign| {
+                    let key = |r: &RankedDesign| {
                         (r.threads, r.design.term().size())
                     };
                     prop_assert!(key(d) <= key(next), "{:?} before {:?}", key(d), key(next));
