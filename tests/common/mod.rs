@@ -2,6 +2,7 @@
 
 /// Cases per property: `PROPTEST_CASES` when set (to run the suites longer
 /// or shorter), else the test's own number.
+#[allow(dead_code)] // (each test binary compiles `common`; some never call it)
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -21,4 +22,5 @@ pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static)
         .expect("no panic on a small stack")
 }
 
+pub mod allocation;
 pub mod cli;
