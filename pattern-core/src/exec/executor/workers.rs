@@ -402,23 +402,33 @@ impl Workers<'_> {
         let helpers = self.n.min(tasks).saturating_sub(1);
         let parts = thread::scope(|s| {
             let mut handles = Vec::with_capacity(helpers);
-            for h in 0..helpers {
-                let helper = move || {
-                    let start = ctx.begin(self.first + 1 + h);
-                    let done = work();
-                    ctx.account(start);
-                    done
-                };
-                match thread::Builder::new()
-                    .name(format!("mapreduce-{atom}"))
-                    .spawn_scoped(s, helper)
-                {
-                    Ok(h) => handles.push(h),
-                    Err(e) => {
-                        ctx.fail(ExecError::Spawn(e.to_string()));
-                        break;
+            let spawn_all = |handles: &mut Vec<_>| {
+                for h in 0..helpers {
+                    let helper = move || {
+                        let start = ctx.begin(self.first + 1 + h);
+                        let done = work();
+                        ctx.account(start);
+                        done
+                    };
+                    match thread::Builder::new()
+                        .name(format!("mapreduce-{atom}"))
+                        .spawn_scoped(s, helper)
+                    {
+                        Ok(h) => handles.push(h),
+                        Err(e) => {
+                            ctx.fail(ExecError::Spawn(e.to_string()));
+                            break;
+                        }
                     }
                 }
+            };
+            // A pinned spawner's helpers would start on its own core and
+            // wait for it there: spawn them with every core allowed.
+            match &ctx.cores {
+                Some(cores) => {
+                    cores.spawning(cores.core_of_thread(self.first), || spawn_all(&mut handles))
+                }
+                None => spawn_all(&mut handles),
             }
             let mut parts = vec![work()];
             for h in handles {
