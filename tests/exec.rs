@@ -240,11 +240,9 @@ fn metrics_are_consistent() {
     assert_eq!(empty.metrics.inter_departure_ns, None);
 }
 
-/// How far a thread's CPU time, read from the scheduler's counters, may run
-/// ahead of its wall time: the counter of a running thread is brought up to
-/// date at the scheduler's tick, so a reading can be a tick (at most 10 ms)
-/// old.
-const TICK_NS: f64 = 10e6;
+/// How far a thread's CPU time may run ahead of its wall time: the CPU
+/// clock is read last, after the wall clock stopped.
+const READ_NS: f64 = 100e3;
 
 #[test]
 fn every_thread_accounts_for_its_time() {
@@ -287,9 +285,9 @@ fn every_thread_accounts_for_its_time() {
         let parts = [t.wall_ns, t.cpu_ns, t.wait_ns, t.blocked_ns];
         assert!(parts.iter().all(|p| p.is_finite() && *p >= 0.0), "{t:?}");
         // Blocked spans lie inside the thread's life; CPU time too, up to
-        // the staleness of the counter.
+        // the reading of the clock.
         assert!(t.blocked_ns <= t.wall_ns, "{t:?}");
-        assert!(t.cpu_ns <= t.wall_ns + TICK_NS, "{t:?}");
+        assert!(t.cpu_ns <= t.wall_ns + READ_NS, "{t:?}");
         // Runnable is what is not blocked; stolen is the rest of the wall
         // time once CPU, wait and blocked are taken out.
         assert_eq!(t.runnable_ns(), t.wall_ns - t.blocked_ns);
@@ -305,7 +303,7 @@ fn every_thread_accounts_for_its_time() {
     assert!(a.wall_ns >= SLEEP_NS, "{a:?}");
     assert!(a.stolen_ns() + a.wait_ns >= SLEEP_NS, "{a:?}");
     assert!(
-        a.cpu_ns + a.blocked_ns <= a.wall_ns - SLEEP_NS + TICK_NS,
+        a.cpu_ns + a.blocked_ns <= a.wall_ns - SLEEP_NS + READ_NS,
         "{a:?}"
     );
     // Stage b gets an element every 3 ms and does not spin: it blocks.
@@ -328,6 +326,35 @@ fn every_thread_accounts_for_its_time() {
     }
     let wait = m.wait_share().unwrap();
     assert!((0.0..=1.0).contains(&wait), "{wait}");
+}
+
+#[test]
+fn a_short_lived_busy_thread_is_not_counted_as_stolen() {
+    // A stage busy for 1 ms on each of 3 elements lives about 3 ms. The
+    // scheduler's counter of a running thread lags by up to a tick: read
+    // there, about half of such a life showed as stolen. The median of five
+    // runs leaves room for the hypervisor's bursts.
+    let kernels = Kernels::new()
+        .add("slow", |v: &mut i64| {
+            let start = std::time::Instant::now();
+            while start.elapsed() < Duration::from_millis(1) {
+                *v = std::hint::black_box(v.wrapping_add(1));
+            }
+        })
+        .add("b", |v: &mut i64| *v += 1);
+    let mut stolen: Vec<f64> = Vec::new();
+    for _ in 0..5 {
+        let run = Executor::new(&kernels)
+            .run(design("pipe(slow, b)").term(), numbers(3))
+            .unwrap();
+        let Some(slow) = run.metrics.thread_times.iter().find(|t| t.thread == 0) else {
+            assert!(run.metrics.thread_times.is_empty());
+            return;
+        };
+        stolen.push(slow.stolen_ns() / slow.runnable_ns().max(1.0));
+    }
+    stolen.sort_by(f64::total_cmp);
+    assert!(stolen[2] < 0.25, "stolen shares {stolen:?}");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 use crossbeam_channel::bounded;
 use pattern_core::exec::Cores;
+use pattern_core::fit::measure::thread_cpu_ns;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -53,10 +54,10 @@ fn median(values: &mut [f64]) -> Option<f64> {
     values.get(values.len() / 2).copied()
 }
 
-/// The calling thread's CPU time so far, ns (`/proc/thread-self/schedstat`).
+/// The calling thread's CPU time so far, ns, up to date
+/// ([`thread_cpu_ns`]: the scheduler's counter lags a running thread).
 fn cpu_ns() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse::<f64>().ok()
+    thread_cpu_ns().map(|ns| ns as f64)
 }
 
 /// A thread that keeps core `core` busy until `stop`, counting its loops
@@ -197,7 +198,7 @@ mod tests {
             Some(w) => {
                 assert!(w.latency > 0.0 && w.latency < 1e9, "{w:?}");
                 // (CPU times are read where Linux gives them)
-                let readable = std::path::Path::new("/proc/thread-self/schedstat").exists();
+                let readable = thread_cpu_ns().is_some();
                 assert_eq!(w.spin.is_some(), readable, "{w:?}");
                 assert_eq!(w.cost.is_some(), readable, "{w:?}");
                 assert!(w.spin.is_none_or(|ns| ns > 0.0 && ns < 1e6), "{w:?}");

@@ -42,8 +42,9 @@ pub struct Metrics {
     pub max_in_flight: usize,
     /// Threads the design's structure runs at once.
     pub threads: usize,
-    /// CPU time of the run's threads, summed, in ns (Linux:
-    /// `/proc/thread-self/schedstat`; `None` elsewhere).
+    /// CPU time of the run's threads, summed, in ns (Linux: the thread CPU
+    /// clock, [`thread_cpu_ns`](crate::fit::measure::thread_cpu_ns); `None`
+    /// elsewhere).
     pub cpu_ns: Option<f64>,
     /// Time the run's threads were ready to run but waited for a core
     /// (run-queue delay), summed, in ns: the mark of other load on the
@@ -78,7 +79,8 @@ pub struct ThreadTimes {
     pub wall_ns: f64,
     /// On a core, ns.
     pub cpu_ns: f64,
-    /// Ready but waiting for a core, ns.
+    /// Ready but waiting for a core, ns (`run_delay` of
+    /// `/proc/thread-self/schedstat`).
     pub wait_ns: f64,
     /// Asleep on a channel or a join, ns. A wait for a core right after
     /// waking up counts here and in `wait_ns` (telling them apart would cost

@@ -6,6 +6,8 @@
 use crate::exec::error::ExecError;
 use crate::exec::metrics::ThreadTimes;
 use crate::exec::placement::Cores;
+use crate::fit::measure::clock::waited_ns;
+use crate::fit::measure::thread_cpu_ns;
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -326,12 +328,11 @@ fn pause() {
     }
 }
 
-/// The current thread's CPU time and time spent waiting on a run queue, in
-/// ns, from `/proc/thread-self/schedstat` (Linux); `None` elsewhere.
+/// The current thread's CPU time (up to date, [`thread_cpu_ns`]) and time
+/// spent waiting on a run queue (`/proc/thread-self/schedstat`), in ns
+/// (Linux); `None` elsewhere.
 fn sched_now() -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let mut fields = text.split_whitespace().map(|t| t.parse::<u64>().ok());
-    Some((fields.next()??, fields.next()??))
+    Some((thread_cpu_ns()?, waited_ns()?))
 }
 
 /// The threads of a mapReduce phase: the calling thread and `n - 1`

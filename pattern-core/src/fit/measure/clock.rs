@@ -1,5 +1,6 @@
 //! The clock: timing a closure ([`timed`]), what reading the clock costs
-//! ([`timer_overhead_ns`]), and the time a thread waited for a CPU.
+//! ([`timer_overhead_ns`]), the CPU time of the calling thread
+//! ([`thread_cpu_ns`]), and the time a thread waited for a CPU.
 
 use super::stats;
 use std::hint::black_box;
@@ -67,10 +68,52 @@ pub(super) fn net_of_waiting(elapsed: f64, waited: Option<u64>) -> (f64, bool) {
     }
 }
 
+/// The CPU time of the calling thread so far, in nanoseconds, up to date
+/// (`CLOCK_THREAD_CPUTIME_ID`); `None` where it cannot be read (outside
+/// Linux).
+///
+/// Not the first field of `/proc/thread-self/schedstat`: the scheduler
+/// brings a running thread's counter up to date only at its tick or when
+/// the thread stops running, so a thread reading its own is behind by up
+/// to a tick. On the CI machine a thread busy for 2 ms read 24 % of it
+/// there (83 % after 10 ms), the rest showing up as time stolen by the
+/// hypervisor; this clock read 100 %.
+///
+/// ```
+/// use pattern_core::fit::measure::thread_cpu_ns;
+///
+/// if let Some(before) = thread_cpu_ns() {
+///     let sum: u64 = (0..1_000_000u64).map(std::hint::black_box).sum();
+///     assert!(sum > 0 && thread_cpu_ns().unwrap() >= before);
+/// }
+/// ```
+pub fn thread_cpu_ns() -> Option<u64> {
+    thread_cpu_clock()
+}
+
+#[cfg(target_os = "linux")]
+fn thread_cpu_clock() -> Option<u64> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; the call only writes it.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    let secs = u64::try_from(t.tv_sec).ok()?;
+    let nanos = u64::try_from(t.tv_nsec).ok()?;
+    ok.then(|| secs.checked_mul(1_000_000_000)?.checked_add(nanos))
+        .flatten()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_clock() -> Option<u64> {
+    None
+}
+
 /// The time this thread has spent runnable but waiting for a CPU, in
 /// nanoseconds (`run_delay` of `/proc/thread-self/schedstat`); `None` where
 /// it cannot be read.
-pub(super) fn waited_ns() -> Option<u64> {
+pub(crate) fn waited_ns() -> Option<u64> {
     if !cfg!(target_os = "linux") {
         return None;
     }
@@ -97,6 +140,34 @@ mod tests {
     fn overhead_is_positive_and_finite() {
         let overhead = timer_overhead_ns();
         assert!(overhead.is_finite() && overhead > 0.0, "{overhead}");
+    }
+
+    #[test]
+    fn a_busy_threads_cpu_time_is_up_to_date() {
+        // Busy for 2 ms at a time: the scheduler's counter read 24 % of
+        // it on average on the CI machine, this clock 100 %. The median
+        // of nine, less the time waited for a core, leaves room for the
+        // hypervisor's bursts.
+        let Some(_) = thread_cpu_ns() else {
+            assert!(!cfg!(target_os = "linux"), "the thread CPU clock on Linux");
+            return;
+        };
+        let mut shares: Vec<f64> = (0..9)
+            .map(|_| {
+                let (cpu0, wait0) = (thread_cpu_ns().unwrap(), waited_ns().unwrap_or(0));
+                let start = Instant::now();
+                let mut x = 0u64;
+                while start.elapsed() < Duration::from_millis(2) {
+                    x = black_box(x.wrapping_add(1));
+                }
+                let wall = start.elapsed().as_nanos() as f64;
+                let cpu = thread_cpu_ns().unwrap().saturating_sub(cpu0) as f64;
+                let waited = waited_ns().unwrap_or(0).saturating_sub(wait0) as f64;
+                cpu / (wall - waited).max(1.0)
+            })
+            .collect();
+        shares.sort_by(f64::total_cmp);
+        assert!(shares[4] > 0.7 && shares[4] < 1.05, "{shares:?}");
     }
 
     #[test]

@@ -5,10 +5,10 @@
 //! the calibration of atoms and the validation's own timings go through
 //! this module.
 
-mod clock;
+pub(crate) mod clock;
 mod harness;
 
-pub use clock::{timed, timer_overhead_ns};
+pub use clock::{thread_cpu_ns, timed, timer_overhead_ns};
 pub use harness::{Harness, Stability};
 
 use super::error::FitError;
