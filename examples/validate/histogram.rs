@@ -9,15 +9,23 @@
 //! - `hist_map`: one image mapped *and its 768 pairs grouped* into the
 //!   worker's buckets, per image, timed on one worker over a job's `x`
 //!   images (buckets as large as a run's);
-//! - `hist_map_corun`: the same while every other core maps and groups
-//!   images too, the co-run variant the refined model gives the map where
-//!   two or more of its workers are busy (they share the memory, like a
-//!   task pool's workers);
+//! - `hist_map_corun`: the same while every other core maps and groups a
+//!   job of the same size too, the co-run variant the refined model gives
+//!   the map where two or more of its workers are busy (they share the
+//!   memory, like a task pool's workers);
 //! - `hist_reduce`: one key reduced on the bucket of the one worker that
 //!   holds all its values (as with `n = 1`), cold as after a map phase;
+//! - `hist_reduce_corun`: the same while every other core reduces a job of
+//!   its own; the refined model's reduce where two or more workers are
+//!   busy. The reduce reads every value once and is bound by the memory's
+//!   bandwidth: at 8,192 images a job's reduce took 7.4 ms on one worker
+//!   and 8 ms on two (with the gathering), where the atoms timed alone
+//!   predicted 4;
 //! - `hist_gather`: what the reduce of a key costs more when its values are
 //!   spread over workers (`n ≥ 2`): the gathering of its runs in input
-//!   order, and the reduce on the gathered copy instead of the bucket;
+//!   order, and the reduce on the gathered copy instead of the bucket; the
+//!   two workers mapped on two cores, as in the run, so that the values of
+//!   the other core's worker are read from where it left them;
 //! - `hist_shuffle`, the shuffle of eq. (5), is what is left between the
 //!   map and the reduce: `min(1, m·n − 1) · o · hist_gather / (m·n)`, the
 //!   gatherings shared by the reduce's workers (none with one worker).
@@ -33,7 +41,7 @@ use pattern_core::exec::{Cores, Job, Kernels, KeyValues, WorkerGroups, block_len
 use pattern_core::fit::measure::{Harness, Measurement, Samples};
 use pattern_core::{cost, cost_of};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
 
@@ -42,10 +50,6 @@ const WIDTH: usize = 64;
 const HEIGHT: usize = 64;
 /// Keys: the 256 values of each of the three channels.
 pub(crate) const KEYS: usize = 768;
-
-/// Images a co-running partner maps and groups between two looks at
-/// whether to stop (about 5 ms).
-const PARTNER_IMAGES: usize = 512;
 
 /// An RGB image, 8 bits per channel, interleaved.
 pub(crate) struct Image {
@@ -135,6 +139,40 @@ pub(crate) fn map_phase(x: usize, workers: usize) -> Vec<WorkerGroups<u64>> {
     groups
 }
 
+/// [`map_phase`] as the executor's map workers run it: worker `w` on the
+/// core at position `w mod cores`, at once, so that a reduce on the first
+/// core finds the other workers' values where their cores left them.
+pub(crate) fn map_phase_across(x: usize, workers: usize, cores: &Cores) -> Vec<WorkerGroups<u64>> {
+    if cores.len() < 2 || workers < 2 {
+        return map_phase(x, workers);
+    }
+    let img = image();
+    let block = block_len(x, workers);
+    thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let img = img.clone();
+                s.spawn(move || {
+                    cores.pin_current(w % cores.len());
+                    let mut groups = WorkerGroups::new(KEYS);
+                    for i in 0..x {
+                        let b = i / block;
+                        if b % workers == w {
+                            // The keys are the map's own: never out of range.
+                            let _ = groups.add(b, hist_map(&img));
+                        }
+                    }
+                    groups
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| WorkerGroups::new(KEYS)))
+            .collect()
+    })
+}
+
 /// Every key reduced as a reduce worker reduces it (gathered first where
 /// several workers hold values); returns the count of keys.
 fn reduce_all(keyed: Vec<KeyValues<u64>>) -> usize {
@@ -145,6 +183,45 @@ fn reduce_all(keyed: Vec<KeyValues<u64>>) -> usize {
         black_box(hist_reduce(key, black_box(&values)));
     }
     keys
+}
+
+/// Runs `timed` while every core but the first runs `work` over and over,
+/// on what `prepare` makes for the size `timed` is timing: `timed` stores
+/// that size in the counter it is given before each timing (the partners
+/// wait while it is 0, and prepare anew when it changes).
+fn co_run<S>(
+    cores: &Cores,
+    prepare: impl Fn(usize) -> S + Sync,
+    work: impl Fn(&S) + Sync,
+    timed: impl FnOnce(&AtomicUsize) -> Measurement,
+) -> Measurement {
+    let stop = AtomicBool::new(false);
+    let timing = AtomicUsize::new(0);
+    thread::scope(|s| {
+        for partner in 1..cores.len() {
+            let (stop, timing, prepare, work) = (&stop, &timing, &prepare, &work);
+            s.spawn(move || {
+                cores.pin_current(partner);
+                let mut prepared: Option<(usize, S)> = None;
+                while !stop.load(Ordering::Acquire) {
+                    let x = timing.load(Ordering::Acquire);
+                    if x == 0 {
+                        thread::yield_now();
+                        continue;
+                    }
+                    if prepared.as_ref().is_none_or(|(at, _)| *at != x) {
+                        prepared = Some((x, prepare(x)));
+                    }
+                    if let Some((_, state)) = &prepared {
+                        work(state);
+                    }
+                }
+            });
+        }
+        let m = timed(&timing);
+        stop.store(true, Ordering::Release);
+        m
+    })
 }
 
 /// `m`'s timings divided by `per` (per image, per key).
@@ -179,6 +256,8 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
     let sizes = [512, 1024, 2048, 4096, 8192];
     // The machine's cores, from the unpinned main thread.
     let cores = Cores::of_current_thread();
+    let reduce_cores = cores.clone();
+    let gather_cores = cores.clone();
     let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, |x, _seed| job(x))
         // The map and the grouping of its pairs on one worker, per image,
         // over a job's x images (eq. (5) uses M[map](1): at x it is the
@@ -187,25 +266,26 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
             let m = harness.run(&sizes, |x| x, |x| map_phase(x, 1));
             divided("hist_map", &m, |x| x as f64)
         })
-        // The same while the other cores map and group images too: the
-        // map workers of n >= 2 share the memory (the co-run variant the
-        // refined model uses where two or more workers are busy).
+        // The same while the other cores map and group jobs of the same
+        // size: the map workers of n >= 2 share the memory (the co-run
+        // variant the refined model uses where two or more workers are
+        // busy).
         .probe("hist_map_corun", move |harness: &Harness| {
-            let stop = AtomicBool::new(false);
-            let m = thread::scope(|s| {
-                for partner in 1..cores.len() {
-                    let (cores, stop) = (&cores, &stop);
-                    s.spawn(move || {
-                        cores.pin_current(partner);
-                        while !stop.load(Ordering::Acquire) {
-                            black_box(map_phase(PARTNER_IMAGES, 1));
-                        }
-                    });
-                }
-                let m = harness.run(&sizes, |x| x, |x| map_phase(x, 1));
-                stop.store(true, Ordering::Release);
-                m
-            });
+            let m = co_run(
+                &cores,
+                |x| x,
+                |&x| drop(black_box(map_phase(x, 1))),
+                |timing| {
+                    harness.run(
+                        &sizes,
+                        |x| {
+                            timing.store(x, Ordering::Release);
+                            x
+                        },
+                        |x| map_phase(x, 1),
+                    )
+                },
+            );
             divided("hist_map_corun", &m, |x| x as f64)
         })
         // One key reduced on its one worker's bucket, right after the map
@@ -214,11 +294,45 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
             let m = harness.run(&sizes, |x| merge_groups(map_phase(x, 1)), reduce_all);
             divided("hist_reduce", &m, |_| KEYS as f64)
         })
+        // The same while the other cores reduce jobs of the same size (each
+        // reads its keys' values again and again): the reduce workers of
+        // n >= 2 share the memory's bandwidth.
+        .probe("hist_reduce_corun", move |harness: &Harness| {
+            let m = co_run(
+                &reduce_cores,
+                |x| {
+                    merge_groups(map_phase(x, 1))
+                        .into_iter()
+                        .map(KeyValues::into_values)
+                        .collect::<Vec<_>>()
+                },
+                |values: &Vec<Vec<u64>>| {
+                    for (key, v) in values.iter().enumerate() {
+                        black_box(hist_reduce(key, black_box(v)));
+                    }
+                },
+                |timing| {
+                    harness.run(
+                        &sizes,
+                        |x| {
+                            timing.store(x, Ordering::Release);
+                            merge_groups(map_phase(x, 1))
+                        },
+                        reduce_all,
+                    )
+                },
+            );
+            divided("hist_reduce_corun", &m, |_| KEYS as f64)
+        })
         // What a key's reduce costs more with its values spread over two
         // workers, per key: gathered and reduced, less reduced in place.
         .probe("hist_gather", move |harness: &Harness| {
             let one = harness.run(&sizes, |x| merge_groups(map_phase(x, 1)), reduce_all);
-            let two = harness.run(&sizes, |x| merge_groups(map_phase(x, 2)), reduce_all);
+            let two = harness.run(
+                &sizes,
+                |x| merge_groups(map_phase_across(x, 2, &gather_cores)),
+                reduce_all,
+            );
             let extra = two
                 .sizes()
                 .iter()
@@ -328,6 +442,61 @@ mod tests {
                 (got - want).abs() < 1e-6 * want,
                 "n = {n}: {got} against {want}"
             );
+        }
+    }
+
+    /// Mapped by two workers on two cores, the job groups exactly as by two
+    /// workers on one thread: the same blocks, the same runs.
+    #[test]
+    fn the_map_phase_across_cores_groups_as_on_one_thread() {
+        let cores = Cores::of_current_thread();
+        let values = |groups: Vec<WorkerGroups<u64>>| -> Vec<(usize, Vec<u64>)> {
+            merge_groups(groups)
+                .into_iter()
+                .map(|k| (k.key(), k.into_values()))
+                .collect()
+        };
+        for workers in [1, 2, 3] {
+            assert_eq!(
+                values(map_phase_across(200, workers, &cores)),
+                values(map_phase(200, workers)),
+                "{workers} workers"
+            );
+        }
+    }
+
+    /// A co-run's partners work on what was prepared for the size being
+    /// timed, and stop when the timing ends.
+    #[test]
+    fn co_run_partners_work_at_the_size_being_timed() {
+        let cores = Cores::of_current_thread();
+        let seen = std::sync::Mutex::new(Vec::new());
+        let m = co_run(
+            &cores,
+            |x| x * 10,
+            |&prepared| seen.lock().unwrap().push(prepared),
+            |timing| {
+                for x in [3, 5] {
+                    timing.store(x, Ordering::Release);
+                    let start = std::time::Instant::now();
+                    while cores.len() > 1
+                        && !seen.lock().unwrap().contains(&(x * 10))
+                        && start.elapsed() < std::time::Duration::from_secs(10)
+                    {
+                        thread::yield_now();
+                    }
+                }
+                Measurement::from_samples("t", Vec::new())
+            },
+        );
+        assert_eq!(m.label, "t");
+        let seen = seen.into_inner().unwrap();
+        if cores.len() > 1 {
+            assert!(seen.contains(&30) && seen.contains(&50), "{seen:?}");
+            // Nothing before the first size was set.
+            assert_eq!(seen.first(), Some(&30));
+        } else {
+            assert!(seen.is_empty());
         }
     }
 
