@@ -10,7 +10,7 @@ use crate::machine_aware::{CallSpreads, Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
     HANDOFF, SHARED_HANDOFF, corun_name, handed_atoms, handed_name, pool_handoff_name, pool_sizes,
-    pooled_atoms, refine, warm_name,
+    pooled_atoms, refine, warm_name, without_handed,
 };
 #[cfg(doc)]
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
@@ -455,8 +455,20 @@ impl<E: Send + 'static> Suite<E> {
                         (Some(h), true) => Some(h.clone()),
                         _ => local_handoff.clone(),
                     };
+                    // Beyond the cores a stage takes its element late, no
+                    // longer fresh in the other core's cache.
+                    let machine_variants = if beyond {
+                        without_handed(&local_variants)
+                    } else {
+                        local_variants.clone()
+                    };
                     let machine_term = if refining {
-                        refine(design.term(), case_handoff.as_ref(), &local_variants, cores)
+                        refine(
+                            design.term(),
+                            case_handoff.as_ref(),
+                            &machine_variants,
+                            cores,
+                        )
                     } else {
                         design.term().clone()
                     };
