@@ -96,9 +96,11 @@ struct Buckets<V> {
 }
 
 impl<V> Buckets<V> {
-    fn new(keys: usize) -> Self {
+    /// Buckets for `keys` keys, each from `buffer` (an empty vector,
+    /// perhaps with room from an earlier job).
+    fn new(keys: usize, buffer: &mut dyn FnMut() -> Vec<V>) -> Self {
         Buckets {
-            values: (0..keys).map(|_| Vec::new()).collect(),
+            values: (0..keys).map(|_| buffer()).collect(),
             runs: (0..keys).map(|_| Vec::new()).collect(),
             last_block: vec![usize::MAX; keys],
         }
@@ -117,8 +119,15 @@ impl<V> Buckets<V> {
 impl<V> WorkerGroups<V> {
     /// An empty grouping for keys `0..keys`.
     pub fn new(keys: usize) -> Self {
+        Self::with_buffers(keys, &mut Vec::new)
+    }
+
+    /// An empty grouping whose buckets are the vectors `buffer` gives
+    /// (empty; the executor hands back those of the job before, so that a
+    /// run does not allocate its buckets anew for every job).
+    pub(crate) fn with_buffers(keys: usize, buffer: &mut dyn FnMut() -> Vec<V>) -> Self {
         let store = if dense_enough(keys, 0) {
-            Store::Dense(Buckets::new(keys))
+            Store::Dense(Buckets::new(keys, buffer))
         } else {
             Store::Sparse(Vec::new())
         };
@@ -172,7 +181,7 @@ impl<V> WorkerGroups<V> {
 
     /// Moves sparse pairs into buckets, in arrival order.
     fn make_dense(&mut self) {
-        let mut buckets = Buckets::new(self.keys);
+        let mut buckets = Buckets::new(self.keys, &mut Vec::new);
         if let Store::Sparse(flat) = std::mem::replace(&mut self.store, Store::Sparse(Vec::new())) {
             for (key, block, value) in flat {
                 buckets.push(block, key, value);
@@ -278,30 +287,49 @@ impl<V> KeyValues<V> {
     /// one list in block order (a copy of the values, `O(values + runs ·
     /// log workers)`).
     pub fn into_values(self) -> Vec<V> {
+        self.into_values_recycling(&mut Vec::new, &mut drop)
+    }
+
+    /// [`KeyValues::into_values`], taking the list it gathers into from
+    /// `buffer` and handing the emptied buckets to `spent`.
+    pub(crate) fn into_values_recycling(
+        self,
+        buffer: &mut dyn FnMut() -> Vec<V>,
+        spent: &mut dyn FnMut(Vec<V>),
+    ) -> Vec<V> {
         let mut parts = self.parts;
         if parts.len() == 1 {
             return parts.pop().map(|p| p.values).unwrap_or_default();
         }
         let total = parts.iter().map(|p| p.values.len()).sum();
-        let mut out = Vec::with_capacity(total);
-        let mut sources: Vec<_> = parts
-            .into_iter()
-            .map(|p| (p.values.into_iter(), p.runs.into_iter().peekable()))
-            .collect();
-        // The next run of every part, smallest block first.
-        let mut next: BinaryHeap<Reverse<(usize, usize)>> = sources
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, (_, runs))| runs.peek().map(|&(block, _)| Reverse((block, i))))
-            .collect();
-        while let Some(Reverse((_, i))) = next.pop() {
-            let (values, runs) = &mut sources[i];
-            if let Some((_, len)) = runs.next() {
-                out.extend(values.by_ref().take(len));
+        let mut out = buffer();
+        out.reserve(total);
+        let (mut buckets, runs): (Vec<Vec<V>>, Vec<_>) =
+            parts.into_iter().map(|p| (p.values, p.runs)).unzip();
+        {
+            let mut sources: Vec<_> = buckets
+                .iter_mut()
+                .zip(runs)
+                .map(|(values, runs)| (values.drain(..), runs.into_iter().peekable()))
+                .collect();
+            // The next run of every part, smallest block first.
+            let mut next: BinaryHeap<Reverse<(usize, usize)>> = sources
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, (_, runs))| runs.peek().map(|&(block, _)| Reverse((block, i))))
+                .collect();
+            while let Some(Reverse((_, i))) = next.pop() {
+                let (values, runs) = &mut sources[i];
+                if let Some((_, len)) = runs.next() {
+                    out.extend(values.by_ref().take(len));
+                }
+                if let Some(&(block, _)) = runs.peek() {
+                    next.push(Reverse((block, i)));
+                }
             }
-            if let Some(&(block, _)) = runs.peek() {
-                next.push(Reverse((block, i)));
-            }
+        }
+        for bucket in buckets {
+            spent(bucket);
         }
         out
     }
@@ -341,6 +369,45 @@ mod tests {
             .into_iter()
             .map(|k| (k.key(), k.into_values()))
             .collect()
+    }
+
+    #[test]
+    fn recycled_buffers_hold_the_same_values_and_come_back_empty() {
+        let mut spare: Vec<Vec<u32>> = (0..4).map(|_| Vec::with_capacity(64)).collect();
+        let mut w: Vec<WorkerGroups<u32>> = (0..2)
+            .map(|_| WorkerGroups::with_buffers(2, &mut || spare.pop().unwrap_or_default()))
+            .collect();
+        assert!(spare.is_empty(), "a bucket per key and worker");
+        for block in 0..6 {
+            let pairs = vec![
+                (0, block as u32),
+                (1, 10 + block as u32),
+                (0, 20 + block as u32),
+            ];
+            w[block % 2].add(block, pairs).unwrap();
+        }
+        let mut spent = Vec::new();
+        let gathered: Vec<(usize, Vec<u32>)> = merge_groups(w)
+            .into_iter()
+            .map(|k| {
+                let key = k.key();
+                let values = k
+                    .into_values_recycling(&mut || Vec::with_capacity(100), &mut |b| spent.push(b));
+                (key, values)
+            })
+            .collect();
+        assert_eq!(
+            gathered,
+            [
+                (0, vec![0, 20, 1, 21, 2, 22, 3, 23, 4, 24, 5, 25]),
+                (1, vec![10, 11, 12, 13, 14, 15])
+            ]
+        );
+        // The gathered lists came from the buffer; the workers' buckets,
+        // emptied, with the room they had.
+        assert!(gathered.iter().all(|(_, v)| v.capacity() >= 100));
+        assert_eq!(spent.len(), 4);
+        assert!(spent.iter().all(|b| b.is_empty() && b.capacity() >= 64));
     }
 
     #[test]

@@ -200,7 +200,7 @@ impl<E: Job> Kernels<E> {
             let blocks = inputs.len().div_ceil(block);
             let next = AtomicUsize::new(0);
             let groups = workers.on_workers(&atom, blocks, || {
-                let mut groups = WorkerGroups::new(keys);
+                let mut groups = WorkerGroups::with_buffers(keys, &mut || workers.buffer());
                 while !workers.stopped() {
                     let b = next.fetch_add(1, Ordering::Relaxed);
                     if b >= blocks {
@@ -258,8 +258,16 @@ impl<E: Job> Kernels<E> {
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .take();
-                    let values = taken.map(KeyValues::into_values).unwrap_or_default();
-                    reduce(keys[i], &values)
+                    let values = taken
+                        .map(|k| {
+                            k.into_values_recycling(&mut || workers.buffer(), &mut |b| {
+                                workers.spend(b)
+                            })
+                        })
+                        .unwrap_or_default();
+                    let out = reduce(keys[i], &values);
+                    workers.spend(values);
+                    out
                 }) else {
                     return false;
                 };
