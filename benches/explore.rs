@@ -10,18 +10,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 
-/// `pipe(tpool[c0](s0), ..)` over the models.
-fn pools(models: &[String]) -> Design {
-    let defs: String = models
-        .iter()
-        .enumerate()
-        .map(|(i, m)| format!("s{i} = {m};\n"))
-        .collect();
-    let stages: Vec<String> = (0..models.len())
-        .map(|i| format!("tpool[c{i}](s{i})"))
-        .collect();
-    Design::parse(&format!("{defs}pipe({})", stages.join(", "))).unwrap()
-}
+// `pools`, shared with the allocation tests.
+#[path = "../tests/common/allocation.rs"]
+mod allocation;
+use allocation::pools;
 
 /// Six of Table 1's atoms.
 fn paper() -> Design {
