@@ -131,11 +131,14 @@ impl<E: Send + 'static> Suite<E> {
         sizes: &[usize],
     ) -> Result<Measurement, ValidationError> {
         match probe {
-            Probe::Custom(_, f) => Ok(f(&Harness::new()
-                .warmup(1)
-                .repetitions(settings.atom_repetitions)
-                .progress(false)
-                .label(probe.name()))),
+            Probe::Custom(_, f) => Ok(f(
+                &Harness::new()
+                    .warmup(1)
+                    .repetitions(settings.atom_repetitions)
+                    .progress(false)
+                    .label(probe.name()),
+                sizes,
+            )),
             Probe::Element(name) => {
                 let kernel = self
                     .kernels
@@ -249,7 +252,10 @@ impl<E: Send + 'static> Suite<E> {
             let (cold_raw, factor) = speed.atom(|| self.measure_probe(probe, settings, &[x]));
             let cold_raw = cold_raw?;
             let cold = scaled(&cold_raw, factor);
-            let warm = if self.warm {
+            // A custom probe has no variants of its own (a co-run variant
+            // is a probe of its own).
+            let element = matches!(probe, Probe::Element(_));
+            let warm = if self.warm && element {
                 let (warm, factor) = speed.atom(|| self.measure_warm(probe.name(), settings, x));
                 Some(scaled(&warm?, factor))
             } else {
@@ -295,13 +301,11 @@ impl<E: Send + 'static> Suite<E> {
         Ok(())
     }
 
-    /// The atoms as timed around a run (element atoms: the median at `x`),
-    /// the others from this round's measurement or their fit, and the
-    /// variants (warm, co-run).
+    /// The atoms as timed around a run (the median at `x`), those not
+    /// timed from their fit, and the variants (warm, co-run, handed).
     pub(crate) fn local_atoms(
         &self,
         timed: &[Option<AtomTimings>],
-        round_custom: &[Option<Measurement>],
         atom_samples: &[BTreeMap<usize, Vec<f64>>],
         x: usize,
         settings: &Settings,
@@ -313,8 +317,8 @@ impl<E: Send + 'static> Suite<E> {
                 fit_atom(probe.name(), &atom_samples[i], settings)
                     .map_or(Expr::num(1e3), |a| a.model)
             };
-            let model = match (probe, &timed[i], &round_custom[i]) {
-                (Probe::Element(name), Some(t), _) => {
+            let model = match (probe, &timed[i]) {
+                (Probe::Element(name), Some(t)) => {
                     if let Some(w) = &t.warm {
                         warm.push(Atom {
                             name: warm_name(name),
@@ -335,12 +339,7 @@ impl<E: Send + 'static> Suite<E> {
                     }
                     Expr::num(median_at(&t.cold, x))
                 }
-                (Probe::Custom(..), _, Some(m)) if m.sizes().iter().any(|s| s.x == x) => {
-                    Expr::num(median_at(m, x))
-                }
-                (Probe::Custom(..), _, Some(m)) => m
-                    .fit(&settings.fitter)
-                    .map_or_else(|_| fallback(), |f| f.into_model()),
+                (Probe::Custom(..), Some(t)) => Expr::num(median_at(&t.cold, x)),
                 _ => fallback(),
             };
             local.push((probe.name().to_string(), model));

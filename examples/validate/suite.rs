@@ -28,14 +28,15 @@ use std::time::Instant;
 
 /// Builds the element of size `x` from a seed.
 pub(crate) type Make<E> = Arc<dyn Fn(usize, u64) -> E + Send + Sync>;
-/// A custom atom's measurement ([`Suite::probe`]).
-pub(crate) type ProbeFn = Box<dyn Fn(&Harness) -> Measurement + Send + Sync>;
+/// A custom atom's measurement at the sizes it is given ([`Suite::probe`]).
+pub(crate) type ProbeFn = Box<dyn Fn(&Harness, &[usize]) -> Measurement + Send + Sync>;
 
 /// An atom to measure.
 pub(crate) enum Probe {
     /// An element kernel, measured at the suite's sizes.
     Element(String),
-    /// Anything else: the closure measures with the harness it is given.
+    /// Anything else: the closure measures with the harness and at the
+    /// sizes it is given.
     Custom(String, ProbeFn),
 }
 
@@ -139,12 +140,14 @@ impl<E: Send + 'static> Suite<E> {
     }
 
     /// Measures the atom `name` with `measure`, which gets a configured
-    /// [`Harness`] (warm-up, repetitions) and chooses its own sizes and
-    /// inputs; its model is fitted like the others.
+    /// [`Harness`] (warm-up, repetitions) and the sizes to measure at, and
+    /// chooses its own inputs; its model is fitted like the others. Like an
+    /// element atom it is timed right before and right after every run, at
+    /// the run's size.
     pub fn probe(
         mut self,
         name: &str,
-        measure: impl Fn(&Harness) -> Measurement + Send + Sync + 'static,
+        measure: impl Fn(&Harness, &[usize]) -> Measurement + Send + Sync + 'static,
     ) -> Self {
         self.probes
             .push(Probe::Custom(name.to_string(), Box::new(measure)));
@@ -272,24 +275,11 @@ impl<E: Send + 'static> Suite<E> {
             .collect();
         for round in 0..rounds {
             log(&format!("{}: round {} of {rounds}", self.name, round + 1));
-            // Atoms with their own sizes first; then size by size, the
-            // element atoms and every configuration at that size, so that
-            // atoms and designs are measured close together in time. The
-            // machine's speed drifts by tens of percent between rounds
-            // (other guests, memory traffic), so every run is compared with
-            // the atoms of its own round and size.
-            let mut round_custom: Vec<Option<Measurement>> = vec![None; self.probes.len()];
-            for (i, probe) in self.probes.iter().enumerate() {
-                if matches!(probe, Probe::Custom(..)) {
-                    let (raw, factor) =
-                        speed.atom(|| self.measure_probe(probe, settings, &self.sizes));
-                    let raw = raw?;
-                    let m = scaled(&raw, factor);
-                    merge(&mut atom_samples[i], &m);
-                    merge(&mut raw_samples[i], &raw);
-                    round_custom[i] = Some(m);
-                }
-            }
+            // Size by size, the atoms and every configuration at that size,
+            // so that atoms and designs are measured close together in
+            // time. The machine's speed drifts by tens of percent between
+            // rounds (other guests, memory traffic), so every run is
+            // compared with the atoms of its own round and size.
             for &x in &self.sizes {
                 // Element atoms no configuration uses are still measured.
                 for &i in &unused {
@@ -358,8 +348,7 @@ impl<E: Send + 'static> Suite<E> {
                     self.time_atoms(
                         &uses, &contended, &handed, settings, x, &mut timed, &mut speed,
                     )?;
-                    let before =
-                        self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                    let before = self.local_atoms(&timed, &atom_samples, x, settings);
                     let design = self.design(case, &before.0)?;
                     let runs = &mut collected[c];
                     let n = *runs
@@ -420,7 +409,7 @@ impl<E: Send + 'static> Suite<E> {
                         }
                     }
                     let (local, mut local_variants) =
-                        self.local_atoms(&timed, &round_custom, &atom_samples, x, settings);
+                        self.local_atoms(&timed, &atom_samples, x, settings);
                     local_variants.extend(local_pools.iter().cloned());
                     // A probe of an atom's co-run variant refines the model
                     // like the element atoms' co-run timings.
@@ -667,7 +656,9 @@ impl<E: Send + 'static> Suite<E> {
             .collect()
     }
 
-    /// The probes (by index) of the element atoms a case uses.
+    /// The probes (by index) a case uses: the element atoms of its design,
+    /// and every custom probe (they measure the suite's one program as it
+    /// runs, its variants among them: the histogram's co-run map).
     pub(crate) fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
         let design = self.shape(case)?;
         let used: Vec<String> = design
@@ -676,7 +667,11 @@ impl<E: Send + 'static> Suite<E> {
             .iter()
             .map(|a| a.name.clone())
             .collect();
-        Ok(self.element_probes(&used))
+        let mut uses = self.element_probes(&used);
+        uses.extend(
+            (0..self.probes.len()).filter(|&i| matches!(self.probes[i], Probe::Custom(..))),
+        );
+        Ok(uses)
     }
 
     /// The threads a case runs (its design's fixed counts).

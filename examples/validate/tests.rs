@@ -25,7 +25,9 @@ fn validation_runs_end_to_end_on_small_sizes() {
         .element_bytes(|x| 4 * x)
         .measure("sort")
         .measure("bump")
-        .probe("const", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x + 1))
+        .probe("const", |h: &Harness, sizes: &[usize]| {
+            h.run(sizes, |x| x, |x| x + 1)
+        })
         .with_handoff(true)
         .with_cache_reuse(true)
         .with_contention(true)
@@ -194,10 +196,13 @@ fn where_a_case_uses_its_atoms() {
     let suite = Suite::new("s", kernels, &[1, 2, 4], |x, _| vec![0; x])
         .measure("a")
         .measure("b")
-        .probe("c", |h: &Harness| h.run(&[1, 2, 3], |x| x, |x| x))
+        .probe("c", |h: &Harness, sizes: &[usize]| {
+            h.run(sizes, |x| x, |x| x)
+        })
         .case("pipe", "pipe(a, tpool[2](seq(b, c)))", true);
     let case = &suite.cases[0];
-    assert_eq!(suite.atoms_of(case).unwrap(), [0, 1]);
+    // c, a custom probe, is timed around every run too.
+    assert_eq!(suite.atoms_of(case).unwrap(), [0, 1, 2]);
     // c is in the pool too, but not an element atom.
     assert_eq!(suite.pooled_atoms_of(case).unwrap(), [1]);
     assert_eq!(suite.shape(case).unwrap().model().eval(&[]).unwrap(), 1.0);

@@ -96,11 +96,17 @@ struct Buckets<V> {
 }
 
 impl<V> Buckets<V> {
-    /// Buckets for `keys` keys, each from `buffer` (an empty vector,
-    /// perhaps with room from an earlier job).
+    /// Buckets for `keys` keys, each from `buffer` (a vector perhaps with
+    /// room from an earlier job, emptied here).
     fn new(keys: usize, buffer: &mut dyn FnMut() -> Vec<V>) -> Self {
         Buckets {
-            values: (0..keys).map(|_| buffer()).collect(),
+            values: (0..keys)
+                .map(|_| {
+                    let mut bucket = buffer();
+                    bucket.clear();
+                    bucket
+                })
+                .collect(),
             runs: (0..keys).map(|_| Vec::new()).collect(),
             last_block: vec![usize::MAX; keys],
         }
@@ -122,10 +128,12 @@ impl<V> WorkerGroups<V> {
         Self::with_buffers(keys, &mut Vec::new)
     }
 
-    /// An empty grouping whose buckets are the vectors `buffer` gives
-    /// (empty; the executor hands back those of the job before, so that a
-    /// run does not allocate its buckets anew for every job).
-    pub(crate) fn with_buffers(keys: usize, buffer: &mut dyn FnMut() -> Vec<V>) -> Self {
+    /// An empty grouping whose buckets are the vectors `buffer` gives,
+    /// emptied (the executor hands back those of the job before, so that a
+    /// run does not allocate its buckets anew for every job, and so can
+    /// anything that groups job after job: see
+    /// [`KeyValues::into_values_recycling`]).
+    pub fn with_buffers(keys: usize, buffer: &mut dyn FnMut() -> Vec<V>) -> Self {
         let store = if dense_enough(keys, 0) {
             Store::Dense(Buckets::new(keys, buffer))
         } else {
@@ -291,8 +299,29 @@ impl<V> KeyValues<V> {
     }
 
     /// [`KeyValues::into_values`], taking the list it gathers into from
-    /// `buffer` and handing the emptied buckets to `spent`.
-    pub(crate) fn into_values_recycling(
+    /// `buffer` and handing the emptied buckets to `spent`: with
+    /// [`WorkerGroups::with_buffers`], jobs grouped one after the other
+    /// reuse one set of buckets, as the executor's mapReduce does.
+    ///
+    /// ```
+    /// use pattern_core::exec::{WorkerGroups, merge_groups};
+    ///
+    /// let mut spare: Vec<Vec<u32>> = Vec::new();
+    /// for job in 0..2 {
+    ///     let mut groups = WorkerGroups::with_buffers(2, &mut || spare.pop().unwrap_or_default());
+    ///     groups.add(0, vec![(0, job), (1, 10 + job)])?;
+    ///     for k in merge_groups(vec![groups]) {
+    ///         let mut kept = Vec::new();
+    ///         let values = k.into_values_recycling(&mut Vec::new, &mut |b| kept.push(b));
+    ///         assert_eq!(values.len(), 1);
+    ///         spare.extend(kept);
+    ///         spare.push(values); // `with_buffers` empties it
+    ///     }
+    /// }
+    /// assert_eq!(spare.len(), 2);
+    /// # Ok::<(), pattern_core::exec::KeyOutOfRange>(())
+    /// ```
+    pub fn into_values_recycling(
         self,
         buffer: &mut dyn FnMut() -> Vec<V>,
         spent: &mut dyn FnMut(Vec<V>),
