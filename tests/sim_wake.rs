@@ -1,7 +1,9 @@
 //! The wake-up latency on a busy core (`Platform::wake_latency`), the spin
-//! before a waiting thread sleeps and the cost of a wake-up in vain: a thread
-//! woken while every core it may run on is busy runs that much later, and a
-//! thread that frees itself meanwhile takes the element first.
+//! before a waiting thread sleeps, the cost of a wake-up in vain and the
+//! waker's cost (`Platform::waker_cost`): a thread woken while every core
+//! it may run on is busy runs that much later, a thread that frees itself
+//! meanwhile takes the element first, and a thread that wakes one asleep
+//! on a free core pays for it.
 mod common;
 
 use pattern_core::sim::{Platform, SimError, Simulation};
@@ -133,6 +135,49 @@ fn a_free_worker_asleep_behind_a_busy_one_leaves_it_the_element() {
     }
 }
 
+/// A stage of 200 ns feeding one of 10 ns on two pinned cores, three
+/// elements. With a spin of 50 ns the second stage is asleep at every
+/// hand-over (it waits 200, then 190 + c): the first pays `c` for each of
+/// the three, and the last element leaves at `3 · 200 + 2c + 10` (the
+/// third wake-up's cost delays nothing after it). With a spin of 300 ns it
+/// polls through every wait, and nothing is paid.
+#[test]
+fn waking_a_sleeping_stage_costs_the_stage_before() {
+    let pinned = Platform::new(1, 2).pinned(true);
+    let design = "a = 200; b = 10; pipe(a, b)";
+    for c in [0.0, 5.0, 12.0] {
+        let p = pinned.clone().waker_cost(c);
+        let (_, makespan) = run(design, &p.clone().spin(50.0), 3);
+        assert!(
+            (makespan - (610.0 + 2.0 * c)).abs() < 1e-9,
+            "{c}: {makespan}"
+        );
+        let (t, _) = run(design, &p.clone().spin(50.0), 3000);
+        assert!((t - (200.0 + c)).abs() < 1e-6, "{c}: {t}");
+        let (_, makespan) = run(design, &p.spin(300.0), 3);
+        assert!((makespan - 610.0).abs() < 1e-9, "{c}: {makespan}");
+    }
+}
+
+#[test]
+fn a_waker_cost_out_of_range_is_an_error() {
+    let d = Design::parse("a = 10; pipe(a, a)").unwrap();
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let p = Platform::new(1, 2).waker_cost(bad);
+        let err = Simulation::new(&d, &p).elements(10).run().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                SimError::InvalidPlatform {
+                    parameter: "waker cost",
+                    ..
+                }
+            ),
+            "{bad}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_spin_or_a_wake_cost_out_of_range_is_an_error() {
     let d = Design::parse("a = 10; pipe(a, a)").unwrap();
@@ -215,6 +260,35 @@ proptest! {
         // rounds the shared cores' progress differently in the last bit)
         let (a, b) = (now.makespan(), late.makespan());
         prop_assert!((a - b).abs() <= 1e-12 * a, "{} against {}", a, b);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
+
+    /// A pipeline of single-thread stages with a core each: the waker's
+    /// cost never makes it faster, and adds at most its cost per
+    /// hand-over between stages.
+    #[test]
+    fn the_wakers_cost_is_at_most_its_cost_per_hand_over(
+        stages in prop::collection::vec(1.0f64..100.0, 2..5),
+        spin in 0.0f64..100.0,
+        cost in 0.0f64..20.0,
+    ) {
+        let term = stages
+            .iter()
+            .enumerate()
+            .map(|(i, &ns)| Term::atom(&format!("a{i}"), Expr::num(ns)))
+            .reduce(Term::pipe)
+            .unwrap();
+        let d = Design::from_term(term).unwrap();
+        let p = Platform::new(1, stages.len()).pinned(true).spin(spin);
+        let elements = 200;
+        let at = |p: &Platform| Simulation::new(&d, p).elements(elements).run().unwrap().makespan();
+        let (free, paid) = (at(&p), at(&p.clone().waker_cost(cost)));
+        let most = cost * (elements * (stages.len() - 1)) as f64;
+        prop_assert!(paid >= free - 1e-9 * free, "{} < {}", paid, free);
+        prop_assert!(paid <= free + most + 1e-9 * free, "{} > {} + {}", paid, free, most);
     }
 }
 

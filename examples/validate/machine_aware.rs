@@ -61,7 +61,7 @@ pub(crate) fn predict(
         .ok()
         .map(|p| p.time_per_element)
         .filter(|t| t.is_finite());
-    let platform = platform(cores, settings);
+    let platform = platform(cores, threads(&design, at), settings);
     let mut simulation = Simulation::new(&design, &platform)
         .at(at)
         .elements(SIMULATED_ELEMENTS)
@@ -78,30 +78,48 @@ pub(crate) fn predict(
     (queueing, simulated)
 }
 
-/// This machine's `cores` as the executor uses them: pinned as it pins its
-/// threads, a thread woken on a busy core running after the measured
-/// wake-up latency, a waiting thread polling for the measured spin before
-/// it sleeps, and a wake-up in vain costing its core the measured time.
-pub(crate) fn platform(cores: usize, settings: &Settings) -> Platform {
+/// This machine's `cores` as the executor runs a design of `threads`
+/// threads on them: pinned as it pins its threads, a thread woken on a busy
+/// core running after the measured wake-up latency, a wake-up in vain
+/// costing its core the measured time, waking a thread asleep on a free
+/// core costing the waker the measured time, and a waiting thread polling
+/// before it sleeps for the executor's spin (none where the threads
+/// outnumber the cores) and then the channel's measured one.
+pub(crate) fn platform(cores: usize, threads: usize, settings: &Settings) -> Platform {
     let ns = |d: Duration| d.as_secs_f64() * 1e9;
+    let executor_spin = if threads > cores {
+        Duration::ZERO
+    } else {
+        settings.spin
+    };
     Platform::new(1, cores)
         .pinned(settings.pin_threads)
         .wake_latency(ns(settings.wake_latency))
-        .spin(settings.wait_spin.map_or(f64::INFINITY, ns))
+        .spin(
+            settings
+                .wait_spin
+                .map_or(f64::INFINITY, |s| ns(s + executor_spin)),
+        )
         .wake_cost(ns(settings.wake_cost))
+        .waker_cost(ns(settings.waker_cost))
+}
+
+/// The threads `design` runs at `at` (1 where its count cannot be
+/// evaluated).
+fn threads(design: &Design, at: &[(&str, f64)]) -> usize {
+    design
+        .resources()
+        .threads
+        .eval(at)
+        .ok()
+        .filter(|t| t.is_finite() && *t >= 1.0)
+        .map_or(1, |t| t as usize)
 }
 
 /// At most how many elements of `design` are in flight at once: one per
 /// thread and a full buffer per thread's output.
 fn in_flight(design: &Design, x: usize, settings: &Settings) -> usize {
-    let threads = design
-        .resources()
-        .threads
-        .eval(&[("x", x as f64)])
-        .ok()
-        .filter(|t| t.is_finite() && *t >= 1.0)
-        .map_or(1, |t| t as usize);
-    threads.saturating_mul(settings.capacity.saturating_add(1))
+    threads(design, &[("x", x as f64)]).saturating_mul(settings.capacity.saturating_add(1))
 }
 
 /// The overheads a direct simulation adds: the take from a task pool's
@@ -209,7 +227,7 @@ impl<E: Send + 'static> Suite<E> {
             .collect();
         self.evict(&[x], settings);
         let make = &self.make;
-        let platform = platform(cores, settings);
+        let platform = platform(cores, threads(design, &[("x", x as f64)]), settings);
         Simulation::new(design, &platform)
             .at(&[("x", x as f64)])
             .elements(n)
@@ -230,5 +248,51 @@ impl<E: Send + 'static> Suite<E> {
             .ok()
             .map(|r| r.time_per_element())
             .filter(|t| t.is_finite() && *t > 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A waiting stage polls the executor's spin and then the channel's
+    /// where the threads fit the cores, the channel's alone beyond; the
+    /// measured costs go to the platform as they are.
+    #[test]
+    fn the_platform_polls_as_the_executor_does() {
+        let settings = Settings {
+            spin: Duration::from_micros(100),
+            wait_spin: Some(Duration::from_micros(13)),
+            waker_cost: Duration::from_micros(12),
+            wake_cost: Duration::from_micros(5),
+            ..Settings::default()
+        };
+        let within = platform(2, 2, &settings);
+        assert!((within.spin_ns() - 113_000.0).abs() < 1e-6);
+        assert!((within.waker_cost_ns() - 12_000.0).abs() < 1e-6);
+        assert!((within.wake_cost_ns() - 5_000.0).abs() < 1e-6);
+        let beyond = platform(2, 3, &settings);
+        assert!((beyond.spin_ns() - 13_000.0).abs() < 1e-6);
+        // Not measured: waiting threads poll for ever.
+        let unmeasured = platform(2, 2, &Settings::default());
+        assert_eq!(unmeasured.spin_ns(), f64::INFINITY);
+    }
+
+    /// On the measured platform a pipeline whose second stage sleeps
+    /// between elements pays the waker's cost at every hand-over; one
+    /// whose second stage polls through its waits does not.
+    #[test]
+    fn a_stage_that_sleeps_between_elements_costs_the_one_before() {
+        let settings = Settings {
+            wait_spin: Some(Duration::from_micros(13)),
+            waker_cost: Duration::from_micros(12),
+            ..Settings::default()
+        };
+        for (first, paid) in [(126_000.0, 12_000.0), (60_000.0, 0.0)] {
+            let d = Design::parse(&format!("a = {first}; b = 100; pipe(a, b)")).unwrap();
+            let (_, simulated) = predict(d.term(), 2, &settings, &[], 0.0);
+            let t = simulated.unwrap();
+            assert!((t - (first + paid)).abs() < 1e-6 * first, "{first}: {t}");
+        }
     }
 }

@@ -320,16 +320,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             settings.wake_latency = d(w.latency);
             settings.wait_spin = w.spin.map(d);
             settings.wake_cost = w.cost.map_or(Duration::ZERO, d);
+            settings.waker_cost = d(w.waker);
             let us = |ns: Option<f64>| {
                 ns.map_or("(unknown)".to_string(), |v| format!("{:.1} µs", v / 1e3))
             };
             eprintln!(
                 "validate: a thread woken on a busy core runs after {:.1} µs, a waiting one \
-                 polls {} before it sleeps, a wake-up in vain costs its core {} \
-                 (medians of {samples})",
+                 polls {} before it sleeps, a wake-up in vain costs its core {}, waking a \
+                 thread asleep on a free core costs the waker {:.1} µs (medians of {samples})",
                 w.latency / 1e3,
                 us(w.spin),
-                us(w.cost)
+                us(w.cost),
+                w.waker / 1e3
             );
         }
     }

@@ -456,6 +456,10 @@ pub struct SettingsRecord {
     /// What a wake-up in vain costs its core in the simulations, µs.
     #[serde(default)]
     pub wake_cost_us: f64,
+    /// What waking a thread asleep on a free core costs the waker in the
+    /// simulations, µs.
+    #[serde(default)]
+    pub waker_cost_us: f64,
 }
 
 /// Everything a validation measured and concluded, for the JSON file.

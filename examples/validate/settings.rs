@@ -132,6 +132,10 @@ pub struct Settings {
     /// ([`Platform::wake_cost`](pattern_core::sim::Platform::wake_cost)),
     /// measured with the latency; zero otherwise.
     pub wake_cost: Duration,
+    /// What waking a thread asleep on a free core costs the waker
+    /// ([`Platform::waker_cost`](pattern_core::sim::Platform::waker_cost)),
+    /// measured with the latency; zero otherwise.
+    pub waker_cost: Duration,
 }
 
 impl Default for Settings {
@@ -162,6 +166,7 @@ impl Default for Settings {
             wake_latency: Duration::ZERO,
             wait_spin: None,
             wake_cost: Duration::ZERO,
+            waker_cost: Duration::ZERO,
         }
     }
 }
@@ -226,6 +231,7 @@ impl Settings {
             wake_latency_us: self.wake_latency.as_secs_f64() * 1e6,
             wait_spin_us: self.wait_spin.map(|d| d.as_secs_f64() * 1e6),
             wake_cost_us: self.wake_cost.as_secs_f64() * 1e6,
+            waker_cost_us: self.waker_cost.as_secs_f64() * 1e6,
         }
     }
 }

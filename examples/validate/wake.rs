@@ -1,10 +1,12 @@
 //! How threads wait on this machine, for the simulation's platform: the
 //! wake-up latency on a busy core (`Platform::wake_latency`), how long a
 //! receiver blocked on the executor's channel polls before it sleeps
-//! (`Platform::spin`), and what a wake-up costs the thread busy on the
-//! woken one's core (`Platform::wake_cost`). Each is measured with the
-//! executor's channel (crossbeam's bounded channel, received as the
-//! executor does when its threads outnumber the cores: blocking at once).
+//! (`Platform::spin`), what a wake-up costs the thread busy on the woken
+//! one's core (`Platform::wake_cost`), and what waking a thread asleep on
+//! a free core costs the waker (`Platform::waker_cost`). Each is measured
+//! with the executor's channel (crossbeam's bounded channel, received as
+//! the executor does when its threads outnumber the cores: blocking at
+//! once).
 
 use crossbeam_channel::bounded;
 use pattern_core::exec::Cores;
@@ -33,6 +35,9 @@ pub(crate) struct Waiting {
     /// The median CPU time a thread woken for nothing on a busy core takes
     /// from it (`None` likewise).
     pub(crate) cost: Option<f64>,
+    /// What a thread loses handing an element to a thread asleep on a free
+    /// core, against one that polls.
+    pub(crate) waker: f64,
 }
 
 /// All three, `samples` times each (fewer for the spin and the cost);
@@ -45,6 +50,7 @@ pub(crate) fn measure(cores: &Cores, samples: usize) -> Option<Waiting> {
         latency: wake_latency(cores, samples)?,
         spin: spin(cores, samples.div_ceil(4)),
         cost: wake_cost(cores, samples.div_ceil(8)),
+        waker: waker_cost(cores, samples)?,
     })
 }
 
@@ -185,6 +191,75 @@ fn wake_cost(cores: &Cores, samples: usize) -> Option<f64> {
     median(&mut spent)
 }
 
+/// The work between two hand-overs of [`waker_cost`]: 60 passes over 64
+/// KiB, about 60 µs on the CI machine, longer than the channel's polling
+/// (about 13 µs), so that a blocked receiver is asleep at each.
+fn between_hand_overs(v: &mut [u32]) {
+    for _ in 0..60 {
+        for e in v.iter_mut() {
+            *e = e.wrapping_add(1);
+        }
+        std::hint::black_box(&mut *v);
+    }
+}
+
+/// The median time of `rounds` rounds of work and a hand-over, from core 0
+/// to a receiver on core 1 that blocks on the channel (`asleep`) or polls
+/// it without end.
+fn hand_over_round(cores: &Cores, asleep: bool, rounds: usize) -> Option<f64> {
+    let (to_receiver, inbox) = bounded::<()>(1);
+    let stop = AtomicBool::new(false);
+    let mut times: Vec<f64> = std::thread::scope(|s| {
+        let stop = &stop;
+        s.spawn(move || {
+            cores.pin_current(1);
+            if asleep {
+                while inbox.recv().is_ok() {}
+            } else {
+                while !stop.load(Ordering::Relaxed) {
+                    if inbox.try_recv().is_err() {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        });
+        let times = cores.run_on(0, move || {
+            let mut v = vec![1u32; 16 * 1024];
+            let mut times = Vec::with_capacity(rounds);
+            for _ in 0..rounds {
+                let start = Instant::now();
+                between_hand_overs(&mut v);
+                if to_receiver.send(()).is_err() {
+                    break;
+                }
+                times.push(start.elapsed().as_nanos() as f64);
+            }
+            times
+        });
+        stop.store(true, Ordering::Relaxed);
+        times
+    });
+    median(&mut times)
+}
+
+/// What waking a thread asleep on a free core costs the thread that hands
+/// it the element: the median round of work and hand-over to a receiver
+/// that sleeps, less the median round to one that polls, over blocks of
+/// rounds taken in turn (the difference of each pair, their median). On
+/// the CI machine 11–15 µs: the halted virtual core is woken through the
+/// hypervisor.
+fn waker_cost(cores: &Cores, samples: usize) -> Option<f64> {
+    let rounds = 50;
+    let mut costs: Vec<f64> = (0..samples.div_ceil(rounds).max(3))
+        .filter_map(|_| {
+            let polled = hand_over_round(cores, false, rounds)?;
+            let asleep = hand_over_round(cores, true, rounds)?;
+            Some((asleep - polled).max(0.0))
+        })
+        .collect();
+    median(&mut costs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +278,7 @@ mod tests {
                 assert_eq!(w.cost.is_some(), readable, "{w:?}");
                 assert!(w.spin.is_none_or(|ns| ns > 0.0 && ns < 1e6), "{w:?}");
                 assert!(w.cost.is_none_or(|ns| (0.0..1e6).contains(&ns)), "{w:?}");
+                assert!((0.0..1e6).contains(&w.waker), "{w:?}");
             }
             None => assert!(cores.len() < 2 || cores.ids().is_empty()),
         }

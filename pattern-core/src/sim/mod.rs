@@ -441,6 +441,7 @@ impl<'a> Simulation<'a> {
             wake_latency: self.platform.wake_latency_ns(),
             spin: self.platform.spin_ns(),
             wake_cost: self.platform.wake_cost_ns(),
+            waker_cost: self.platform.waker_cost_ns(),
         };
         let stats = stream::Stream::new(&plan, self.platform, pools, options)?.run()?;
         Ok(SimResult::of_stream(self.platform, stats, &labels))

@@ -25,8 +25,8 @@ const SINK: usize = 1;
 const CHANGE: usize = usize::MAX / 2;
 /// Ids from here on name a waiting thread's wake-up (`WAKE + thread`).
 const WAKE: usize = CHANGE + CHANGE / 2;
-/// Ids from here on name the CPU a wake-up that found nothing took
-/// (`EMPTY_WAKE + thread`).
+/// Ids from here on name the CPU a wake-up that found nothing took, or
+/// the one a thread took to wake a sleeping one (`EMPTY_WAKE + thread`).
 const EMPTY_WAKE: usize = WAKE + CHANGE / 4;
 
 mod waiting;
@@ -137,6 +137,8 @@ pub(crate) struct Options<'d> {
     pub(crate) spin: f64,
     /// [`Platform::wake_cost`], in ns.
     pub(crate) wake_cost: f64,
+    /// [`Platform::waker_cost`], in ns.
+    pub(crate) waker_cost: f64,
 }
 
 pub(crate) struct Stream<'d> {
@@ -668,7 +670,7 @@ impl<'d> Stream<'d> {
             self.free.push(t);
             return;
         }
-        if self.o.wake_latency > 0.0 && !q.takers.is_empty() {
+        if (self.o.wake_latency > 0.0 || self.o.waker_cost > 0.0) && !q.takers.is_empty() {
             self.put_waking(t, output, item);
             return;
         }

@@ -1,6 +1,6 @@
 //! Threads waiting for an element when wake-ups take time
-//! ([`Platform::wake_latency`]): who gets a new element, who is woken, and
-//! what a wake-up that finds nothing costs.
+//! ([`Platform::wake_latency`], [`Platform::waker_cost`]): who gets a new
+//! element, who is woken, and what a wake-up costs.
 //!
 //! The model, after how a channel hands elements to blocked receivers:
 //! - A thread that finds its queue empty polls it for [`Platform::spin`]
@@ -11,9 +11,13 @@
 //! - Otherwise it is queued and the first waiting thread not yet notified
 //!   is notified: a sleeping one whose core is free takes it at once; any
 //!   other runs after the wake-up latency, or as soon as its core is free
-//!   if that comes first, and takes an element if one is left. If none is, it spends [`Platform::wake_cost`] ns of its core's
-//!   time (competing with the thread running there) and waits again, at
-//!   the back of the order.
+//!   if that comes first, and takes an element if one is left. If none is,
+//!   it spends [`Platform::wake_cost`] ns of its core's time (competing
+//!   with the thread running there) and waits again, at the back of the
+//!   order.
+//! - The thread that woke a sleeping one on a free core spends
+//!   [`Platform::waker_cost`] ns of its own core's time before it goes on
+//!   (a halted virtual core is woken through the hypervisor).
 //!
 //! With the default spin (forever) no thread sleeps, and the element goes
 //! to the first waiting thread that can run at once, or to the first that
@@ -22,6 +26,7 @@
 //! [`Platform::wake_latency`]: crate::sim::Platform::wake_latency
 //! [`Platform::spin`]: crate::sim::Platform::spin
 //! [`Platform::wake_cost`]: crate::sim::Platform::wake_cost
+//! [`Platform::waker_cost`]: crate::sim::Platform::waker_cost
 
 use super::{EMPTY_WAKE, Item, SOURCE, Stream, WAKE};
 
@@ -51,7 +56,8 @@ impl Stream<'_> {
         self.resources.now - self.threads[w].since < self.o.spin
     }
 
-    /// [`put`](Self::put) with a wake-up latency (the module's model).
+    /// [`put`](Self::put) with a wake-up latency or a waker's cost (the
+    /// module's model).
     pub(super) fn put_waking(&mut self, t: usize, output: usize, item: Item) {
         let takers = &self.queues[output].takers;
         let at_once =
@@ -64,29 +70,52 @@ impl Stream<'_> {
             return;
         }
         let q = &mut self.queues[output];
-        if q.items.len() < q.capacity {
+        let queued = q.items.len() < q.capacity;
+        if queued {
             q.items.push_back(item);
-            self.free.push(t);
         } else {
             q.blocked.push_back((t, item));
         }
         let takers = &self.queues[output].takers;
         let Some(i) = (0..takers.len()).find(|&i| self.threads[takers[i]].waking.is_none()) else {
+            if queued {
+                self.free.push(t);
+            }
             return;
         };
         let w = takers[i];
         if !self.polling(w) && !self.would_wait(w, t) {
-            // Asleep on a free core: it runs at once.
+            // Asleep on a free core: it runs at once, and waking it costs
+            // the waker.
             self.queues[output].takers.remove(i);
             if let Some(item) = self.pop(output) {
                 self.begin(w, item);
             }
+            if queued {
+                self.go_on_after_waking(t);
+            }
             return;
+        }
+        if queued {
+            self.free.push(t);
         }
         let latency = self.o.wake_latency;
         self.threads[w].waking = Some(self.resources.now + latency);
         self.waking.push(w);
         self.resources.delay(latency, WAKE + w, &mut self.ended);
+    }
+
+    /// Thread `t` woke a thread asleep on a free core: it goes on after
+    /// [`Platform::waker_cost`] ns on its own core.
+    fn go_on_after_waking(&mut self, t: usize) {
+        let cost = self.o.waker_cost;
+        if cost > 0.0 {
+            let node = self.stations[self.threads[t].station].template.home();
+            let core = self.threads[t].pin;
+            self.resources.compute(node, core, cost, EMPTY_WAKE + t);
+        } else {
+            self.free.push(t);
+        }
     }
 
     /// Threads woken late whose core is free now (the thread busy there
