@@ -61,8 +61,8 @@
 //! Then, per configuration and size:
 //!
 //! - the *composed prediction* ([`SizeResult::error`], the headline): the
-//!   operators ([`Term::model`]) applied to the atoms' median times at that
-//!   size, against the median of the runs;
+//!   operators ([`Design::model`](pattern_core::Design::model)) applied to
+//!   the atoms' median times at that size, against the median of the runs;
 //! - the *modular model*: the operators applied to the atoms' fitted models
 //!   ([`Fitter`]), against the *monolithic model* fitted from the whole
 //!   runs, by the relative error of their leading coefficients as in the
