@@ -16,6 +16,17 @@ use pattern_core::queue::Machine;
 use pattern_core::{Design, Term};
 use proptest::prelude::*;
 
+/// The counts of `allocator`'s optimum at size `x`.
+fn optimum_at(allocator: &Allocator, x: f64) -> Vec<(String, u64)> {
+    allocator
+        .clone()
+        .at(&[("x", x)])
+        .solve()
+        .unwrap()
+        .allocation
+        .counts
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(96)))]
 
@@ -206,7 +217,7 @@ proptest! {
         let allocator = Allocator::new(&d, k as u64 + extra).tolerance(1e-9);
         let sizes = [2.0, 10.0, 100.0, 1000.0, 1e4];
         let plan = allocator.over_sizes("x", &sizes).unwrap();
-        let best = |x: f64| allocator.clone().at(&[("x", x)]).solve().unwrap().allocation.counts;
+        let best = |x: f64| optimum_at(&allocator, x);
         // The plan's optimum at each grid size is the solver's there. (Not
         // checked at every interval's middle: an allocation optimal only
         // strictly between two grid sizes whose optima agree is not seen,
@@ -604,15 +615,7 @@ fn over_sizes_under_queueing_match_brute_force() {
     }
     let changes = plan.change_points();
     assert!(!changes.is_empty(), "{:?}", plan.intervals);
-    let best = |x: f64| {
-        allocator
-            .clone()
-            .at(&[("x", x)])
-            .solve()
-            .unwrap()
-            .allocation
-            .counts
-    };
+    let best = |x: f64| optimum_at(&allocator, x);
     for i in &plan.intervals {
         assert_eq!(
             best((i.from * i.to).sqrt()),
@@ -664,15 +667,7 @@ fn an_optimum_between_agreeing_grid_sizes_needs_a_finer_grid() {
     ];
     let d = pools(&models);
     let allocator = Allocator::new(&d, 8).tolerance(1e-9);
-    let counts = |x: f64| {
-        allocator
-            .clone()
-            .at(&[("x", x)])
-            .solve()
-            .unwrap()
-            .allocation
-            .counts
-    };
+    let counts = |x: f64| optimum_at(&allocator, x);
     let pair = |a: u64, b: u64| vec![("c0".to_string(), a), ("c1".to_string(), b)];
     assert_eq!(counts(2.0), pair(5, 3));
     assert_eq!(counts(10.0), pair(5, 3));
