@@ -9,10 +9,10 @@
 //! - `hist_map`: one image mapped *and its 768 pairs grouped* into the
 //!   worker's buckets, per image, timed on one worker over a job's `x`
 //!   images (buckets as large as a run's);
-//! - `hist_map_corun`: the same while every other core maps and groups a
-//!   job of the same size too, the co-run variant the refined model gives
-//!   the map where two or more of its workers are busy (they share the
-//!   memory, like a task pool's workers);
+//! - `hist_map_corun`: the map where two or more of its workers are busy
+//!   (the co-run variant the refined model gives it): one core's share of
+//!   a job, `x / cores` images, mapped and grouped alone into buckets of
+//!   that size, per image;
 //! - `hist_reduce`: one key reduced on the bucket of the one worker that
 //!   holds all its values (as with `n = 1`), cold as after a map phase;
 //! - `hist_reduce_corun`: the same where two workers reduce a job's keys at
@@ -35,11 +35,14 @@
 //! threads of their own, [`phases::on_workers`], each taking the next key): timed
 //! beside a partner reducing a job of its own, over and over, they gave
 //! 1.6 ms of each core per job of 4,096 images where the runs of two
-//! workers took 2.7 (run 9). The map's co-run atom keeps its partner:
-//! timed as the executor's map phase on two cores, it came out 12–35 %
-//! above the runs (the runs' buckets settle over many jobs, the probe's do
-//! not), where the partner's gives the runs within 4–10 % at 2,048–8,192
-//! images.
+//! workers took 2.7 (run 9). The map's co-run atom is a core's share timed
+//! alone: the runs' two workers map their halves at the speed of one
+//! worker alone on a half, and the buckets a worker fills are a half's.
+//! Timed beside a partner mapping a whole job, the atom came out 11 %
+//! slower than the map alone in one run and equal in others, and the
+//! prediction of n = 2 and 4 missed by up to 34 % (run 11); timed as the
+//! executor's map phase on two cores, it came out 12–35 % above the runs
+//! (the runs' buckets settle over many jobs, the probe's do not).
 //!
 //! Every probe runs its jobs as a run does: the jobs of one size one after
 //! the other, each grouping into the buckets the one before emptied
@@ -55,13 +58,11 @@ use crate::suite::Suite;
 use pattern_core::exec::{Cores, Job, Kernels, merge_groups};
 use pattern_core::fit::measure::{Harness, Measurement, Samples};
 use pattern_core::{cost, cost_of};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 mod phases;
 use phases::{
-    Spare, co_run, map_phase, map_phase_across, reduce_across, reduce_all, release, spare_at,
-    with_room_at,
+    Spare, map_phase, map_phase_across, reduce_across, reduce_all, release, spare_at, with_room_at,
 };
 
 /// Width and height of the generated image.
@@ -199,32 +200,21 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
             );
             divided("hist_map", &m, |x| x as f64)
         })
-        // The same while the other cores map and group jobs of the same
-        // size: the map workers of n >= 2 share the memory (the co-run
-        // variant the refined model uses where two or more workers are
-        // busy).
+        // One core's share of a job mapped and grouped alone, per image:
+        // where two or more workers are busy, each core maps x / cores
+        // images into buckets of that size (the co-run variant the refined
+        // model uses there).
         .probe(
             "hist_map_corun",
             move |harness: &Harness, sizes: &[usize]| {
                 let spare = Spare::default();
-                let m = co_run(
-                    &cores,
-                    |x| (x, Spare::default()),
-                    |(x, partner): &(usize, Spare)| {
-                        release(merge_groups(map_phase(*x, 1, partner)), partner)
-                    },
-                    |timing| {
-                        job_after_job(harness).run(
-                            sizes,
-                            |x| {
-                                timing.store(x, Ordering::Release);
-                                x
-                            },
-                            |x| release(merge_groups(map_phase(x, 1, &spare)), &spare),
-                        )
-                    },
+                let share = |x: usize| (x / busy_cores).max(1);
+                let m = job_after_job(harness).run(
+                    sizes,
+                    |x| x,
+                    |x| release(merge_groups(map_phase(share(x), 1, &spare)), &spare),
                 );
-                divided("hist_map_corun", &m, |x| x as f64)
+                divided("hist_map_corun", &m, |x| share(x) as f64)
             },
         )
         // One key reduced on its one worker's bucket, right after the map

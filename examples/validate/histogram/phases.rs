@@ -5,9 +5,8 @@
 
 use super::{KEYS, hist_map, hist_reduce, image};
 use pattern_core::exec::{Cores, KeyValues, WorkerGroups, block_len};
-use pattern_core::fit::measure::Measurement;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::thread;
 
@@ -215,45 +214,6 @@ pub(super) fn release(keyed: Vec<KeyValues<u64>>, spare: &Spare) {
     }
 }
 
-/// Runs `timed` while every core but the first runs `work` over and over,
-/// on what `prepare` makes for the size `timed` is timing: `timed` stores
-/// that size in the counter it is given before each timing (the partners
-/// wait while it is 0, and prepare anew when it changes).
-pub(super) fn co_run<S>(
-    cores: &Cores,
-    prepare: impl Fn(usize) -> S + Sync,
-    work: impl Fn(&S) + Sync,
-    timed: impl FnOnce(&AtomicUsize) -> Measurement,
-) -> Measurement {
-    let stop = AtomicBool::new(false);
-    let timing = AtomicUsize::new(0);
-    thread::scope(|s| {
-        for partner in 1..cores.len() {
-            let (stop, timing, prepare, work) = (&stop, &timing, &prepare, &work);
-            s.spawn(move || {
-                cores.pin_current(partner);
-                let mut prepared: Option<(usize, S)> = None;
-                while !stop.load(Ordering::Acquire) {
-                    let x = timing.load(Ordering::Acquire);
-                    if x == 0 {
-                        thread::yield_now();
-                        continue;
-                    }
-                    if prepared.as_ref().is_none_or(|(at, _)| *at != x) {
-                        prepared = Some((x, prepare(x)));
-                    }
-                    if let Some((_, state)) = &prepared {
-                        work(state);
-                    }
-                }
-            });
-        }
-        let m = timed(&timing);
-        stop.store(true, Ordering::Release);
-        m
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,40 +296,5 @@ mod tests {
             "{}",
             spare.len()
         );
-    }
-
-    /// A co-run's partners work on what was prepared for the size being
-    /// timed, and stop when the timing ends.
-    #[test]
-    fn co_run_partners_work_at_the_size_being_timed() {
-        let cores = Cores::of_current_thread();
-        let seen = std::sync::Mutex::new(Vec::new());
-        let m = co_run(
-            &cores,
-            |x| x * 10,
-            |&prepared| seen.lock().unwrap().push(prepared),
-            |timing| {
-                for x in [3, 5] {
-                    timing.store(x, Ordering::Release);
-                    let start = std::time::Instant::now();
-                    while cores.len() > 1
-                        && !seen.lock().unwrap().contains(&(x * 10))
-                        && start.elapsed() < std::time::Duration::from_secs(10)
-                    {
-                        thread::yield_now();
-                    }
-                }
-                Measurement::from_samples("t", Vec::new())
-            },
-        );
-        assert_eq!(m.label, "t");
-        let seen = seen.into_inner().unwrap();
-        if cores.len() > 1 {
-            assert!(seen.contains(&30) && seen.contains(&50), "{seen:?}");
-            // Nothing before the first size was set.
-            assert_eq!(seen.first(), Some(&30));
-        } else {
-            assert!(seen.is_empty());
-        }
     }
 }
