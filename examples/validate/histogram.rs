@@ -10,9 +10,8 @@
 //!   worker's buckets, per image, timed on one worker over a job's `x`
 //!   images (buckets as large as a run's);
 //! - `hist_map_corun`: the map where two or more of its workers are busy
-//!   (the co-run variant the refined model gives it): one core's share of
-//!   a job, `x / cores` images, mapped and grouped alone into buckets of
-//!   that size, per image;
+//!   (the co-run variant the refined model gives it): the executor's map
+//!   phase of two workers on two cores, per image and busy core;
 //! - `hist_reduce`: one key reduced on the bucket of the one worker that
 //!   holds all its values (as with `n = 1`), cold as after a map phase;
 //! - `hist_reduce_corun`: the same where two workers reduce a job's keys at
@@ -35,14 +34,13 @@
 //! threads of their own, [`phases::on_workers`], each taking the next key): timed
 //! beside a partner reducing a job of its own, over and over, they gave
 //! 1.6 ms of each core per job of 4,096 images where the runs of two
-//! workers took 2.7 (run 9). The map's co-run atom is a core's share timed
-//! alone: the runs' two workers map their halves at the speed of one
-//! worker alone on a half, and the buckets a worker fills are a half's.
-//! Timed beside a partner mapping a whole job, the atom came out 11 %
-//! slower than the map alone in one run and equal in others, and the
-//! prediction of n = 2 and 4 missed by up to 34 % (run 11); timed as the
-//! executor's map phase on two cores, it came out 12–35 % above the runs
-//! (the runs' buckets settle over many jobs, the probe's do not).
+//! workers took 2.7 (run 9). The map's co-run atom is timed the same way,
+//! the executor's map phase on two cores: the runs' two workers map at
+//! 9.5–10.3 µs per image and core at 2,048 images in eight runs, where
+//! every one-core probe moved by ±20 % from run to run (a core's share
+//! timed alone, runs 12–13; the whole job beside a partner core mapping
+//! one too, runs 9–11). The phase probes came out 12–35 % too slow until
+//! their helpers were spawned as the executor's are ([`phases::on_workers`]).
 //!
 //! Every probe runs its jobs as a run does: the jobs of one size one after
 //! the other, each grouping into the buckets the one before emptied
@@ -154,33 +152,37 @@ pub(crate) fn job(x: usize) -> HistogramJob {
 fn job_after_job(harness: &Harness) -> Harness {
     harness.clone().interleave(false)
 }
-/// One worker's map and grouping of `share(x)` images per job, per image,
-/// timed job after job with the job before reduced in between, untimed:
-/// as in a run, the map fills the buckets the reduce has just read and
-/// emptied. (Without the reduce between, the buckets came back unread
-/// and the map of 1,024 and 2,048 images took 19–35 % longer than in the
-/// runs of one worker, run 12.)
+/// The map phase of `workers` map workers on `cores` (grouping included),
+/// per image and busy core, timed job after job with the job before
+/// reduced in between, untimed, on as many workers: as in a run, the map
+/// fills the buckets the reduce has just read and emptied. (Without the
+/// reduce between, the buckets came back unread and the map of 1,024 and
+/// 2,048 images on one worker took 19–35 % longer than in the runs, run
+/// 12.)
 fn map_between_reduces(
     harness: &Harness,
     sizes: &[usize],
     label: &str,
-    share: impl Fn(usize) -> usize,
+    workers: usize,
+    cores: &Cores,
 ) -> Measurement {
+    let busy = workers.min(cores.len()).max(1);
     let spare = Spare::default();
     let mapped = RefCell::new(None);
     let m = job_after_job(harness).run(
         sizes,
         |x| {
             if let Some(keyed) = mapped.take() {
-                reduce_all(keyed, &spare);
+                reduce_across(keyed, busy, cores, &spare);
             }
             x
         },
         |x| {
-            mapped.replace(Some(merge_groups(map_phase(share(x), 1, &spare))));
+            let keyed = merge_groups(map_phase_across(x, workers, cores, &spare));
+            mapped.replace(Some(keyed));
         },
     );
-    divided(label, &m, |x| share(x) as f64)
+    divided(label, &m, |x| x as f64 / busy as f64)
 }
 
 /// `m`'s timings divided by `per` (per image, per key).
@@ -216,6 +218,8 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
     // The machine's cores, from the unpinned main thread.
     let cores = Cores::of_current_thread();
     let busy_cores = cores.len().max(1);
+    let map_cores = cores.clone();
+    let corun_cores = cores.clone();
     let reduce_cores = cores.clone();
     let gather_cores = cores.clone();
     let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, |x, _seed| job(x))
@@ -223,18 +227,15 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
         // over a job's x images (eq. (5) uses M[map](1): at x it is the
         // constant measured at x).
         .probe("hist_map", move |harness: &Harness, sizes: &[usize]| {
-            map_between_reduces(harness, sizes, "hist_map", |x| x)
+            map_between_reduces(harness, sizes, "hist_map", 1, &map_cores)
         })
-        // One core's share of a job mapped and grouped alone, per image:
-        // where two or more workers are busy, each core maps x / cores
-        // images into buckets of that size (the co-run variant the refined
-        // model uses there).
+        // The map phase of two workers on two cores, per image and busy
+        // core: the co-run variant the refined model uses where two or
+        // more workers are busy.
         .probe(
             "hist_map_corun",
             move |harness: &Harness, sizes: &[usize]| {
-                map_between_reduces(harness, sizes, "hist_map_corun", |x| {
-                    (x / busy_cores).max(1)
-                })
+                map_between_reduces(harness, sizes, "hist_map_corun", 2, &corun_cores)
             },
         )
         // One key reduced on its one worker's bucket, right after the map

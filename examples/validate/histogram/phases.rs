@@ -127,9 +127,14 @@ pub(super) fn map_phase_across(
     })
 }
 
-/// `work(w)` for every worker `w` at once: worker 0 on the calling thread,
-/// the others on threads of their own pinned to the core at position `w mod
-/// cores` (the executor's mapReduce phases); their results in order.
+/// `work(w)` for every worker `w` at once: worker 0 on the calling thread
+/// (pinned to the first core), the others on threads of their own pinned to
+/// the core at position `w mod cores` (the executor's mapReduce phases);
+/// their results in order. The helpers are spawned with every core allowed,
+/// as the executor spawns them ([`Cores::spawning`]): spawned from the
+/// pinned calling thread, each started on its core and waited there for
+/// worker 0 to leave it, up to 2 ms a phase, which every two-core probe
+/// counted until run 13.
 pub(super) fn on_workers<R: Send>(
     workers: usize,
     cores: &Cores,
@@ -137,14 +142,16 @@ pub(super) fn on_workers<R: Send>(
 ) -> Vec<R> {
     let work = &work;
     thread::scope(|s| {
-        let helpers: Vec<_> = (1..workers)
-            .map(|w| {
-                s.spawn(move || {
-                    cores.pin_current(w % cores.len());
-                    work(w)
+        let helpers: Vec<_> = cores.spawning(0, || {
+            (1..workers)
+                .map(|w| {
+                    s.spawn(move || {
+                        cores.pin_current(w % cores.len());
+                        work(w)
+                    })
                 })
-            })
-            .collect();
+                .collect()
+        });
         let mut done = vec![work(0)];
         done.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
         done
