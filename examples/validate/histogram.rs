@@ -221,7 +221,7 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
     let map_cores = cores.clone();
     let corun_cores = cores.clone();
     let reduce_cores = cores.clone();
-    let gather_cores = cores.clone();
+    let gather_cores = cores;
     let mut suite = Suite::new("histogram mapReduce", kernels, &sizes, |x, _seed| job(x))
         // The map and the grouping of its pairs on one worker, per image,
         // over a job's x images (eq. (5) uses M[map](1): at x it is the
