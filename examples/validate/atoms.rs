@@ -10,7 +10,7 @@
 use crate::error::ValidationError;
 use crate::machine_aware::predict;
 use crate::probe::Speed;
-use crate::refinements::{HANDOFF, corun_name, handed_name, warm_name, with_handoff};
+use crate::refinements::{HANDOFF, corun_name, handed_name, handing_name, warm_name, with_handoff};
 use crate::report::{AtomReport, AtomSamples};
 use crate::settings::Settings;
 use crate::suite::{Probe, Suite};
@@ -269,13 +269,14 @@ impl<E: Send + 'static> Suite<E> {
             } else {
                 None
             };
-            let handed = if handed.contains(&i) {
+            let (handed, handing) = if handed.contains(&i) {
                 let cores = speed.cores.clone();
                 let (m, factor) =
                     speed.atom(|| self.measure_handed(probe.name(), settings, x, cores.as_ref()));
-                m?.map(|m| scaled(&m, factor))
+                m?.map(|(h, g)| (scaled(&h, factor), scaled(&g, factor)))
+                    .unzip()
             } else {
-                None
+                (None, None)
             };
             let join = |a: Option<Measurement>, b: Option<Measurement>| match (a, b) {
                 (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
@@ -287,6 +288,7 @@ impl<E: Send + 'static> Suite<E> {
                     warm,
                     corun,
                     handed,
+                    handing,
                     cold_raw,
                 },
                 Some(before) => AtomTimings {
@@ -294,6 +296,7 @@ impl<E: Send + 'static> Suite<E> {
                     warm: join(before.warm, warm),
                     corun: join(before.corun, corun),
                     handed: join(before.handed, handed),
+                    handing: join(before.handing, handing),
                     cold_raw: join_measurements(&before.cold_raw, &cold_raw),
                 },
             });
@@ -302,7 +305,8 @@ impl<E: Send + 'static> Suite<E> {
     }
 
     /// The atoms as timed around a run (the median at `x`), those not
-    /// timed from their fit, and the variants (warm, co-run, handed).
+    /// timed from their fit, and the variants (warm, co-run, handed,
+    /// handing).
     pub(crate) fn local_atoms(
         &self,
         timed: &[Option<AtomTimings>],
@@ -334,6 +338,12 @@ impl<E: Send + 'static> Suite<E> {
                     if let Some(h) = &t.handed {
                         warm.push(Atom {
                             name: handed_name(name),
+                            model: Expr::num(median_at(h, x)),
+                        });
+                    }
+                    if let Some(h) = &t.handing {
+                        warm.push(Atom {
+                            name: handing_name(name),
                             model: Expr::num(median_at(h, x)),
                         });
                     }
@@ -389,19 +399,23 @@ impl<E: Send + 'static> Suite<E> {
         ))
     }
 
-    /// Times the element kernel `name` at `x` on elements that another
-    /// core has just worked on, as a pipeline stage finds them: the cold
-    /// elements go through the kernel on the second core (the stage
+    /// Times the element kernel `name` at `x` on both sides of a pipeline
+    /// boundary between two of its stages, as the two stages find it: the
+    /// cold elements go through the kernel on the second core (the stage
     /// before, running ahead through a channel of the executor's capacity)
-    /// and are timed on the first as they arrive; a stream as long as a
-    /// cold timing's, its mean. On one core, `None`.
+    /// and then through it again on the first, as they arrive. Returns the
+    /// first core's timings (elements another core has just worked on: the
+    /// handed variant) and the second core's (elements the next stage
+    /// takes from this core's cache: the handing variant); a stream as
+    /// long as a cold timing's, its mean, with one element ahead of it,
+    /// untimed, that warms the code up. On one core, `None`.
     pub(crate) fn measure_handed(
         &self,
         name: &str,
         settings: &Settings,
         x: usize,
         cores: Option<&Cores>,
-    ) -> Result<Option<Measurement>, ValidationError> {
+    ) -> Result<Option<(Measurement, Measurement)>, ValidationError> {
         let kernel = self
             .kernels
             .element(name)
@@ -412,7 +426,7 @@ impl<E: Send + 'static> Suite<E> {
         let k = self.stream_length(name, &kernel, x, settings);
         let reps = settings.atom_repetitions.max(1);
         let mut seed = u64::MAX / 4;
-        let elements: Vec<E> = (0..reps * k)
+        let elements: Vec<E> = (0..1 + reps * k)
             .map(|_| {
                 seed -= 1;
                 (self.make)(x, seed)
@@ -426,19 +440,41 @@ impl<E: Send + 'static> Suite<E> {
         // (2026-11-24), where the second stage of `pipe(inc, inc)` ran at
         // the cold time.
         let (to_stage, from_before) = std::sync::mpsc::sync_channel::<E>(settings.capacity.max(1));
-        let times_ns = thread::scope(|s| {
+        let (handed, handing) = thread::scope(|s| {
             let kernel_before = &kernel;
-            s.spawn(move || {
-                cores.pin_current(1);
-                for mut e in elements {
-                    kernel_before(&mut e);
-                    if to_stage.send(e).is_err() {
-                        break;
+            // Spawned as the executor spawns, free to start on its own core.
+            let before = cores.spawning(0, || {
+                s.spawn(move || {
+                    cores.pin_current(1);
+                    let mut elements = elements.into_iter();
+                    let mut times = Vec::with_capacity(reps);
+                    if let Some(mut first) = elements.next() {
+                        kernel_before(&mut first);
+                        if to_stage.send(first).is_err() {
+                            return times;
+                        }
                     }
-                }
+                    for _ in 0..reps {
+                        let mut total = 0.0;
+                        let mut count = 0usize;
+                        for mut e in elements.by_ref().take(k) {
+                            total += timed(|| kernel_before(&mut e)).1;
+                            count += 1;
+                            if to_stage.send(e).is_err() {
+                                return times;
+                            }
+                        }
+                        times.push(total / count.max(1) as f64);
+                    }
+                    times
+                })
             });
             cores.pin_current(0);
             let mut times = Vec::with_capacity(reps);
+            if let Ok(mut first) = from_before.recv() {
+                kernel(&mut first);
+                std::hint::black_box(&mut first);
+            }
             for _ in 0..reps {
                 let mut total = 0.0;
                 let mut count = 0usize;
@@ -451,15 +487,21 @@ impl<E: Send + 'static> Suite<E> {
                 times.push(total / count.max(1) as f64);
             }
             drop(from_before);
-            times
+            (times, before.join().unwrap_or_default())
         });
-        Ok(Some(Measurement::from_samples(
-            &handed_name(name),
-            vec![Samples {
-                x,
-                times_ns,
-                stopped_early: false,
-            }],
+        let measurement = |label: &str, times_ns: Vec<f64>| {
+            Measurement::from_samples(
+                label,
+                vec![Samples {
+                    x,
+                    times_ns,
+                    stopped_early: false,
+                }],
+            )
+        };
+        Ok(Some((
+            measurement(&handed_name(name), handed),
+            measurement(&handing_name(name), handing),
         )))
     }
 
@@ -563,6 +605,9 @@ pub(crate) struct AtomTimings {
     /// Handed from another core ([`Suite::measure_handed`]), at the
     /// reference speed.
     pub(crate) handed: Option<Measurement>,
+    /// Handing on to another core ([`Suite::measure_handed`]), at the
+    /// reference speed.
+    pub(crate) handing: Option<Measurement>,
     /// Cold, as measured.
     pub(crate) cold_raw: Measurement,
 }

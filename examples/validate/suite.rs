@@ -9,8 +9,8 @@ use crate::error::ValidationError;
 use crate::machine_aware::{CallSpreads, Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
-    HANDOFF, SHARED_HANDOFF, corun_name, handed_atoms, handed_name, pool_handoff_name, pool_sizes,
-    pooled_atoms, refine, warm_name, without_handed,
+    HANDOFF, SHARED_HANDOFF, corun_name, handed_atoms, handed_name, handing_name,
+    pool_handoff_name, pool_sizes, pooled_atoms, refine, warm_name, without_handed,
 };
 #[cfg(doc)]
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
@@ -249,6 +249,8 @@ impl<E: Send + 'static> Suite<E> {
             vec![BTreeMap::new(); self.probes.len()];
         let mut handed_samples: Vec<BTreeMap<usize, Vec<f64>>> =
             vec![BTreeMap::new(); self.probes.len()];
+        let mut handing_samples: Vec<BTreeMap<usize, Vec<f64>>> =
+            vec![BTreeMap::new(); self.probes.len()];
         let cores = machine_cores();
         let mut pools = Vec::new();
         if self.handoff {
@@ -406,6 +408,9 @@ impl<E: Send + 'static> Suite<E> {
                             if let Some(h) = &t.handed {
                                 merge(&mut handed_samples[i], h);
                             }
+                            if let Some(h) = &t.handing {
+                                merge(&mut handing_samples[i], h);
+                            }
                         }
                     }
                     let (local, mut local_variants) =
@@ -519,6 +524,11 @@ impl<E: Send + 'static> Suite<E> {
         for (probe, samples) in self.probes.iter().zip(&handed_samples) {
             if !samples.is_empty() {
                 variants.push(fit_atom(&handed_name(probe.name()), samples, settings)?);
+            }
+        }
+        for (probe, samples) in self.probes.iter().zip(&handing_samples) {
+            if !samples.is_empty() {
+                variants.push(fit_atom(&handing_name(probe.name()), samples, settings)?);
             }
         }
         if !shared_samples.is_empty() {

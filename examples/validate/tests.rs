@@ -124,6 +124,7 @@ fn validation_runs_end_to_end_on_small_sizes() {
                 "bump_warm",
                 "sort_corun",
                 "bump_handed",
+                "bump_handing",
                 "handoff_pool2",
             ]
         };
