@@ -82,6 +82,7 @@
 //! cores' speeds).
 
 mod atoms;
+mod cases;
 mod compare;
 mod core_speeds;
 mod error;
