@@ -80,7 +80,14 @@ impl<E: Send + 'static> Suite<E> {
             name: HANDOFF.to_string(),
             model: Expr::num(1.0),
         };
-        let (_, per_unit) = predict(&with_handoff(&pass_term, &unit), cores, settings, &[], 0.0);
+        let (_, per_unit) = predict(
+            &with_handoff(&pass_term, &unit),
+            cores,
+            settings,
+            &[],
+            0.0,
+            None,
+        );
         let Some(per_unit) = per_unit.filter(|u| *u > 0.0) else {
             return Ok(None);
         };

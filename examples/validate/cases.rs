@@ -6,7 +6,7 @@
 use crate::error::ValidationError;
 use crate::refinements::{corun_name, handed_atoms, pool_handoff_name, pool_sizes, pooled_atoms};
 use crate::suite::{Case, Probe, Suite, atom_ns};
-use pattern_core::{Atom, Design, Expr};
+use pattern_core::{Atom, Design, Expr, Term};
 use std::fmt::Write as _;
 
 impl<E: Send + 'static> Suite<E> {
@@ -86,6 +86,28 @@ impl<E: Send + 'static> Suite<E> {
         Ok(self.element_probes(&heads))
     }
 
+    /// The probes (by index) of the element atoms of a case that runs a
+    /// pipeline within `cores` cores: its stages may sleep between
+    /// elements, and its atoms are timed waking them
+    /// ([`Suite::measure_waking`]).
+    pub(crate) fn waking_atoms_of(
+        &self,
+        case: &Case,
+        cores: usize,
+    ) -> Result<Vec<usize>, ValidationError> {
+        let shape = self.shape(case)?;
+        if self.threads_of(case)? > cores || !has_pipe(shape.term()) {
+            return Ok(Vec::new());
+        }
+        let names: Vec<String> = shape
+            .term()
+            .atoms()
+            .iter()
+            .map(|a| a.name.clone())
+            .collect();
+        Ok(self.element_probes(&names))
+    }
+
     /// Whether `name` is a probe timing another probe's atom co-run.
     pub(crate) fn is_corun_probe(&self, name: &str) -> bool {
         self.probes.iter().any(|p| corun_name(p.name()) == name)
@@ -120,6 +142,11 @@ impl<E: Send + 'static> Suite<E> {
             message: e.to_string(),
         })
     }
+}
+
+/// Whether `term` has a pipeline.
+fn has_pipe(term: &Term) -> bool {
+    matches!(term, Term::Pipe(..)) || term.children().into_iter().any(has_pipe)
 }
 
 /// The design text of `structure` with the atoms' fitted models as

@@ -401,7 +401,7 @@ mod tests {
             ))
             .unwrap();
             let (_, simulated) =
-                crate::machine_aware::predict(d.term(), 2, &settings, &[("x", 1000.0)], 0.0);
+                crate::machine_aware::predict(d.term(), 2, &settings, &[("x", 1000.0)], 0.0, None);
             // 1000 maps of 1000 ns and 768 reduces of 1 ns.
             let want = (1000.0 * 1000.0 + 768.0) / speedup;
             let got = simulated.unwrap();
@@ -435,7 +435,7 @@ mod tests {
             // Simulated on two cores: the busy workers share them.
             let settings = crate::settings::Settings::default();
             let (_, simulated) =
-                crate::machine_aware::predict(&refined, 2, &settings, &[("x", 1000.0)], 0.0);
+                crate::machine_aware::predict(&refined, 2, &settings, &[("x", 1000.0)], 0.0, None);
             let cores_busy = n.min(2) as f64;
             let want = 1000.0 * want * n as f64 / cores_busy;
             let got = simulated.unwrap();

@@ -44,13 +44,16 @@ pub(crate) type CallSpreads = std::collections::BTreeMap<(String, usize), Option
 /// The queueing model and the simulation of `refined` (a refined design,
 /// its hand-overs explicit atoms) on `cores` cores, ns per element at `at`,
 /// the simulation's durations varying with coefficient `variation`
-/// ([`Suite::variation_of`]): `None` where a model cannot be evaluated.
+/// ([`Suite::variation_of`]), a wake-up costing the waker `waker` ns where
+/// it was timed for the design ([`Suite::waker_of`]): `None` where a model
+/// cannot be evaluated.
 pub(crate) fn predict(
     refined: &Term,
     cores: usize,
     settings: &Settings,
     at: &[(&str, f64)],
     variation: f64,
+    waker: Option<f64>,
 ) -> (Option<f64>, Option<f64>) {
     let Ok(design) = Design::from_term(refined.clone()) else {
         return (None, None);
@@ -61,7 +64,7 @@ pub(crate) fn predict(
         .ok()
         .map(|p| p.time_per_element)
         .filter(|t| t.is_finite());
-    let platform = platform(cores, threads(&design, at), settings);
+    let platform = platform(cores, threads(&design, at), settings, waker);
     let mut simulation = Simulation::new(&design, &platform)
         .at(at)
         .elements(SIMULATED_ELEMENTS)
@@ -84,13 +87,19 @@ pub(crate) fn predict(
 /// costing its core the measured time, and a waiting thread polling before
 /// it sleeps for the executor's spin (none where the threads outnumber the
 /// cores) and then the channel's measured one. Waking a thread asleep on a
-/// free core costs the waker the measured time where the threads fit the
-/// cores: there a sleeping stage's core idles through its whole wait, and
-/// the hypervisor halts it. Beyond the cores a core's other thread takes
-/// it up within microseconds, and the runs showed no such cost: charged
-/// there too, `pipe(inc, inc, inc, inc)` at 16,384 elements was predicted
-/// 38 % too slow (run 10), and within 4 % without.
-pub(crate) fn platform(cores: usize, threads: usize, settings: &Settings) -> Platform {
+/// free core costs the waker `waker` ns where it was timed for the design
+/// ([`Suite::waker_of`]), the machine-wide measured time otherwise, where
+/// the threads fit the cores: there a sleeping stage's core idles through
+/// its whole wait, and the hypervisor halts it. Beyond the cores a core's
+/// other thread takes it up within microseconds, and the runs showed no
+/// such cost: charged there too, `pipe(inc, inc, inc, inc)` at 16,384
+/// elements was predicted 38 % too slow (run 10), and within 4 % without.
+pub(crate) fn platform(
+    cores: usize,
+    threads: usize,
+    settings: &Settings,
+    waker: Option<f64>,
+) -> Platform {
     let ns = |d: Duration| d.as_secs_f64() * 1e9;
     let beyond = threads > cores;
     let executor_spin = if beyond {
@@ -99,9 +108,9 @@ pub(crate) fn platform(cores: usize, threads: usize, settings: &Settings) -> Pla
         settings.spin
     };
     let waker_cost = if beyond {
-        Duration::ZERO
+        0.0
     } else {
-        settings.waker_cost
+        waker.unwrap_or(ns(settings.waker_cost))
     };
     Platform::new(1, cores)
         .pinned(settings.pin_threads)
@@ -112,7 +121,7 @@ pub(crate) fn platform(cores: usize, threads: usize, settings: &Settings) -> Pla
                 .map_or(f64::INFINITY, |s| ns(s + executor_spin)),
         )
         .wake_cost(ns(settings.wake_cost))
-        .waker_cost(ns(waker_cost))
+        .waker_cost(waker_cost)
 }
 
 /// The threads `design` runs at `at` (1 where its count cannot be
@@ -140,6 +149,9 @@ fn in_flight(design: &Design, x: usize, settings: &Settings) -> usize {
 pub(crate) struct Overheads {
     pub(crate) take: f64,
     pub(crate) handoff: f64,
+    /// What a wake-up costs the waker where it was timed for the design
+    /// ([`Suite::waker_of`]).
+    pub(crate) waker: Option<f64>,
 }
 
 impl<E: Send + 'static> Suite<E> {
@@ -238,7 +250,8 @@ impl<E: Send + 'static> Suite<E> {
             .collect();
         self.evict(&[x], settings);
         let make = &self.make;
-        let platform = platform(cores, threads(design, &[("x", x as f64)]), settings);
+        let threads = threads(design, &[("x", x as f64)]);
+        let platform = platform(cores, threads, settings, overheads.waker);
         Simulation::new(design, &platform)
             .at(&[("x", x as f64)])
             .elements(n)
@@ -269,7 +282,8 @@ mod tests {
     /// A waiting stage polls the executor's spin and then the channel's
     /// where the threads fit the cores, the channel's alone beyond; the
     /// measured costs go to the platform as they are, but the waker's only
-    /// where the threads fit the cores.
+    /// where the threads fit the cores, and the one timed for the design in
+    /// place of the machine-wide one.
     #[test]
     fn the_platform_polls_as_the_executor_does() {
         let settings = Settings {
@@ -279,15 +293,17 @@ mod tests {
             wake_cost: Duration::from_micros(5),
             ..Settings::default()
         };
-        let within = platform(2, 2, &settings);
+        let within = platform(2, 2, &settings, None);
         assert!((within.spin_ns() - 113_000.0).abs() < 1e-6);
         assert!((within.waker_cost_ns() - 12_000.0).abs() < 1e-6);
         assert!((within.wake_cost_ns() - 5_000.0).abs() < 1e-6);
-        let beyond = platform(2, 3, &settings);
+        let beyond = platform(2, 3, &settings, Some(30_000.0));
         assert!((beyond.spin_ns() - 13_000.0).abs() < 1e-6);
         assert_eq!(beyond.waker_cost_ns(), 0.0);
+        let timed = platform(2, 2, &settings, Some(30_000.0));
+        assert!((timed.waker_cost_ns() - 30_000.0).abs() < 1e-6);
         // Not measured: waiting threads poll for ever.
-        let unmeasured = platform(2, 2, &Settings::default());
+        let unmeasured = platform(2, 2, &Settings::default(), None);
         assert_eq!(unmeasured.spin_ns(), f64::INFINITY);
     }
 
@@ -301,9 +317,14 @@ mod tests {
             waker_cost: Duration::from_micros(12),
             ..Settings::default()
         };
-        for (first, paid) in [(126_000.0, 12_000.0), (60_000.0, 0.0)] {
+        for (first, waker, paid) in [
+            (126_000.0, None, 12_000.0),
+            (126_000.0, Some(30_000.0), 30_000.0),
+            (60_000.0, None, 0.0),
+            (60_000.0, Some(30_000.0), 0.0),
+        ] {
             let d = Design::parse(&format!("a = {first}; b = 100; pipe(a, b)")).unwrap();
-            let (_, simulated) = predict(d.term(), 2, &settings, &[], 0.0);
+            let (_, simulated) = predict(d.term(), 2, &settings, &[], 0.0, waker);
             let t = simulated.unwrap();
             assert!((t - (first + paid)).abs() < 1e-6 * first, "{first}: {t}");
         }

@@ -96,6 +96,7 @@ mod suite;
 #[cfg(test)]
 mod tests;
 mod wake;
+mod waking;
 
 use error::ValidationError;
 use histogram::histogram_suite;

@@ -199,6 +199,14 @@ fn handing_tail(stage: &Term, variants: &[Atom]) -> Term {
     }
 }
 
+/// The name under which the report lists what waking a sleeping stage
+/// costs a stage that runs `atom` ([`Suite::measure_waking`](crate::suite::Suite::measure_waking)):
+/// not an atom of any refined design, but the simulated platform's
+/// wake-up cost where `atom` sets a pipeline's pace.
+pub fn waking_name(atom: &str) -> String {
+    format!("{atom}_waking")
+}
+
 /// Collects the names of the atoms at the head of a pipeline stage other
 /// than the first whose stage before ends with the same atom
 /// ([`with_handed`]): the handed variant is timed after the same kernel ran
@@ -455,6 +463,7 @@ mod tests {
         assert_eq!(warm_name("inc"), "inc_warm");
         assert_eq!(corun_name("inc"), "inc_corun");
         assert_eq!(handing_name("inc"), "inc_handing");
+        assert_eq!(waking_name("inc"), "inc_waking");
         assert_eq!(pool_handoff_name(2), "handoff_pool2");
         assert_eq!(HANDOFF, "handoff");
     }

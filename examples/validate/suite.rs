@@ -10,12 +10,13 @@ use crate::machine_aware::{CallSpreads, Overheads, predict};
 use crate::probe::Speed;
 use crate::refinements::{
     HANDOFF, SHARED_HANDOFF, corun_name, handed_name, handing_name, pool_handoff_name, pool_sizes,
-    refine, warm_name, without_handed,
+    refine, waking_name, warm_name, without_handed,
 };
 #[cfg(doc)]
 use crate::refinements::{with_cache_reuse, with_contention, with_handoff, with_pool_handoff};
 use crate::report::{Predictions, SuiteReport};
 use crate::settings::Settings;
+use crate::waking::{Waking, Wakings};
 use pattern_core::exec::{Cores, Kernels, Metrics, Warning};
 use pattern_core::fit::measure::{Harness, Measurement};
 use pattern_core::semantics::Throughput;
@@ -259,6 +260,13 @@ impl<E: Send + 'static> Suite<E> {
             pools.sort_unstable();
             pools.dedup();
         }
+        let mut waking_probes = Vec::new();
+        for case in &self.cases {
+            waking_probes.extend(self.waking_atoms_of(case, cores)?);
+        }
+        waking_probes.sort_unstable();
+        waking_probes.dedup();
+        let mut wakings = Wakings::new(self.probes.len());
         let mut shared_samples: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
         let mut beyond_cores = false;
         for case in &self.cases {
@@ -328,6 +336,20 @@ impl<E: Send + 'static> Suite<E> {
                         });
                     }
                 }
+                for &i in &waking_probes {
+                    let on = speed.cores.clone();
+                    let (w, factor) = speed.atom(|| {
+                        self.measure_waking(self.probes[i].name(), settings, x, round, on.as_ref())
+                    });
+                    if let Some(w) = w? {
+                        let scale = |t: f64| t * factor;
+                        let w = Waking {
+                            polled: scale(w.polled),
+                            cost: scale(w.cost),
+                        };
+                        wakings.record(i, x, w);
+                    }
+                }
                 for (c, case) in self.cases.iter().enumerate() {
                     // The case's element atoms are timed right before and
                     // right after its run, and the run is compared with
@@ -366,6 +388,7 @@ impl<E: Send + 'static> Suite<E> {
                         } else {
                             local_handoff.as_ref()
                         }),
+                        waker: self.waker_of(case, &before.0, x, cores, settings, &wakings)?,
                     };
                     let simulate_direct = |d: &Design| {
                         self.simulate_direct(
@@ -466,8 +489,14 @@ impl<E: Send + 'static> Suite<E> {
                         design.term().clone()
                     };
                     let variation = self.variation_of(&design, x, settings);
-                    let (queueing, simulated) =
-                        predict(&machine_term, cores, settings, &at, variation);
+                    let (queueing, simulated) = predict(
+                        &machine_term,
+                        cores,
+                        settings,
+                        &at,
+                        variation,
+                        overheads.waker,
+                    );
                     let direct = if round % 2 == 1 {
                         direct_first
                     } else if self.direct {
@@ -528,6 +557,11 @@ impl<E: Send + 'static> Suite<E> {
         for (probe, samples) in self.probes.iter().zip(&handing_samples) {
             if !samples.is_empty() {
                 variants.push(fit_atom(&handing_name(probe.name()), samples, settings)?);
+            }
+        }
+        for (probe, samples) in self.probes.iter().zip(wakings.costs()) {
+            if !samples.is_empty() {
+                variants.push(fit_atom(&waking_name(probe.name()), samples, settings)?);
             }
         }
         if !shared_samples.is_empty() {

@@ -109,12 +109,15 @@ fn validation_runs_end_to_end_on_small_sizes() {
         // `pipe(tpool[2](sort), bump)` runs three threads: on two cores
         // its stages share a core and hand over at the shared cost.
         // No stage follows one that ends with its own atom: nothing is
-        // timed handed.
+        // timed handed. `pipe(sort, bump)` fits the cores: its atoms are
+        // timed waking a stage.
         let expected: &[&str] = if cores < 3 {
             &[
                 "sort_warm",
                 "bump_warm",
                 "sort_corun",
+                "sort_waking",
+                "bump_waking",
                 "handoff_shared",
                 "handoff_pool2",
             ]
@@ -125,6 +128,8 @@ fn validation_runs_end_to_end_on_small_sizes() {
                 "sort_corun",
                 "bump_handed",
                 "bump_handing",
+                "sort_waking",
+                "bump_waking",
                 "handoff_pool2",
             ]
         };
