@@ -192,6 +192,13 @@ impl<E: Send + 'static> Suite<E> {
         }
     }
 
+    /// The element kernel `name`, or the error that there is none.
+    pub(crate) fn element_kernel(&self, name: &str) -> Result<ElementKernel<E>, ValidationError> {
+        self.kernels
+            .element(name)
+            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))
+    }
+
     /// Writes [`Settings::cold_bytes`] of scratch memory (when elements at
     /// `sizes` take memory at all), so that what was built before comes
     /// from memory.
@@ -374,10 +381,7 @@ impl<E: Send + 'static> Suite<E> {
         settings: &Settings,
         x: usize,
     ) -> Result<Measurement, ValidationError> {
-        let kernel = self
-            .kernels
-            .element(name)
-            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let kernel = self.element_kernel(name)?;
         let k = self.stream_length(name, &kernel, x, settings);
         let mut seed = 0u64;
         let mut fresh = || {
@@ -423,10 +427,7 @@ impl<E: Send + 'static> Suite<E> {
         x: usize,
         cores: Option<&Cores>,
     ) -> Result<Option<(Measurement, Measurement)>, ValidationError> {
-        let kernel = self
-            .kernels
-            .element(name)
-            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let kernel = self.element_kernel(name)?;
         let Some(cores) = cores.filter(|c| c.len() > 1) else {
             return Ok(None);
         };
@@ -523,10 +524,7 @@ impl<E: Send + 'static> Suite<E> {
         x: usize,
         cores: Option<&Cores>,
     ) -> Result<Measurement, ValidationError> {
-        let kernel = self
-            .kernels
-            .element(name)
-            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let kernel = self.element_kernel(name)?;
         let k = self.stream_length(name, &kernel, x, settings);
         let reps = settings.atom_repetitions.max(1);
         let partners = cores.map_or(1, |c| c.len() - 1).max(1);

@@ -52,10 +52,7 @@ impl<E: Send + 'static> Suite<E> {
         round: usize,
         cores: Option<&Cores>,
     ) -> Result<Option<Waking>, ValidationError> {
-        let kernel = self
-            .kernels
-            .element(name)
-            .ok_or_else(|| ValidationError::NoKernel(name.to_string()))?;
+        let kernel = self.element_kernel(name)?;
         let Some(cores) = cores.filter(|c| c.len() > 1) else {
             return Ok(None);
         };
