@@ -233,7 +233,7 @@ struct Args {
     /// Where to write every measurement as JSON.
     #[arg(long, default_value = "target/validation.json")]
     out: String,
-    /// Interleaved rounds (default 15; the mapReduce takes at most 3).
+    /// Interleaved rounds (default 11; the mapReduce takes at most 3).
     #[arg(long)]
     rounds: Option<usize>,
     /// Time per run of a configuration, ms (default 15).

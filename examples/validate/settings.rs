@@ -13,9 +13,10 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub struct Settings {
     /// Interleaved rounds; every configuration runs once per size and round
-    /// and the medians over the rounds are compared (default 15: the runs
-    /// of one configuration at one size still scatter by ±10–20 % at the
-    /// reference speed, and 5 rounds left medians up to 20 % apart).
+    /// and the medians over the rounds are compared (default 11, so that
+    /// the 26 configurations of the full run stay under 20 minutes: the
+    /// runs of one configuration at one size still scatter by ±10–20 % at
+    /// the reference speed, and 5 rounds left medians up to 20 % apart).
     pub rounds: usize,
     /// Timings of each atom a configuration uses, right before and right
     /// after each of its runs (default 2; each a stream of
