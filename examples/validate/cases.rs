@@ -31,18 +31,22 @@ impl<E: Send + 'static> Suite<E> {
             .collect()
     }
 
-    /// The probes (by index) a case uses: the element atoms of its design,
-    /// and every custom probe (they measure the suite's one program as it
-    /// runs, its variants among them: the histogram's co-run map).
-    pub(crate) fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
-        let design = self.shape(case)?;
-        let used: Vec<String> = design
+    /// The probes (by index) of the element atoms `design` runs.
+    fn element_atoms(&self, design: &Design) -> Vec<usize> {
+        let names: Vec<String> = design
             .term()
             .atoms()
             .iter()
             .map(|a| a.name.clone())
             .collect();
-        let mut uses = self.element_probes(&used);
+        self.element_probes(&names)
+    }
+
+    /// The probes (by index) a case uses: the element atoms of its design,
+    /// and every custom probe (they measure the suite's one program as it
+    /// runs, its variants among them: the histogram's co-run map).
+    pub(crate) fn atoms_of(&self, case: &Case) -> Result<Vec<usize>, ValidationError> {
+        let mut uses = self.element_atoms(&self.shape(case)?);
         uses.extend(
             (0..self.probes.len()).filter(|&i| matches!(self.probes[i], Probe::Custom(..))),
         );
@@ -99,13 +103,7 @@ impl<E: Send + 'static> Suite<E> {
         if self.threads_of(case)? > cores || !has_pipe(shape.term()) {
             return Ok(Vec::new());
         }
-        let names: Vec<String> = shape
-            .term()
-            .atoms()
-            .iter()
-            .map(|a| a.name.clone())
-            .collect();
-        Ok(self.element_probes(&names))
+        Ok(self.element_atoms(&shape))
     }
 
     /// Whether `name` is a probe timing another probe's atom co-run.

@@ -55,7 +55,7 @@ pub(crate) fn measure(cores: &Cores, samples: usize) -> Option<Waiting> {
 }
 
 /// The median of `values` (sorted in place); `None` if empty.
-fn median(values: &mut [f64]) -> Option<f64> {
+pub(crate) fn median(values: &mut [f64]) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied()
 }

@@ -14,6 +14,7 @@
 use crate::error::ValidationError;
 use crate::settings::Settings;
 use crate::suite::{Case, Suite};
+use crate::wake::median;
 use crossbeam_channel::{TryRecvError, bounded};
 use pattern_core::Expr;
 use pattern_core::exec::Cores;
@@ -108,8 +109,7 @@ impl<E: Send + 'static> Suite<E> {
                 drop(receiver.join());
                 times
             });
-            times.sort_by(f64::total_cmp);
-            times.get(times.len() / 2).copied()
+            median(&mut times)
         };
         let (polled, asleep) = if round % 2 == 0 {
             let polled = time_block(first, false);
@@ -154,17 +154,11 @@ impl Wakings {
     /// The median wake-up cost of probe `i` at `x` so far, where its
     /// kernel's median time there (`polled`) exceeds `longer_than`, ns.
     pub(crate) fn cost_at(&self, i: usize, x: usize, longer_than: f64) -> Option<f64> {
-        let polled = median(self.polled.get(i)?.get(&x)?)?;
+        let polled = median(&mut self.polled.get(i)?.get(&x)?.clone())?;
         (polled > longer_than)
-            .then(|| median(self.cost.get(i)?.get(&x)?))
+            .then(|| median(&mut self.cost.get(i)?.get(&x)?.clone()))
             .flatten()
     }
-}
-
-fn median(values: &[f64]) -> Option<f64> {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied()
 }
 
 impl<E: Send + 'static> Suite<E> {
