@@ -35,6 +35,7 @@ pub mod exec;
 pub mod explore;
 pub mod fit;
 pub mod laws;
+pub mod machine;
 #[cfg(feature = "paper")]
 pub mod paper;
 pub mod pattern;

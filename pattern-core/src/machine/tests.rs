@@ -1,0 +1,190 @@
+//! The machine's values, its file and its errors.
+
+use super::*;
+
+fn error(text: &str) -> String {
+    Machine::from_json(text).unwrap_err().to_string()
+}
+
+#[test]
+fn the_issue_s_file_reads() {
+    let m = Machine::from_json(
+        r#"{"nodes": [{"count": 2, "cores": 4, "speed": 1.0}], "network": {"topology": "star",
+        "latency_ns": 1000, "bandwidth_bytes_per_ns": 1.25, "sharing": "max-min"}}"#,
+    )
+    .unwrap();
+    assert_eq!(m, Machine::new(2, 4).latency(1000.0).bandwidth(1.25));
+    assert_eq!((m.nodes(), m.cores()), (2, 8));
+    assert_eq!(m.waiting_costs(), &Waiting::new());
+}
+
+#[test]
+fn heterogeneous_nodes_and_racks_read_back_equal() {
+    let m = Machine::new(4, 8)
+        .latency(1e3)
+        .bandwidth(12.5)
+        .sharing(Sharing::EqualShare)
+        .node(Node::new(16).speed(2.0))
+        .racks(Racks::new(
+            2,
+            Link::new(250.0, 25.0),
+            Link::new(100.0, 40.0),
+        ))
+        .waiting(Waiting::new().handoff_ns(310.5).spin_ns(13e3).pinned(true));
+    assert_eq!(m.cores(), 48);
+    assert_eq!(m.nodes(), 5);
+    assert_eq!((m.node_cores(3), m.node_speed(3)), (8, 1.0));
+    assert_eq!((m.node_cores(4), m.node_speed(4)), (16, 2.0));
+    assert_eq!((m.node_cores(5), m.has_node(5)), (0, false));
+    assert_eq!(Machine::from_json(&m.to_json()).unwrap(), m);
+    let compact = serde_json::to_string(&m).unwrap();
+    assert_eq!(serde_json::from_str::<Machine>(&compact).unwrap(), m);
+}
+
+#[test]
+fn alike_nodes_merge() {
+    let m = Machine::new(1, 4)
+        .node(Node::new(4))
+        .node(Node::new(4).count(2));
+    assert_eq!(m, Machine::new(4, 4));
+    assert_eq!(m.groups().len(), 1);
+}
+
+#[test]
+fn errors_name_the_line_and_the_key() {
+    assert_eq!(
+        error("{\"nodes\": [{\"cores\": 0}]}"),
+        "line 1, column 23, at `nodes[0].cores`: 0 is out of range: at least 1"
+    );
+    assert_eq!(
+        error("{\"nodes\": [{\"cores\": 2}, {\"cores\": 2,\n \"speed\": -1}]}"),
+        "line 2, column 13, at `nodes[1].speed`: -1 is out of range: a finite number > 0"
+    );
+    assert_eq!(
+        error("{\"nodes\": [{\"cores\": 2}], \"network\": {\"bandwidth_bytes_per_ns\": -3}}"),
+        "line 1, column 67, at `network.bandwidth_bytes_per_ns`: -3 is out of range: a finite number > 0"
+    );
+    let unknown = error("{\"nodes\": [{\"cores\": 2, \"coers\": 3}]}");
+    assert!(
+        unknown.starts_with("line 1, column 31, at `nodes[0].coers`: unknown field `coers`"),
+        "{unknown}"
+    );
+    let top = error("{\"nodes\": [{\"cores\": 2}], \"netwrk\": {}}");
+    assert!(top.contains("at `netwrk`: unknown field `netwrk`"), "{top}");
+    assert!(error("{\"nodes\": []}").contains("`nodes` is empty"));
+    assert!(
+        error("{\"nodes\": [{\"cores\": 2}], \"network\": {\"topology\": \"racks\"}}")
+            .contains("needs `network.racks`")
+    );
+    assert!(
+        error("{\"nodes\": [{\"cores\": 2}], \"network\": {\"topology\": \"ring\"}}")
+            .contains("at `network.topology`: unknown variant `ring`")
+    );
+    assert!(
+        error("{\"nodes\": [{\"cores\": 2}], \"waiting\": {\"take_ns\": -1}}")
+            .contains("at `waiting.take_ns`: -1 is not a time")
+    );
+    let trailing = error("{\"nodes\": [{\"cores\": 2}]} x");
+    assert!(
+        trailing.starts_with("line 1, column 27: trailing characters"),
+        "{trailing}"
+    );
+    assert!(error("{\"nodes\": [{\"cores\": 1e400}]}").contains("at `nodes[0].cores`"));
+    assert!(error("").starts_with("line 1, column 0: EOF"));
+}
+
+#[test]
+fn a_file_that_cannot_be_read_is_named() {
+    let e = Machine::from_file("/nonexistent/machine.json").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("cannot read the machine file /nonexistent/machine.json")
+    );
+}
+
+#[test]
+fn built_machines_are_checked() {
+    assert!(Machine::new(2, 4).check().is_ok());
+    assert_eq!(
+        Machine::new(2, 0).check(),
+        Err(MachineError::NoCores {
+            group: 0,
+            count: 2,
+            cores: 0
+        })
+    );
+    assert_eq!(
+        Machine::new(1, 1)
+            .latency(-1.0)
+            .check()
+            .unwrap_err()
+            .to_string(),
+        "`network.latency_ns` is -1: a finite number of ns >= 0"
+    );
+    assert!(Machine::new(1, 1).bandwidth(f64::NAN).check().is_err());
+    assert!(
+        Machine::new(1, 1)
+            .node(Node::new(2).speed(0.0))
+            .check()
+            .is_err()
+    );
+    assert!(Machine::new(usize::MAX, 2).check().is_err());
+    let w = Waiting::new().wake_cost_ns(f64::INFINITY);
+    assert!(Machine::new(1, 1).waiting(w).check().is_err());
+    let racks = Racks::new(0, Link::new(0.0, 1.0), Link::new(0.0, 1.0));
+    assert!(Machine::new(2, 1).racks(racks).check().is_err());
+}
+
+#[test]
+fn a_transfer_alone_takes_its_route_s_latency_and_slowest_link() {
+    let m = Machine::new(4, 1).latency(10.0).bandwidth(2.0);
+    assert_eq!(m.transfer_time(0, 1, 100.0), 10.0 + 50.0);
+    let racked = m.racks(Racks::new(2, Link::new(5.0, 1.0), Link::new(1.0, 4.0)));
+    assert_eq!(racked.transfer_time(0, 1, 100.0), 60.0);
+    assert_eq!(
+        racked.transfer_time(0, 3, 100.0),
+        10.0 + 2.0 * 5.0 + 1.0 + 100.0
+    );
+}
+
+#[test]
+fn the_communication_profiles_come_from_the_network() {
+    let m = Machine::new(8, 1).latency(1000.0).bandwidth(0.5);
+    let send = crate::Expr::parse("send(b)").unwrap();
+    let profile = m.communication();
+    let t = profile
+        .resolve(&send, &crate::comm::Context::isolated())
+        .unwrap()
+        .eval(&[("b", 100.0)])
+        .unwrap();
+    assert_eq!(t, 1000.0 + 200.0);
+    let h = m
+        .hockney()
+        .message(&crate::Expr::num(100.0))
+        .eval(&[])
+        .unwrap();
+    assert_eq!(h, 1200.0);
+    let t3e = m.clone().comm_profile(crate::comm::MachineProfile::t3e());
+    assert_eq!(t3e.communication().name, "Cray T3E");
+    assert_eq!(Machine::from_json(&t3e.to_json()).unwrap(), t3e);
+}
+
+#[test]
+fn summaries_and_assumptions_speak_plainly() {
+    assert_eq!(Machine::new(1, 2).summary(), "1 node of 2 cores");
+    assert_eq!(
+        Machine::new(2, 4).latency(1000.0).bandwidth(1.25).summary(),
+        "2 nodes of 4 cores, star network (1000 ns, 1.25 bytes/ns, max-min)"
+    );
+    let m = Machine::new(1, 8).node(Node::new(16).speed(2.0));
+    assert!(
+        m.summary()
+            .starts_with("1 node of 8 cores + 1 node of 16 cores at speed 2")
+    );
+    assert_eq!(m.capacity(2), 8.0 + 32.0);
+    assert_eq!(m.capacity(1), 8.0);
+    assert_eq!(
+        m.assumptions(&[9, 16]),
+        ["9 threads on node 0 of 8 cores: the operators assume a core per thread"]
+    );
+}
