@@ -7,7 +7,8 @@
 //! planner's growth with depth.
 //! Run with `cargo bench --bench sim`.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use pattern_core::sim::{Platform, Simulation, TaskGraph, TaskId};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{Simulation, TaskGraph, TaskId};
 use pattern_core::{Count, Design, Expr, Term};
 use std::hint::black_box;
 
@@ -49,11 +50,11 @@ fn bench(c: &mut Criterion) {
     for (name, platform) in [
         (
             "16-stage pipeline, 10^5 elements, 16 cores",
-            Platform::new(1, 16),
+            Machine::new(1, 16),
         ),
         (
             "16-stage pipeline, 10^5 elements, 2 cores (sharing)",
-            Platform::new(1, 2),
+            Machine::new(1, 2),
         ),
     ] {
         group.bench_function(name, |b| {
@@ -62,7 +63,7 @@ fn bench(c: &mut Criterion) {
     }
     let spread = pipeline(elements, 4);
     group.throughput(Throughput::Elements(spread.len() as u64));
-    let platform = Platform::new(4, 4).latency(1000.0).bandwidth(10.0);
+    let platform = Machine::new(4, 4).latency(1000.0).bandwidth(10.0);
     group.bench_function(
         "16-stage pipeline over 4 nodes with transfers, 10^5 elements",
         |b| {
@@ -92,11 +93,11 @@ fn bench(c: &mut Criterion) {
     for (name, platform) in [
         (
             "16-stage pipeline design, 10^6 elements, 16 cores",
-            Platform::new(1, 16),
+            Machine::new(1, 16),
         ),
         (
             "16-stage pipeline design, 10^6 elements, 2 cores (sharing)",
-            Platform::new(1, 2),
+            Machine::new(1, 2),
         ),
     ] {
         group.throughput(Throughput::Elements((STAGES * 1_000_000) as u64));
@@ -133,7 +134,7 @@ fn deep(depth: usize) -> Design {
 fn bench_deep(c: &mut Criterion) {
     let mut group = c.benchmark_group("sim deep");
     group.sample_size(10);
-    let platform = Platform::new(2, 1);
+    let platform = Machine::new(2, 1);
     for depth in [1_000, 10_000, 100_000] {
         let d = deep(depth);
         group.throughput(Throughput::Elements(depth as u64));

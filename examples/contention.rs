@@ -24,8 +24,8 @@
 
 use pattern_core::Design;
 use pattern_core::exec::{Executor, Kernels};
-use pattern_core::queue::Machine;
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::Simulation;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -155,7 +155,7 @@ fn main() {
             .map(|_| run(&kernels, &shared_design, tiny(), cores) / 2.0)
             .collect(),
     );
-    let machine = Machine::new(cores).handoff(handoff).take(take);
+    let machine = Machine::new(1, cores).with_waiting(|w| w.handoff_ns(handoff).take_ns(take));
     println!("This machine: {cores} cores; x = {X} ints per array");
     println!(
         "Measured: qsort {:.0} ns, inc {:.0} ns per array; hand-over {handoff:.0} ns ({handoff_shared:.0} ns between stages sharing a core), pool take {take:.0} ns\n",
@@ -167,7 +167,7 @@ fn main() {
         |time_per_element: f64| ((target_ms * 1e6 / time_per_element) as usize).clamp(16, 20_000);
     let direct_elements = if quick { 40 } else { 120 };
     // This machine, its threads pinned as the executor pins them.
-    let pinned = Platform::new(1, cores).pinned(true);
+    let pinned = Machine::new(1, cores).with_waiting(|w| w.pinned(true));
     let mut table = Vec::new();
     for n in 1..=max_threads {
         let pool = format!("qsort = {t_qsort}; tpool[{n}](qsort)");
@@ -196,8 +196,11 @@ fn main() {
             } else {
                 handoff
             };
+            // A stage hands over to a stage on its own core more cheaply.
+            let pinned = pinned
+                .clone()
+                .with_waiting(|w| w.take_ns(take).handoff_ns(handoff));
             let simulated = Simulation::new(&d, &pinned)
-                .overheads(take, handoff)
                 .elements(4000)
                 .run()
                 .expect("a simulation")
@@ -217,7 +220,6 @@ fn main() {
                         .map(|i| random_array(X, 5000 * r as u64 + i as u64))
                         .collect();
                     Simulation::new(&runnable, &pinned)
-                        .overheads(take, handoff)
                         .elements(direct_elements)
                         .direct(&kernels, |i| std::mem::take(&mut inputs[i]))
                         .direct_on_cores(true)

@@ -12,8 +12,8 @@
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
 use pattern_core::explore::sweep::{Axis, ThreadSweep};
-use pattern_core::queue::Machine;
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::Simulation;
 use pattern_core::{Design, Expr};
 use std::error::Error;
 use std::path::Path;
@@ -59,11 +59,10 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // Time per element against the pool's threads.
     let design = Design::parse(&format!("{ATOMS} pipe(tpool[n](qsort), inc)"))?;
-    let platform = Platform::new(1, 8);
     let counts: Vec<u64> = (1..=12).collect();
-    let curve = ThreadSweep::new(&design, "n", &counts, Machine::new(8))
+    let curve = ThreadSweep::new(&design, "n", &counts, Machine::new(1, 8))
         .at(&[("x", 1e4)])
-        .simulate(&platform, 2000)
+        .simulate(2000)
         .run()?;
     for p in &curve.points {
         println!(
@@ -81,7 +80,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // A simulation's efficiency and Gantt chart: four pool workers and a
     // stage on two cores.
     let run_design = Design::parse(&format!("{ATOMS} pipe(tpool[4](qsort), inc)"))?;
-    let two_cores = Platform::new(1, 2);
+    let two_cores = Machine::new(1, 2);
     let run = Simulation::new(&run_design, &two_cores)
         .at(&[("x", 1e3)])
         .elements(60)

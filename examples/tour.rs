@@ -14,10 +14,11 @@ use pattern_core::compare::{Domain, compare};
 use pattern_core::explore::allocation::{Allocator, GreedyRule, greedy_gap};
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::sensitivity::speed_up_ranking;
+use pattern_core::machine::Machine;
 use pattern_core::paper::TABLE_1;
-use pattern_core::queue::{Cluster, Machine, MpiModel, MpiWorkload, Network};
+use pattern_core::queue::{Cluster, MpiModel, MpiWorkload, Network};
 use pattern_core::semantics::Throughput;
-use pattern_core::sim::{Platform, Simulation, TaskGraph};
+use pattern_core::sim::{Simulation, TaskGraph};
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
 /// Sorts a block of elements.
@@ -181,7 +182,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "\nThreads beyond the cores (seed 002): the design as a closed queueing network, MVA:"
     );
     let pool = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)")?;
-    let two_cores = Machine::new(2).handoff(470.0).take(115.0);
+    let two_cores = Machine::new(1, 2).with_waiting(|w| w.handoff_ns(470.0).take_ns(115.0));
     for n in [1.0, 2.0, 4.0, 8.0] {
         let at = [("x", 16384.0), ("n", n)];
         println!(
@@ -235,12 +236,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         back.push(g.transfer(node, 0, 8e6, &work));
     }
     let merge = g.compute(0, 1e6, &back);
-    let cluster = Platform::new(4, 2).latency(50_000.0).bandwidth(12.5);
+    let cluster = Machine::new(4, 2).latency(50_000.0).bandwidth(12.5);
     let r = Simulation::graph(&g, &cluster).run()?;
     println!(
         "  makespan {:.2} ms (each block alone on a link: {:.2} ms); node 0's link busy {:.0} % out, {:.0} % in",
         r.finish(merge) / 1e6,
-        cluster.transfer_time(8e6) / 1e6,
+        cluster.transfer_time(0, 1, 8e6) / 1e6,
         100.0 * r.link_utilization()[0].0,
         100.0 * r.link_utilization()[0].1
     );
@@ -255,7 +256,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let stages = Design::parse("inc = 13000; pipe(inc, inc, inc)")?;
-    let per_element = |p: &Platform| -> Result<f64, Box<dyn std::error::Error>> {
+    let per_element = |p: &Machine| -> Result<f64, Box<dyn std::error::Error>> {
         Ok(Simulation::new(&stages, p)
             .elements(2000)
             .run()?
@@ -263,8 +264,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!(
         "  pipe of 3 stages of 13 µs on 2 cores: {:.1} µs per element with the cores shared, {:.1} µs pinned as the executor pins threads (one core holds two stages)",
-        per_element(&Platform::new(1, 2))? / 1e3,
-        per_element(&Platform::new(1, 2).pinned(true))? / 1e3
+        per_element(&Machine::new(1, 2))? / 1e3,
+        per_element(&Machine::new(1, 2).with_waiting(|w| w.pinned(true)))? / 1e3
     );
 
     println!("\nChoosing a design: threads under a budget, crossovers, what to speed up first:");

@@ -9,8 +9,8 @@ use common::cli::*;
 
 use pattern_core::Design;
 use pattern_core::explore::allocation::TIE_TOLERANCE;
-use pattern_core::queue::Machine;
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::Simulation;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -212,7 +212,7 @@ fn best_over_sizes_intervals_and_the_robust_choice() {
 fn best_under_queueing_is_the_brute_force_optimum() {
     let file = data("stages.design");
     let design = Design::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let machine = Machine::new(4);
+    let machine = Machine::new(1, 4);
     let mut best = (f64::INFINITY, 0);
     // Threads at most the budget and the cores: a + b + c <= 4.
     for a in 1..=4u64 {
@@ -261,7 +261,7 @@ fn simulated_best(
     names: (&str, &str),
     candidates: &[(u64, u64)],
     threads: impl Fn(u64, u64) -> u64,
-    (platform, x, elements): (&Platform, f64, usize),
+    (platform, x, elements): (&Machine, f64, usize),
 ) -> (f64, (u64, u64)) {
     let design = Design::parse(&std::fs::read_to_string(file).unwrap()).unwrap();
     let timed: Vec<(f64, u64, (u64, u64))> = candidates
@@ -308,7 +308,7 @@ fn best_under_the_simulator_is_the_brute_force_optimum() {
     let candidates: Vec<(u64, u64)> = (1..=3u64)
         .flat_map(|a| (1..=4 - a).map(move |b| (a, b)))
         .collect();
-    let platform = Platform::new(1, 4);
+    let platform = Machine::new(1, 4);
     let best = simulated_best(
         &file,
         ("a", "b"),
@@ -340,7 +340,7 @@ fn best_map_reduce_counts_on_the_simulated_nodes() {
     let candidates: Vec<(u64, u64)> = (1..=2u64)
         .flat_map(|m| (1..=8 / m).map(move |n| (m, n)))
         .collect();
-    let platform = Platform::new(2, 4);
+    let platform = Machine::new(2, 4);
     let best = simulated_best(
         &file,
         ("m", "n"),

@@ -11,8 +11,8 @@ use pattern_core::explore::allocation::{
     AllocationError, Allocator, GreedyRule, OperatorsTime, QueueingTime, TimeModel, greedy_gap,
     pipebalance,
 };
+use pattern_core::machine::Machine;
 use pattern_core::paper::hadoop_design;
-use pattern_core::queue::Machine;
 use pattern_core::{Design, Term};
 use proptest::prelude::*;
 
@@ -140,7 +140,7 @@ proptest! {
         let k = models.len();
         let budget = k as u64 + extra;
         let d = pools(&models);
-        let machine = Machine::new(cores).take(take).handoff(handoff);
+        let machine = Machine::new(1, cores).with_waiting(|w| w.take_ns(take).handoff_ns(handoff));
         let at = [("x", x)];
         let names: Vec<String> = (0..k).map(|i| format!("c{i}")).collect();
         let queue = QueueingTime::new(&d, &machine, &at);
@@ -170,7 +170,7 @@ proptest! {
         let at = [("x", x)];
         let p = pairs(&names, &counts);
         let ops = OperatorsTime::new(&d, &names, &at).unwrap().time_per_element(&p).unwrap();
-        let machine = Machine::new(cores);
+        let machine = Machine::new(1, cores);
         let q = QueueingTime::new(&d, &machine, &at).time_per_element(&p).unwrap();
         // Up to the slack the search allows for it: the normal form rounds
         // coefficients to 12 digits (1.7e-12 relative seen).
@@ -401,7 +401,7 @@ fn errors_are_clear() {
     // A semantics that fails: a machine without cores.
     let e = err(Allocator::new(&d, 8)
         .at(&[("x", 1.0)])
-        .queueing(&Machine::new(0))
+        .queueing(&Machine::new(1, 0))
         .solve());
     assert!(matches!(e, AllocationError::Semantics { .. }), "{e}");
     // A semantics of one's own that gives no number.
@@ -493,9 +493,9 @@ fn six_pools_budget_64_evaluate_few_points() {
 #[test]
 fn simulation_matches_brute_force() {
     use pattern_core::explore::allocation::SimulationTime;
-    use pattern_core::sim::Platform;
+    use pattern_core::machine::Machine;
     let d = Design::parse("f = 300; g = 100; pipe(tpool[a](f), tpool[b](g))").unwrap();
-    let platform = Platform::new(1, 2);
+    let platform = Machine::new(1, 2);
     let names = vec!["a".to_string(), "b".to_string()];
     let sim = SimulationTime::new(&d, &platform, &[]).elements(200);
     let expected = brute_force(
@@ -527,15 +527,14 @@ fn simulation_matches_brute_force() {
 #[test]
 fn map_reduce_counts_under_queueing_and_simulation_match_brute_force() {
     use pattern_core::explore::allocation::{QueueingTime, SimulationTime};
-    use pattern_core::sim::Platform;
     let d = Design::parse(
         "map = 3*x + 40; reduce = 2*x + 500; shuffle = 0.5*x + 7*o + 900;
          mapreduce[m = m, n = n, d = x/8, k = 64](map, shuffle, reduce)",
     )
     .unwrap();
     let names = vec!["m".to_string(), "n".to_string()];
-    let machine = Machine::new(4);
-    let platform = Platform::new(2, 2);
+    let machine = Machine::new(1, 4);
+    let platform = Machine::new(2, 2);
     for x in [1e3, 1e5] {
         let at = [("x", x)];
         for budget in [2, 4, 6] {
@@ -594,7 +593,7 @@ fn over_sizes_under_queueing_match_brute_force() {
     use pattern_core::explore::allocation::QueueingTime;
     let d = Design::parse("s0 = 40*x + 3000; s1 = 4*x*log2(x); pipe(tpool[a](s0), tpool[b](s1))")
         .unwrap();
-    let machine = Machine::new(2).take(50.0);
+    let machine = Machine::new(1, 2).with_waiting(|w| w.take_ns(50.0));
     let names = vec!["a".to_string(), "b".to_string()];
     let allocator = Allocator::new(&d, 6).queueing(&machine).tolerance(1e-9);
     let sizes = [2.0, 16.0, 128.0, 1024.0, 8192.0, 65536.0];
@@ -636,7 +635,7 @@ fn over_sizes_under_queueing_match_brute_force() {
 fn ties_within_rounding_go_to_the_fewest_threads() {
     let d = Design::parse("s0 = 40*x + 3000; s1 = 2*x*log2(x); pipe(tpool[a](s0), tpool[b](s1))")
         .unwrap();
-    let machine = Machine::new(2).take(50.0);
+    let machine = Machine::new(1, 2).with_waiting(|w| w.take_ns(50.0));
     for x in [15.9, 15.99999, 16.0, 16.1] {
         let at = [("x", x)];
         let found = Allocator::new(&d, 6)

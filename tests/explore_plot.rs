@@ -6,8 +6,8 @@ use pattern_core::explore::plot::{
     CostCurves, Efficiency, Gantt, Plot, PlotError, Series, ThreadsPlot,
 };
 use pattern_core::explore::sweep::{Axis, ThreadSweep};
-use pattern_core::queue::Machine;
-use pattern_core::sim::{Platform, Simulation, TaskGraph};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{Simulation, TaskGraph};
 use pattern_core::{Design, Expr};
 
 /// The polylines of an SVG document whose attributes contain `needle`,
@@ -143,10 +143,9 @@ fn labels_of_close_crossovers_do_not_overlap() {
 #[test]
 fn threads_plot_shows_the_three_predictions() {
     let d = Design::parse("a = 100*x; b = 30*x; pipe(tpool[n](a), b)").unwrap();
-    let platform = Platform::new(1, 4);
-    let curve = ThreadSweep::new(&d, "n", &[1, 2, 3, 4, 5, 6], Machine::new(4))
+    let curve = ThreadSweep::new(&d, "n", &[1, 2, 3, 4, 5, 6], Machine::new(1, 4))
         .at(&[("x", 10.0)])
-        .simulate(&platform, 200)
+        .simulate(200)
         .run()
         .unwrap();
     let plot = ThreadsPlot::new(curve.clone());
@@ -181,7 +180,7 @@ fn simulation_plots_are_the_simulators_own() {
     let a = g.compute(0, 4e6, &[]);
     let b = g.compute(0, 2e6, &[]);
     g.compute(1, 3e6, &[a, b]);
-    let run = Simulation::graph(&g, &Platform::new(2, 2)).run().unwrap();
+    let run = Simulation::graph(&g, &Machine::new(2, 2)).run().unwrap();
     let eff = Efficiency {
         run: &run,
         window: 1e6,
@@ -197,7 +196,7 @@ fn simulation_plots_are_the_simulators_own() {
     assert!(svg.contains(&format!("height=\"{h}\"")));
     // A design's run, traced.
     let d = Design::parse("a = 3*x; b = x; pipe(tpool[2](a), b)").unwrap();
-    let run = Simulation::new(&d, &Platform::new(1, 2))
+    let run = Simulation::new(&d, &Machine::new(1, 2))
         .at(&[("x", 10.0)])
         .elements(20)
         .trace(true)
@@ -277,7 +276,7 @@ fn bad_input_is_an_error() {
     // Windows of a simulation's efficiency.
     let mut g = TaskGraph::new();
     g.compute(0, 1e6, &[]);
-    let run = Simulation::graph(&g, &Platform::new(1, 1)).run().unwrap();
+    let run = Simulation::graph(&g, &Machine::new(1, 1)).run().unwrap();
     for window in [0.0, -1.0, f64::NAN, 1e-3] {
         assert!(
             matches!(

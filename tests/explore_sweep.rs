@@ -7,8 +7,8 @@ mod common;
 use pattern_core::explore::sweep::{
     Axis, RangeErrorKind, Spacing, Sweep, SweepError, Table, ThreadSweep,
 };
-use pattern_core::queue::Machine;
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::Simulation;
 use pattern_core::{Design, Expr};
 use proptest::prelude::*;
 
@@ -191,12 +191,11 @@ fn axis_errors_point_at_their_place() {
 #[test]
 fn threads_sweep_agrees_with_direct_calls() {
     let d = Design::parse("a = 100*x; b = 30*x; pipe(tpool[n](a), b)").unwrap();
-    let machine = Machine::new(4).handoff(5.0);
-    let platform = Platform::new(1, 4);
+    let machine = Machine::new(1, 4).with_waiting(|w| w.handoff_ns(5.0));
     let counts = [1u64, 2, 3, 4, 6];
-    let curve = ThreadSweep::new(&d, "n", &counts, machine)
+    let curve = ThreadSweep::new(&d, "n", &counts, machine.clone())
         .at(&[("x", 10.0)])
-        .simulate(&platform, 400)
+        .simulate(400)
         .run()
         .unwrap();
     assert_eq!(curve.count, "n");
@@ -210,7 +209,7 @@ fn threads_sweep_agrees_with_direct_calls() {
             p.queueing,
             d.queueing(&machine, &at).unwrap().time_per_element
         );
-        let sim = Simulation::new(&d, &platform)
+        let sim = Simulation::new(&d, &machine)
             .at(&at)
             .elements(400)
             .run()
@@ -223,7 +222,7 @@ fn threads_sweep_agrees_with_direct_calls() {
         ["n", "threads", "operators", "queueing", "simulation"]
     );
     assert_eq!(table.rows[1][..3], [2.0, 3.0, 500.0]);
-    // Without a platform, no simulation column.
+    // Without a simulation, no simulation column.
     let plain = ThreadSweep::new(&d, "n", &[1, 2], machine)
         .at(&[("x", 10.0)])
         .run()
@@ -235,9 +234,9 @@ fn threads_sweep_agrees_with_direct_calls() {
 #[test]
 fn threads_sweep_errors() {
     let d = Design::parse("a = 100*x; tpool[n](a)").unwrap();
-    let m = Machine::new(2);
+    let m = Machine::new(1, 2);
     let run = |count: &str, values: &[u64], at: &[(&str, f64)]| {
-        ThreadSweep::new(&d, count, values, m).at(at).run()
+        ThreadSweep::new(&d, count, values, m.clone()).at(at).run()
     };
     assert_eq!(
         run("k", &[1], &[("x", 1.0)]),
@@ -262,10 +261,9 @@ fn threads_sweep_errors() {
         run("n", &[1], &[]),
         Err(SweepError::Queueing { count: 1, .. })
     ));
-    let bad = Platform::new(1, 0);
-    let sim = ThreadSweep::new(&d, "n", &[1], m)
+    let sim = ThreadSweep::new(&d, "n", &[1], m.clone())
         .at(&[("x", 1.0)])
-        .simulate(&bad, 10)
+        .simulate(0)
         .run();
     assert!(matches!(sim, Err(SweepError::Simulation { count: 1, .. })));
     let huge = Design::parse("a = 2^x; tpool[n](a)").unwrap();
@@ -319,7 +317,7 @@ fn deep_designs_sweep_on_a_small_stack() {
             (0..100_000).map(|i| pattern_core::Term::atom(&format!("a{}", i % 7), Expr::var("x")));
         let chain = pattern_core::Term::seq_all(atoms).unwrap();
         let d = Design::from_term(pattern_core::Term::tpool("n", chain)).unwrap();
-        let curve = ThreadSweep::new(&d, "n", &[1, 4], Machine::new(8))
+        let curve = ThreadSweep::new(&d, "n", &[1, 4], Machine::new(1, 8))
             .at(&[("x", 2.0)])
             .run()
             .unwrap();

@@ -4,10 +4,10 @@
 
 mod common;
 
+use pattern_core::machine::Machine;
 use pattern_core::paper::{Inc, Qsort};
 use pattern_core::pattern::{Pattern, Pipe, Tpool, design_of};
-use pattern_core::queue::Machine;
-use pattern_core::semantics::{Footprint, Queueing, QueueingError};
+use pattern_core::semantics::{Footprint, Queueing, QueueingError, QueueingPrediction};
 use pattern_core::{Design, Term, strategies};
 use proptest::prelude::*;
 
@@ -49,8 +49,8 @@ proptest! {
     #[test]
     fn the_operators_are_the_limit_with_cores_to_spare(t in strategies::shuffle_free_term(3)) {
         let threads = Footprint::of(&t).threads.eval(&at()).unwrap();
-        let machine = Machine::new(threads as usize + 1).buffer(400);
-        let q = Queueing::new(&machine).at(&at()).of(&t).unwrap();
+        let machine = Machine::new(1, threads as usize + 1);
+        let q = Queueing::new(&machine).buffer(400).at(&at()).of(&t).unwrap();
         let want = plain(&t);
         prop_assert!(q.time_per_element >= want * (1.0 - 1e-9), "{t}: {} < {want}", q.time_per_element);
         prop_assert!(close(q.time_per_element, want, 0.02), "{t}: {} vs {want}", q.time_per_element);
@@ -61,7 +61,7 @@ proptest! {
     /// cores can do the work; more cores never slower.
     #[test]
     fn bounded_by_the_operators_and_the_cores(t in strategies::shuffle_free_term(3), cores in 1usize..6) {
-        let q = |c: usize| Queueing::new(&Machine::new(c)).at(&at()).of(&t).unwrap().time_per_element;
+        let q = |c: usize| Queueing::new(&Machine::new(1, c)).at(&at()).of(&t).unwrap().time_per_element;
         let (few, more) = (q(cores), q(cores + 1));
         prop_assert!(few >= plain(&t) * (1.0 - 1e-9), "{t}");
         prop_assert!(few >= work(&t) / cores as f64 * (1.0 - 1e-9), "{t}: {few} < {}", work(&t) / cores as f64);
@@ -69,10 +69,15 @@ proptest! {
     }
 }
 
+/// The queueing prediction with channels of 1000 places.
+fn buffered(d: &Design, m: &Machine, at: &[(&str, f64)]) -> QueueingPrediction {
+    Queueing::new(m).buffer(1000).at(at).of(d.term()).unwrap()
+}
+
 #[test]
 fn threads_beyond_the_cores_share_them() {
     let d = Design::parse("a = 1000; tpool[n](a)").unwrap();
-    let two = Machine::new(2);
+    let two = Machine::new(1, 2);
     let time = |n: f64| d.queueing(&two, &[("n", n)]).unwrap().time_per_element;
     assert!(close(time(1.0), 1000.0, 1e-12));
     assert!(close(time(2.0), 500.0, 1e-12));
@@ -86,7 +91,7 @@ fn threads_beyond_the_cores_share_them() {
 
     // Three equal stages on two cores: each runs at 2/3 speed.
     let d = Design::parse("a = 300; pipe(a, a, a)").unwrap();
-    let p = d.queueing(&Machine::new(2).buffer(1000), &[]).unwrap();
+    let p = buffered(&d, &Machine::new(1, 2), &[]);
     assert!(
         close(p.time_per_element, 450.0, 1e-6),
         "{}",
@@ -94,7 +99,7 @@ fn threads_beyond_the_cores_share_them() {
     );
     // A slow stage and a fast one on one core: the core does both.
     let d = Design::parse("a = 3; b = 1; pipe(a, b)").unwrap();
-    let p = d.queueing(&Machine::new(1).buffer(1000), &[]).unwrap();
+    let p = buffered(&d, &Machine::new(1, 1), &[]);
     assert!(close(p.time_per_element, 4.0, 1e-6));
 }
 
@@ -103,8 +108,8 @@ fn the_shared_queue_and_the_hand_overs_are_stations() {
     // Taking from the pool's queue, 100 ns under its lock, caps the pool
     // at one element per 100 ns however many workers.
     let d = Design::parse("a = 1000; tpool[n](a)").unwrap();
-    let m = Machine::new(64).take(100.0).buffer(1000);
-    let time = |n: f64| d.queueing(&m, &[("n", n)]).unwrap().time_per_element;
+    let m = Machine::new(1, 64).with_waiting(|w| w.take_ns(100.0));
+    let time = |n: f64| buffered(&d, &m, &[("n", n)]).time_per_element;
     // Four workers of 1000 ns: the queue is busy 40 % of the time, and the
     // elements buffered in front of the pool hide its wait.
     assert!(close(time(4.0), 250.0, 1e-9), "{}", time(4.0));
@@ -112,12 +117,8 @@ fn the_shared_queue_and_the_hand_overs_are_stations() {
     // A hand-over of 50 ns between two stages of 20 ns: the hand-over is
     // the bottleneck.
     let d = Design::parse("a = 20; pipe(a, a)").unwrap();
-    let m = Machine::new(8).handoff(50.0).buffer(1000);
-    assert!(close(
-        d.queueing(&m, &[]).unwrap().time_per_element,
-        50.0,
-        1e-3
-    ));
+    let m = Machine::new(1, 8).with_waiting(|w| w.handoff_ns(50.0));
+    assert!(close(buffered(&d, &m, &[]).time_per_element, 50.0, 1e-3));
 }
 
 #[test]
@@ -125,7 +126,7 @@ fn type_level_and_text_designs_agree() {
     type Typed = Pipe<Tpool<4, Qsort>, Inc>;
     let typed = design_of::<Typed>();
     let text = Design::from_term(<Typed as Pattern>::term()).unwrap();
-    let two = Machine::new(2).handoff(400.0).take(150.0);
+    let two = Machine::new(1, 2).with_waiting(|w| w.handoff_ns(400.0).take_ns(150.0));
     let at = [("x", 16384.0)];
     let a = typed.queueing(&two, &at).unwrap();
     let b = text.queueing(&two, &at).unwrap();
@@ -141,7 +142,7 @@ fn type_level_and_text_designs_agree() {
 
 #[test]
 fn bad_input_is_an_error() {
-    let m = Machine::new(2);
+    let m = Machine::new(1, 2);
     let d = Design::parse("a = x; tpool[n](a)").unwrap();
     assert_eq!(
         d.queueing(&m, &[("x", 1.0)]).unwrap_err().to_string(),
@@ -167,11 +168,14 @@ fn bad_input_is_an_error() {
     ));
     let d = Design::parse("a = x; a").unwrap();
     assert!(matches!(
-        d.queueing(&Machine::new(0), &[("x", 1.0)]),
+        d.queueing(&Machine::new(1, 0), &[("x", 1.0)]),
         Err(QueueingError::Machine(_))
     ));
     assert!(matches!(
-        d.queueing(&Machine::new(1).take(f64::NAN), &[("x", 1.0)]),
+        d.queueing(
+            &Machine::new(1, 1).with_waiting(|w| w.take_ns(f64::NAN)),
+            &[("x", 1.0)]
+        ),
         Err(QueueingError::Machine(_))
     ));
     // A design of no cost has no throughput to speak of.
@@ -185,14 +189,14 @@ fn huge_pools_are_solved_approximately_and_quickly() {
     // Schweitzer-Bard with Seidmann's multi-server stations answers.
     let d = Design::parse("a = 1000; pipe(tpool[1000000000](a), a)").unwrap();
     // One core for 2000 ns of work per element.
-    let p = d.queueing(&Machine::new(1), &[]).unwrap();
+    let p = d.queueing(&Machine::new(1, 1), &[]).unwrap();
     assert!(
         close(p.time_per_element, 2000.0, 1e-9),
         "{}",
         p.time_per_element
     );
     // More cores: the second stage's one thread is the bottleneck.
-    let p = d.queueing(&Machine::new(8), &[]).unwrap();
+    let p = d.queueing(&Machine::new(1, 8), &[]).unwrap();
     assert!(
         close(p.time_per_element, 1000.0, 1e-9),
         "{}",
@@ -200,7 +204,7 @@ fn huge_pools_are_solved_approximately_and_quickly() {
     );
     // The pool alone: its cores are the limit, 10^9 workers or not.
     let d = Design::parse("a = 1000; tpool[1000000000](a)").unwrap();
-    let p = d.queueing(&Machine::new(8), &[]).unwrap();
+    let p = d.queueing(&Machine::new(1, 8), &[]).unwrap();
     assert!(
         close(p.time_per_element, 125.0, 1e-9),
         "{}",

@@ -4,7 +4,8 @@
 //! threads beyond the cores, and every error.
 mod common;
 
-use pattern_core::sim::{MAX_THREADS, Platform, SimError, Simulation};
+use pattern_core::machine::{Machine, MachineError};
+use pattern_core::sim::{MAX_THREADS, SimError, Simulation};
 use pattern_core::strategies::atom;
 use pattern_core::{Count, Design, Term};
 use proptest::prelude::*;
@@ -28,7 +29,7 @@ fn design(depth: u32) -> impl Strategy<Value = Term> {
 
 fn run(
     d: &Design,
-    p: &Platform,
+    p: &Machine,
     at: &[(&str, f64)],
     elements: usize,
 ) -> pattern_core::sim::SimResult {
@@ -48,7 +49,7 @@ proptest! {
     fn where_the_operators_assumptions_hold_the_simulation_agrees(t in design(3)) {
         let d = Design::from_term(t).unwrap();
         let at = [("x", 64.0), ("n", 3.0)];
-        let cores = Platform::new(1, 1 << 16);
+        let cores = Machine::new(1, 1 << 16);
         let model = d.model().eval(&at).unwrap();
         let r = run(&d, &cores, &at, 3000);
         prop_assert!((r.time_per_element() / model - 1.0).abs() < 0.01,
@@ -65,7 +66,7 @@ proptest! {
     #[test]
     fn threads_beyond_the_cores_share_them(n in 1u64..12, cores in 1usize..4, work in 1.0f64..1e4) {
         let d = Design::from_term(Term::tpool(n, Term::atom("a", pattern_core::Expr::num(work)))).unwrap();
-        let r = run(&d, &Platform::new(1, cores), &[], 4000);
+        let r = run(&d, &Machine::new(1, cores), &[], 4000);
         let want = work / (n as f64).min(cores as f64);
         // A pool's exits come in bursts: the fitted slope is within 1e-4.
         prop_assert!((r.time_per_element() / want - 1.0).abs() < 1e-4, "{} vs {want}", r.time_per_element());
@@ -75,7 +76,7 @@ proptest! {
 #[test]
 fn a_finite_stream_pays_the_fill_and_the_drain() {
     let d = Design::parse("a = 10; b = 30; c = 20; pipe(a, b, c)").unwrap();
-    let cores = Platform::new(1, 3);
+    let cores = Machine::new(1, 3);
     for elements in [1, 2, 10, 1000] {
         let r = run(&d, &cores, &[], elements);
         // The first element crosses all stages (60 ns), then one leaves per
@@ -113,7 +114,7 @@ fn a_buffer_bounds_what_a_fast_stage_runs_ahead() {
     // With one place, the fast first stage waits for the slow second one;
     // the makespan is the same (the slow stage sets it), the latency not.
     let d = Design::parse("a = 1; b = 10; pipe(a, b)").unwrap();
-    let cores = Platform::new(1, 2);
+    let cores = Machine::new(1, 2);
     let one = Simulation::new(&d, &cores)
         .elements(100)
         .buffer(1)
@@ -131,7 +132,7 @@ fn a_buffer_bounds_what_a_fast_stage_runs_ahead() {
 #[test]
 fn beyond_the_cores_the_operators_are_off_and_the_simulation_is_not() {
     let d = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)").unwrap();
-    let two = Platform::new(1, 2);
+    let two = Machine::new(1, 2);
     for n in [1.0, 2.0, 4.0, 8.0] {
         let at = [("x", 16384.0), ("n", n)];
         let r = run(&d, &two, &at, 2000);
@@ -154,7 +155,7 @@ fn beyond_the_cores_the_operators_are_off_and_the_simulation_is_not() {
 
 #[test]
 fn bad_input_is_an_error() {
-    let p = Platform::new(1, 2);
+    let p = Machine::new(1, 2);
     let mr = Design::parse("m = x; s = 0; r = x; mapreduce[m = 4, n = 2, d = x, k = 4](m, s, r)")
         .unwrap();
     let err = Simulation::new(&mr, &p)
@@ -225,8 +226,8 @@ fn bad_input_is_an_error() {
         Err(SimError::InvalidOption { .. })
     ));
     assert!(matches!(
-        Simulation::new(&ok, &Platform::new(1, 0)).run(),
-        Err(SimError::NoCores { .. })
+        Simulation::new(&ok, &Machine::new(1, 0)).run(),
+        Err(SimError::Machine(MachineError::NoCores { .. }))
     ));
     let huge = Design::parse("a = 1; tpool[2048](tpool[1024](a))").unwrap();
     assert_eq!(
@@ -248,7 +249,7 @@ fn a_pipeline_of_100k_stages_runs_on_a_small_stack() {
     let result = common::on_small_stack(|| {
         let stages = vec!["a"; 100_000].join(", ");
         let d = Design::parse(&format!("a = 2; pipe({stages})")).unwrap();
-        let r = Simulation::new(&d, &Platform::new(1, 4))
+        let r = Simulation::new(&d, &Machine::new(1, 4))
             .elements(8)
             .run()
             .unwrap();
@@ -268,7 +269,7 @@ fn a_pipeline_of_100k_stages_runs_on_a_small_stack() {
 #[test]
 fn random_durations_reproduce_the_tandem_queue_with_blocking() {
     let d = Design::parse("a = 100; pipe(a, a)").unwrap();
-    let two = Platform::new(1, 2);
+    let two = Machine::new(1, 2);
     for places in [1usize, 2, 4] {
         let r = Simulation::new(&d, &two)
             .elements(200_000)
@@ -289,7 +290,7 @@ fn random_durations_reproduce_the_tandem_queue_with_blocking() {
 #[test]
 fn variation_keeps_the_mean_and_the_seed_decides() {
     let d = Design::parse("a = 100; a").unwrap();
-    let one = Platform::new(1, 1);
+    let one = Machine::new(1, 1);
     let run = |cv: f64, seed: u64| {
         Simulation::new(&d, &one)
             .elements(50_000)
@@ -327,11 +328,12 @@ fn variation_keeps_the_mean_and_the_seed_decides() {
 
 #[test]
 fn taking_from_a_shared_queue_and_handing_over_cost_cpu() {
-    let two = Platform::new(1, 2);
+    let costs = |take: f64, handoff: f64| {
+        Machine::new(1, 2).with_waiting(|w| w.take_ns(take).handoff_ns(handoff))
+    };
     let pool = Design::parse("a = 100; tpool[2](a)").unwrap();
-    let r = Simulation::new(&pool, &two)
+    let r = Simulation::new(&pool, &costs(10.0, 0.0))
         .elements(4000)
-        .overheads(10.0, 0.0)
         .run()
         .unwrap();
     assert!(
@@ -341,17 +343,15 @@ fn taking_from_a_shared_queue_and_handing_over_cost_cpu() {
     );
     // One worker takes alone: no take cost.
     let alone = Design::parse("a = 100; tpool[1](a)").unwrap();
-    let r = Simulation::new(&alone, &two)
+    let r = Simulation::new(&alone, &costs(10.0, 0.0))
         .elements(100)
-        .overheads(10.0, 0.0)
         .run()
         .unwrap();
     assert!((r.time_per_element() - 100.0).abs() < 1e-9);
     // The first stage hands over, the last stage's output leaves the design.
     let pipe = Design::parse("a = 100; pipe(a, a)").unwrap();
-    let r = Simulation::new(&pipe, &two)
+    let r = Simulation::new(&pipe, &costs(0.0, 20.0))
         .elements(1000)
-        .overheads(0.0, 20.0)
         .run()
         .unwrap();
     assert!(
@@ -360,11 +360,13 @@ fn taking_from_a_shared_queue_and_handing_over_cost_cpu() {
         r.time_per_element()
     );
     for (take, handoff) in [(-1.0, 0.0), (0.0, f64::NAN), (f64::INFINITY, 0.0)] {
-        let err = Simulation::new(&pipe, &two)
-            .overheads(take, handoff)
+        let err = Simulation::new(&pipe, &costs(take, handoff))
             .run()
             .unwrap_err();
-        assert!(matches!(err, SimError::InvalidOverhead { .. }), "{err}");
+        assert!(
+            matches!(err, SimError::Machine(MachineError::Invalid { .. })),
+            "{err}"
+        );
     }
 }
 
@@ -374,10 +376,10 @@ fn taking_from_a_shared_queue_and_handing_over_cost_cpu() {
 #[test]
 fn durations_too_large_to_add_up_and_huge_counts_are_errors() {
     let d = Design::parse("a = 1e308; a").unwrap();
-    let one = run(&d, &Platform::new(1, 1), &[], 1);
+    let one = run(&d, &Machine::new(1, 1), &[], 1);
     assert_eq!(one.makespan(), 1e308);
     assert_eq!(one.latency_percentile(50.0).map(|l| l > 1e307), Some(true));
-    let two = Simulation::new(&d, &Platform::new(1, 1)).elements(2).run();
+    let two = Simulation::new(&d, &Machine::new(1, 1)).elements(2).run();
     assert!(
         matches!(two, Err(SimError::ClockOverflow { left: 1 })),
         "{two:?}"
@@ -385,13 +387,13 @@ fn durations_too_large_to_add_up_and_huge_counts_are_errors() {
     let mut g = pattern_core::sim::TaskGraph::new();
     let a = g.compute(0, 1.5e308, &[]);
     g.compute(0, 1.5e308, &[a]);
-    let graph = Simulation::graph(&g, &Platform::new(1, 1)).run();
+    let graph = Simulation::graph(&g, &Machine::new(1, 1)).run();
     assert!(
         matches!(graph, Err(SimError::ClockOverflow { left: 1 })),
         "{graph:?}"
     );
     let wide = Design::parse("a = 1; groups[4294967296](a)").unwrap();
-    let err = Simulation::new(&wide, &Platform::new(1, 1))
+    let err = Simulation::new(&wide, &Machine::new(1, 1))
         .at(&[("p", 4.0)])
         .run()
         .unwrap_err();

@@ -5,7 +5,8 @@
 mod common;
 
 use pattern_core::exec::Kernels;
-use pattern_core::sim::{Change, Platform, Shuffle, SimError, Simulation, TaskGraph, When};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{Change, Shuffle, SimError, Simulation, TaskGraph, When};
 use pattern_core::{Count, Design, Expr, Term};
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -30,7 +31,7 @@ proptest! {
              mapreduce[m = {m}, n = {n}, d = x/8, k = {k}](map, shuffle, reduce)"
         );
         let d = Design::parse(&src).unwrap();
-        let p = Platform::new(m, n);
+        let p = Machine::new(m, n);
         let at = [("x", x)];
         let model = d.model().eval(&at).unwrap();
         let r = Simulation::new(&d, &p).at(&at).elements(200).run().unwrap();
@@ -48,8 +49,8 @@ fn the_shuffle_moves_each_nodes_share_of_every_key_at_once() {
         "map = 0; shuffle = 1e9; reduce = 0; mapreduce[m = 2, n = 1, d = x, k = 9](map, shuffle, reduce)",
     )
     .unwrap();
-    let p = Platform::new(2, 1).bandwidth(1.0);
-    let run = |d: &Design, p: &Platform| {
+    let p = Machine::new(2, 1).bandwidth(1.0);
+    let run = |d: &Design, p: &Machine| {
         Simulation::new(d, p)
             .at(&[("x", 1.0)])
             .shuffle(Shuffle::BytesPerKey(100.0))
@@ -64,7 +65,7 @@ fn the_shuffle_moves_each_nodes_share_of_every_key_at_once() {
         "map = 0; shuffle = 1e9; reduce = 0; mapreduce[m = 3, n = 1, d = x, k = 9](map, shuffle, reduce)",
     )
     .unwrap();
-    let r = run(&d3, &Platform::new(3, 1).bandwidth(1.0));
+    let r = run(&d3, &Machine::new(3, 1).bandwidth(1.0));
     assert_eq!(r.makespan(), 200.0);
     assert!(
         r.link_utilization()
@@ -72,7 +73,7 @@ fn the_shuffle_moves_each_nodes_share_of_every_key_at_once() {
             .all(|&(o, i)| o == 1.0 && i == 1.0)
     );
     assert_eq!(
-        run(&d3, &Platform::new(3, 1).bandwidth(1.0).latency(50.0)).makespan(),
+        run(&d3, &Machine::new(3, 1).bandwidth(1.0).latency(50.0)).makespan(),
         250.0
     );
     // The model's shuffle (1e9 ns) is not used when bytes are given; it is
@@ -83,7 +84,7 @@ fn the_shuffle_moves_each_nodes_share_of_every_key_at_once() {
 
 #[test]
 fn task_groups_run_on_their_processors() {
-    let p = Platform::new(4, 1);
+    let p = Machine::new(4, 1);
     let run = |src: &str, elements: usize| {
         let d = Design::parse(src).unwrap();
         Simulation::new(&d, &p).elements(elements).run().unwrap()
@@ -134,7 +135,7 @@ fn task_groups_run_on_their_processors() {
 fn a_seq_of_parallel_parts_runs_the_stream_through_each_in_turn() {
     // The whole stream through the pool, then through b: a/4 + b each.
     let d = Design::parse("a = 400; b = 30; seq(tpool[4](a), b)").unwrap();
-    let p = Platform::new(1, 4);
+    let p = Machine::new(1, 4);
     let r = Simulation::new(&d, &p).elements(1000).run().unwrap();
     assert!(
         close(r.time_per_element(), 130.0, 0.01),
@@ -157,7 +158,7 @@ fn transfers_take_cpu_from_compute_steps_when_asked() {
     let mut g = TaskGraph::new();
     let step = g.compute(0, 10.0, &[]);
     let send = g.transfer(0, 1, 10.0, &[]);
-    let p = Platform::new(2, 1).bandwidth(1.0);
+    let p = Machine::new(2, 1).bandwidth(1.0);
     let r = Simulation::graph(&g, &p).transfer_cpu(2.0).run().unwrap();
     assert_eq!((r.finish(step), r.finish(send)), (20.0, 30.0));
     let r = Simulation::graph(&g, &p).run().unwrap();
@@ -177,7 +178,7 @@ fn allocations_change_during_a_run() {
     // has 7.5 ns left at a quarter of a core, 30 ns more.
     let mut g = TaskGraph::new();
     let steps: Vec<_> = (0..4).map(|_| g.compute(0, 10.0, &[])).collect();
-    let p = Platform::new(1, 2);
+    let p = Machine::new(1, 2);
     let r = Simulation::graph(&g, &p)
         .change(When::At(5.0), Change::Cores { node: 0, cores: 1 })
         .run()
@@ -189,7 +190,7 @@ fn allocations_change_during_a_run() {
     let first = g.compute(0, 10.0, &[]);
     g.compute(0, 10.0, &[first]);
     let other = g.compute(0, 10.0, &[]);
-    let r = Simulation::graph(&g, &Platform::new(1, 1))
+    let r = Simulation::graph(&g, &Machine::new(1, 1))
         .change(When::Finished(first), Change::Cores { node: 0, cores: 2 })
         .run()
         .unwrap();
@@ -197,14 +198,14 @@ fn allocations_change_during_a_run() {
     assert_eq!(r.finish(other), 20.0);
     assert_eq!(r.makespan(), 30.0);
     // A node whose cores go and never come back: an error, not a hang.
-    let err = Simulation::graph(&g, &Platform::new(1, 1))
+    let err = Simulation::graph(&g, &Machine::new(1, 1))
         .change(When::At(0.0), Change::Cores { node: 0, cores: 0 })
         .run()
         .unwrap_err();
     assert_eq!(err, SimError::Stalled { left: 3 });
     // Workers added at a time: 1 worker, 3 more at 1000 ns.
     let d = Design::parse("a = 100; tpool[1](a)").unwrap();
-    let r = Simulation::new(&d, &Platform::new(1, 4))
+    let r = Simulation::new(&d, &Machine::new(1, 4))
         .elements(50)
         .change(
             When::At(1000.0),
@@ -236,7 +237,7 @@ fn allocations_change_during_a_run() {
         ),
         (When::Finished(first), Change::Cores { node: 0, cores: 1 }),
     ] {
-        let err = Simulation::new(&d, &Platform::new(1, 4))
+        let err = Simulation::new(&d, &Machine::new(1, 4))
             .change(when, change)
             .run()
             .unwrap_err();
@@ -254,7 +255,7 @@ fn direct_execution_runs_the_kernels_and_mixed_mode_only_the_first_calls() {
     });
     // `cheap` has no kernel: its model's 5 ns.
     let d = Design::parse("sort = 1e9; cheap = 5; pipe(sort, cheap)").unwrap();
-    let p = Platform::new(1, 2);
+    let p = Machine::new(1, 2);
     let input = |i: usize| (0..2000u64).map(|k| (k * 7919 + i as u64) % 2000).collect();
     let r = Simulation::new(&d, &p)
         .elements(40)
@@ -282,7 +283,7 @@ fn direct_execution_runs_the_kernels_and_mixed_mode_only_the_first_calls() {
 #[test]
 fn a_design_run_keeps_a_trace_when_asked() {
     let d = Design::parse("a = 10; b = 20; pipe(a, b)").unwrap();
-    let p = Platform::new(1, 2);
+    let p = Machine::new(1, 2);
     let r = Simulation::new(&d, &p)
         .elements(5)
         .trace(true)
@@ -321,7 +322,7 @@ fn a_design_100k_levels_deep_of_distributed_patterns_runs_on_a_small_stack() {
             };
         }
         let d = Design::from_term(t).unwrap();
-        let r = Simulation::new(&d, &Platform::new(2, 1))
+        let r = Simulation::new(&d, &Machine::new(2, 1))
             .at(&[("p", 2.0)])
             .run()
             .unwrap();
@@ -389,7 +390,7 @@ proptest! {
         );
         let d = Design::from_term(t).unwrap();
         let model = d.model().eval(&[]).unwrap();
-        let r = Simulation::new(&d, &Platform::new(8, 1)).run().unwrap();
+        let r = Simulation::new(&d, &Machine::new(8, 1)).run().unwrap();
         prop_assert!((r.makespan() / model - 1.0).abs() < 1e-9, "{d}: {} vs {model}", r.makespan());
     }
 }

@@ -3,10 +3,11 @@
 //! and properties of random graphs against what holds on any schedule.
 mod common;
 
-use pattern_core::sim::{Platform, SimError, Simulation, TaskGraph, TaskId};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{SimError, Simulation, TaskGraph, TaskId};
 use proptest::prelude::*;
 
-fn run(g: &TaskGraph, p: &Platform) -> pattern_core::sim::SimResult {
+fn run(g: &TaskGraph, p: &Machine) -> pattern_core::sim::SimResult {
     Simulation::graph(g, p).run().expect("a valid graph")
 }
 
@@ -17,7 +18,7 @@ fn a_transfer_moves_at_the_smaller_of_its_two_link_shares() {
     let a = g.transfer(0, 1, 10.0, &[]); // out 0: 2 flows, in 1: 2 flows -> 0.5
     let b = g.transfer(0, 2, 10.0, &[]); // out 0: 2 flows, in 2: 1 flow -> 0.5
     let c = g.transfer(3, 1, 4.0, &[]); // out 3: 1 flow, in 1: 2 flows -> 0.5
-    let r = run(&g, &Platform::new(4, 1));
+    let r = run(&g, &Machine::new(4, 1));
     // c ends at 8 (4 bytes at 0.5); then a has in-link 1 to itself but
     // still shares out-link 0 with b: both stay at 0.5 and end at 20.
     assert_eq!(r.finish(c), 8.0);
@@ -32,7 +33,7 @@ fn latency_comes_first_and_occupies_no_link() {
     let a = g.transfer(0, 1, 100.0, &[]);
     let first = g.compute(0, 30.0, &[]);
     let b = g.transfer(0, 1, 100.0, &[first]);
-    let p = Platform::new(2, 1).latency(50.0).bandwidth(2.0);
+    let p = Machine::new(2, 1).latency(50.0).bandwidth(2.0);
     let r = run(&g, &p);
     // a moves alone from 50 to 80 (60 bytes at 2/ns), b's bytes join at
     // 30 + 50 = 80: both at 1/ns, a's last 40 bytes end at 120, then b's
@@ -48,7 +49,7 @@ fn steps_beyond_the_cores_share_them_and_cores_left_idle_are_not_lent() {
     let mut g = TaskGraph::new();
     let ids: Vec<TaskId> = (0..4).map(|_| g.compute(0, 4.0, &[])).collect();
     let other = g.compute(1, 4.0, &[]);
-    let r = run(&g, &Platform::new(2, 2));
+    let r = run(&g, &Machine::new(2, 2));
     assert!(ids.iter().all(|&t| r.finish(t) == 8.0));
     // Node 1's idle core does not help node 0.
     assert_eq!(r.finish(other), 4.0);
@@ -62,7 +63,7 @@ fn zero_work_and_local_transfers_take_no_time() {
     let b = g.transfer(0, 0, 1e9, &[a]);
     let c = g.transfer(0, 1, 0.0, &[b]);
     let d = g.compute(1, 5.0, &[c]);
-    let r = run(&g, &Platform::new(2, 1).latency(7.0));
+    let r = run(&g, &Machine::new(2, 1).latency(7.0));
     assert_eq!((r.finish(a), r.finish(b)), (0.0, 0.0));
     // A transfer of no bytes still pays the latency.
     assert_eq!(r.finish(c), 7.0);
@@ -76,7 +77,7 @@ fn bad_input_is_an_error() {
     let mut g = TaskGraph::new();
     g.compute(2, 1.0, &[]);
     assert_eq!(
-        Simulation::graph(&g, &Platform::new(2, 1))
+        Simulation::graph(&g, &Machine::new(2, 1))
             .run()
             .unwrap_err(),
         SimError::UnknownNode {
@@ -88,7 +89,7 @@ fn bad_input_is_an_error() {
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
         let mut g = TaskGraph::new();
         g.compute(0, bad, &[]);
-        let err = Simulation::graph(&g, &Platform::new(1, 1))
+        let err = Simulation::graph(&g, &Machine::new(1, 1))
             .run()
             .unwrap_err();
         assert!(
@@ -104,7 +105,7 @@ fn bad_input_is_an_error() {
         );
         let mut g = TaskGraph::new();
         g.transfer(0, 1, bad, &[]);
-        let err = Simulation::graph(&g, &Platform::new(2, 1))
+        let err = Simulation::graph(&g, &Machine::new(2, 1))
             .run()
             .unwrap_err();
         assert!(
@@ -123,7 +124,7 @@ fn bad_input_is_an_error() {
     let late = (0..5).map(|_| big.compute(0, 1.0, &[])).last().unwrap();
     let mut g = TaskGraph::new();
     g.compute(0, 1.0, &[late]);
-    let err = Simulation::graph(&g, &Platform::new(1, 1))
+    let err = Simulation::graph(&g, &Machine::new(1, 1))
         .run()
         .unwrap_err();
     assert_eq!(
@@ -140,11 +141,11 @@ fn bad_input_is_an_error() {
     );
     let g = TaskGraph::new();
     for (p, what) in [
-        (Platform::new(0, 4), "node"),
-        (Platform::new(4, 0), "core"),
-        (Platform::new(1, 1).latency(-1.0), "latency"),
-        (Platform::new(1, 1).bandwidth(0.0), "bandwidth"),
-        (Platform::new(1, 1).bandwidth(f64::NAN), "bandwidth"),
+        (Machine::new(0, 4), "node"),
+        (Machine::new(4, 0), "core"),
+        (Machine::new(1, 1).latency(-1.0), "latency"),
+        (Machine::new(1, 1).bandwidth(0.0), "bandwidth"),
+        (Machine::new(1, 1).bandwidth(f64::NAN), "bandwidth"),
     ] {
         let err = Simulation::graph(&g, &p).run().unwrap_err();
         assert!(err.to_string().contains(what), "{err}");
@@ -163,7 +164,7 @@ fn a_chain_of_a_million_tasks_runs_on_a_small_stack() {
                 g.transfer(0, 1, 2.0, &[last])
             };
         }
-        let r = run(&g, &Platform::new(2, 1).bandwidth(2.0));
+        let r = run(&g, &Machine::new(2, 1).bandwidth(2.0));
         r.finish(last)
     });
     assert_eq!(result, 1_000_000.0);
@@ -176,7 +177,7 @@ fn the_trace_opens_as_chrome_trace_events_with_lanes_that_never_overlap() {
     g.compute(0, 10.0, &[]);
     g.compute(0, 5.0, &[a]);
     g.transfer(0, 1, 100.0, &[a]);
-    let r = run(&g, &Platform::new(2, 2));
+    let r = run(&g, &Machine::new(2, 2));
     let trace: serde_json::Value = serde_json::from_str(&r.trace_json()).unwrap();
     let events = trace["traceEvents"].as_array().unwrap();
     let spans: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
@@ -234,7 +235,7 @@ fn graph(nodes: usize) -> impl Strategy<Value = TaskGraph> {
 
 /// The longest path of work through the graph, counting a transfer as
 /// alone on its links.
-fn critical_path(g: &TaskGraph, p: &Platform) -> f64 {
+fn critical_path(g: &TaskGraph, p: &Machine) -> f64 {
     let mut end = vec![0.0f64; g.len()];
     for (i, t) in g.tasks().iter().enumerate() {
         let ready = t
@@ -245,7 +246,9 @@ fn critical_path(g: &TaskGraph, p: &Platform) -> f64 {
         let own = match t.work {
             pattern_core::sim::Work::Compute { duration, .. } => duration,
             pattern_core::sim::Work::Transfer { from, to, .. } if from == to => 0.0,
-            pattern_core::sim::Work::Transfer { bytes, .. } => p.transfer_time(bytes),
+            pattern_core::sim::Work::Transfer { from, to, bytes } => {
+                p.transfer_time(from, to, bytes)
+            }
         };
         end[i] = ready + own;
     }
@@ -263,7 +266,7 @@ proptest! {
     fn every_schedule_respects_dependencies_and_capacity(
         g in graph(3), cores in 1usize..4, latency in 0.0f64..20.0, bandwidth in 0.5f64..4.0,
     ) {
-        let p = Platform::new(3, cores).latency(latency).bandwidth(bandwidth);
+        let p = Machine::new(3, cores).latency(latency).bandwidth(bandwidth);
         let r = run(&g, &p);
         let ids: Vec<TaskId> = g.ids().collect();
         for (i, t) in g.tasks().iter().enumerate() {
@@ -291,7 +294,7 @@ proptest! {
     /// resource: every task ends at its critical path.
     #[test]
     fn with_enough_cores_the_makespan_is_the_critical_path(g in graph(1)) {
-        let p = Platform::new(1, 64);
+        let p = Machine::new(1, 64);
         let r = run(&g, &p);
         let mut end = vec![0.0f64; g.len()];
         let ids: Vec<TaskId> = g.ids().collect();
@@ -314,7 +317,7 @@ proptest! {
         for d in &durations {
             g.compute(0, *d, &[]);
         }
-        let r = run(&g, &Platform::new(1, cores));
+        let r = run(&g, &Machine::new(1, cores));
         let total: f64 = durations.iter().sum();
         let longest = durations.iter().copied().fold(0.0, f64::max);
         let want = (total / cores as f64).max(longest);
@@ -335,7 +338,7 @@ fn plots_are_svg_documents_with_a_bar_per_task() {
     let t = g.transfer(0, 1, 1e6, &[a]);
     g.compute(1, 2e6, &[t]);
     g.compute(1, 2e6, &[t]);
-    let r = run(&g, &Platform::new(2, 2).bandwidth(1.0));
+    let r = run(&g, &Machine::new(2, 2).bandwidth(1.0));
     let gantt = r.gantt_svg().unwrap();
     assert!(gantt.starts_with("<svg") && gantt.trim_end().ends_with("</svg>"));
     // The background, then one bar per task.

@@ -6,7 +6,8 @@
 #[path = "../examples/simulate/lu.rs"]
 mod lu;
 
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::Simulation;
 
 const N: usize = 2592;
 
@@ -14,8 +15,8 @@ fn rate() -> f64 {
     lu::flops(N, 216) / 185.1e9
 }
 
-fn ethernet(nodes: usize) -> Platform {
-    Platform::new(nodes, 1).latency(100_000.0).bandwidth(0.0125)
+fn ethernet(nodes: usize) -> Machine {
+    Machine::new(nodes, 1).latency(100_000.0).bandwidth(0.0125)
 }
 
 /// Efficiency of each iteration: its work over the nodes' time.

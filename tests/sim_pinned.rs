@@ -1,11 +1,12 @@
-//! Threads pinned to cores (`Platform::pinned`), as the executor pins them:
+//! Threads pinned to cores (`Waiting::pinned`), as the executor pins them:
 //! thread `i` in the order of the design's text on core `i mod cores`, each
 //! core shared by its own threads alone; and direct execution on the cores
 //! where the pinned threads run (`Simulation::direct_on_cores`).
 mod common;
 
 use pattern_core::exec::{Cores, Kernels};
-use pattern_core::sim::{Change, Platform, SimError, Simulation, When};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{Change, SimError, Simulation, When};
 use pattern_core::{Design, Expr, Term};
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -25,9 +26,9 @@ proptest! {
     #[test]
     fn a_pinned_pipeline_runs_at_the_pace_of_its_fullest_core(k in 1usize..9, c in 1usize..5) {
         let d = pipe_of(k, 10.0);
-        let pinned = Simulation::new(&d, &Platform::new(1, c).pinned(true))
+        let pinned = Simulation::new(&d, &Machine::new(1, c).with_waiting(|w| w.pinned(true)))
             .elements(3000).run().unwrap().time_per_element();
-        let shared = Simulation::new(&d, &Platform::new(1, c))
+        let shared = Simulation::new(&d, &Machine::new(1, c))
             .elements(3000).run().unwrap().time_per_element();
         let fullest = k.div_ceil(c) as f64 * 10.0;
         let spread = (k as f64 / c as f64).max(1.0) * 10.0;
@@ -41,7 +42,7 @@ proptest! {
     #[test]
     fn a_pinned_pool_keeps_every_core_with_a_worker_busy(n in 1u64..12, c in 1usize..4, work in 1.0f64..1e4) {
         let d = Design::from_term(Term::tpool(n, Term::atom("a", Expr::num(work)))).unwrap();
-        let r = Simulation::new(&d, &Platform::new(1, c).pinned(true)).elements(4000).run().unwrap();
+        let r = Simulation::new(&d, &Machine::new(1, c).with_waiting(|w| w.pinned(true))).elements(4000).run().unwrap();
         let want = work / (n as f64).min(c as f64);
         prop_assert!((r.time_per_element() / want - 1.0).abs() < 1e-3, "{} vs {want}", r.time_per_element());
     }
@@ -52,10 +53,10 @@ proptest! {
 fn with_a_core_per_thread_pinning_changes_nothing() {
     let d =
         Design::parse("a = 10; b = 25; c = 7; pipe(a, tpool[3](seq(b, c)), pipe(a, b))").unwrap();
-    let run = |p: &Platform| Simulation::new(&d, p).elements(500).run().unwrap();
+    let run = |p: &Machine| Simulation::new(&d, p).elements(500).run().unwrap();
     let (pinned, shared) = (
-        run(&Platform::new(1, 8).pinned(true)),
-        run(&Platform::new(1, 8)),
+        run(&Machine::new(1, 8).with_waiting(|w| w.pinned(true))),
+        run(&Machine::new(1, 8)),
     );
     assert_eq!(pinned.makespan(), shared.makespan());
     assert_eq!(pinned.makespan(), 10.0 + 32.0 + 10.0 + 25.0 + 499.0 * 25.0);
@@ -68,13 +69,13 @@ fn with_a_core_per_thread_pinning_changes_nothing() {
 fn a_core_taken_away_holds_its_pinned_threads() {
     let d = pipe_of(2, 10.0);
     let one_core = (When::At(0.0), Change::Cores { node: 0, cores: 1 });
-    let shared = Simulation::new(&d, &Platform::new(1, 2))
+    let shared = Simulation::new(&d, &Machine::new(1, 2))
         .elements(1000)
         .change(one_core.0, one_core.1)
         .run()
         .unwrap();
     assert!((shared.time_per_element() - 20.0).abs() < 0.2);
-    let pinned = Platform::new(1, 2).pinned(true);
+    let pinned = Machine::new(1, 2).with_waiting(|w| w.pinned(true));
     let held = Simulation::new(&d, &pinned)
         .elements(1000)
         .change(one_core.0, one_core.1)
@@ -115,12 +116,15 @@ fn direct_execution_runs_each_kernel_on_its_threads_core() {
             .push((*stage, Cores::of_current_thread().ids()));
         *stage += 1;
     });
-    Simulation::new(&d, &Platform::new(1, cores.len()).pinned(true))
-        .elements(5)
-        .direct(&kernels, |_| 0)
-        .direct_on_cores(true)
-        .run()
-        .unwrap();
+    Simulation::new(
+        &d,
+        &Machine::new(1, cores.len()).with_waiting(|w| w.pinned(true)),
+    )
+    .elements(5)
+    .direct(&kernels, |_| 0)
+    .direct_on_cores(true)
+    .run()
+    .unwrap();
     let placed = placed.lock().unwrap();
     assert_eq!(placed.len(), 15);
     for (stage, on) in placed.iter() {
@@ -154,13 +158,16 @@ fn kernels_that_start_together_run_together() {
             std::thread::sleep(std::time::Duration::from_millis(5));
             r.fetch_sub(1, SeqCst);
         });
-        Simulation::new(&d, &Platform::new(1, cores.len()).pinned(true))
-            .elements(3)
-            .direct(&kernels, |_| 0)
-            .direct_on_cores(true)
-            .direct_together(together)
-            .run()
-            .unwrap();
+        Simulation::new(
+            &d,
+            &Machine::new(1, cores.len()).with_waiting(|w| w.pinned(true)),
+        )
+        .elements(3)
+        .direct(&kernels, |_| 0)
+        .direct_on_cores(true)
+        .direct_together(together)
+        .run()
+        .unwrap();
         met.load(std::sync::atomic::Ordering::SeqCst)
     };
     assert_eq!(run(false), 0);
@@ -180,7 +187,7 @@ fn a_pinned_map_reduce_spreads_its_workers_over_the_cores() {
     let defs = "map = 1000; shuffle = 0; reduce = 10;";
     let run = |text: &str| {
         let d = Design::parse(text).unwrap();
-        Simulation::new(&d, &Platform::new(1, 2).pinned(true))
+        Simulation::new(&d, &Machine::new(1, 2).with_waiting(|w| w.pinned(true)))
             .at(&[("x", 8.0)])
             .elements(400)
             .run()

@@ -1,18 +1,19 @@
-//! The wake-up latency on a busy core (`Platform::wake_latency`), the spin
+//! The wake-up latency on a busy core (`Waiting::wake_latency_ns`), the spin
 //! before a waiting thread sleeps, the cost of a wake-up in vain and the
-//! waker's cost (`Platform::waker_cost`): a thread woken while every core
+//! waker's cost (`Waiting::waker_cost_ns`): a thread woken while every core
 //! it may run on is busy runs that much later, a thread that frees itself
 //! meanwhile takes the element first, and a thread that wakes one asleep
 //! on a free core pays for it.
 mod common;
 
-use pattern_core::sim::{Platform, SimError, Simulation};
+use pattern_core::machine::{Machine, MachineError};
+use pattern_core::sim::{SimError, Simulation};
 use pattern_core::{Design, Expr, Term};
 use proptest::prelude::*;
 
-fn run(design: &str, platform: &Platform, elements: usize) -> (f64, f64) {
+fn run(design: &str, machine: &Machine, elements: usize) -> (f64, f64) {
     let d = Design::parse(design).unwrap();
-    let r = Simulation::new(&d, platform)
+    let r = Simulation::new(&d, machine)
         .elements(elements)
         .run()
         .unwrap();
@@ -25,12 +26,16 @@ fn run(design: &str, platform: &Platform, elements: usize) -> (f64, f64) {
 /// work per element; woken late, it never gets one before worker 1 is free.
 #[test]
 fn the_worker_on_the_free_core_takes_the_elements() {
-    let pinned = Platform::new(1, 2).pinned(true);
+    let pinned = Machine::new(1, 2).with_waiting(|w| w.pinned(true));
     let design = "a = 10; pipe(a, tpool[2](a))";
     let (at_once, _) = run(design, &pinned, 3000);
     assert!((at_once - 15.0).abs() < 0.15, "{at_once}");
     for wake in [0.5, 5.0, 9.0, 100.0] {
-        let (late, makespan) = run(design, &pinned.clone().wake_latency(wake), 3000);
+        let (late, makespan) = run(
+            design,
+            &pinned.clone().with_waiting(|w| w.wake_latency_ns(wake)),
+            3000,
+        );
         assert!((late - 10.0).abs() < 0.1, "{wake}: {late}");
         // Every element is at the stage's pace: 3000 of them, plus the
         // last one's pass through the pool.
@@ -43,7 +48,9 @@ fn the_worker_on_the_free_core_takes_the_elements() {
 /// their sum.
 #[test]
 fn a_thread_that_stops_leaves_its_core_to_the_woken_one() {
-    let one_core = Platform::new(1, 1).pinned(true).wake_latency(5.0);
+    let one_core = Machine::new(1, 1)
+        .with_waiting(|w| w.pinned(true))
+        .with_waiting(|w| w.wake_latency_ns(5.0));
     assert_eq!(run("a = 10; pipe(a, a)", &one_core, 1).1, 20.0);
     // With a second element, the first stage goes on, and the second
     // stage starts 5 ns late: from 15 it shares the core (rate 1/2) with
@@ -60,7 +67,9 @@ fn a_thread_that_stops_leaves_its_core_to_the_woken_one() {
 /// so stage 2 runs then (not at 110) and ends the two elements at 40.
 #[test]
 fn a_woken_thread_runs_when_its_core_frees_itself() {
-    let one_core = Platform::new(1, 1).pinned(true).wake_latency(100.0);
+    let one_core = Machine::new(1, 1)
+        .with_waiting(|w| w.pinned(true))
+        .with_waiting(|w| w.wake_latency_ns(100.0));
     assert_eq!(run("a = 10; pipe(a, a)", &one_core, 2).1, 40.0);
     // A first stage that blocks on a full buffer of one place frees the
     // core as well: at 20 it blocks with the second element (the place
@@ -80,11 +89,11 @@ fn a_woken_thread_runs_when_its_core_frees_itself() {
 /// pace is still two stages' work per element.
 #[test]
 fn a_late_wake_keeps_a_busy_core_busy() {
-    let pinned = Platform::new(1, 2).pinned(true);
+    let pinned = Machine::new(1, 2).with_waiting(|w| w.pinned(true));
     for wake in [0.0, 3.0, 30.0] {
         let (t, _) = run(
             "a = 10; pipe(a, a, a)",
-            &pinned.clone().wake_latency(wake),
+            &pinned.clone().with_waiting(|w| w.wake_latency_ns(wake)),
             3000,
         );
         assert!((t - 20.0).abs() < 0.2, "{wake}: {t}");
@@ -101,11 +110,13 @@ fn a_late_wake_keeps_a_busy_core_busy() {
 /// takes it and ends at `40.5 + c`.
 #[test]
 fn a_wake_up_that_finds_nothing_costs_its_core() {
-    let pinned = Platform::new(1, 2).pinned(true).wake_latency(5.0);
+    let pinned = Machine::new(1, 2)
+        .with_waiting(|w| w.pinned(true))
+        .with_waiting(|w| w.wake_latency_ns(5.0));
     for c in [0.0, 0.25, 0.5, 0.9] {
         let (_, makespan) = run(
             "a = 10; b = 10.5; pipe(a, tpool[2](b))",
-            &pinned.clone().wake_cost(c),
+            &pinned.clone().with_waiting(|w| w.wake_cost_ns(c)),
             3,
         );
         assert!((makespan - (40.5 + c)).abs() < 1e-9, "{c}: {makespan}");
@@ -123,14 +134,24 @@ fn a_wake_up_that_finds_nothing_costs_its_core() {
 /// over) sleeps behind B again: 28 ns per two elements.
 #[test]
 fn a_free_worker_asleep_behind_a_busy_one_leaves_it_the_element() {
-    let pinned = Platform::new(1, 2).pinned(true).wake_latency(5.0);
+    let pinned = Machine::new(1, 2)
+        .with_waiting(|w| w.pinned(true))
+        .with_waiting(|w| w.wake_latency_ns(5.0));
     let design = "a = 10; b = 8; pipe(a, tpool[2](b))";
     for spin in [0.0, 1.0, 2.5] {
-        let (t, _) = run(design, &pinned.clone().spin(spin), 3000);
+        let (t, _) = run(
+            design,
+            &pinned.clone().with_waiting(|w| w.spin_ns(spin)),
+            3000,
+        );
         assert!((t - 14.0).abs() < 1e-3, "{spin}: {t}");
     }
     for spin in [12.0, 100.0, f64::INFINITY] {
-        let (t, _) = run(design, &pinned.clone().spin(spin), 3000);
+        let (t, _) = run(
+            design,
+            &pinned.clone().with_waiting(|w| w.spin_ns(spin)),
+            3000,
+        );
         assert!((t - 10.0).abs() < 1e-6, "{spin}: {t}");
     }
 }
@@ -143,18 +164,18 @@ fn a_free_worker_asleep_behind_a_busy_one_leaves_it_the_element() {
 /// polls through every wait, and nothing is paid.
 #[test]
 fn waking_a_sleeping_stage_costs_the_stage_before() {
-    let pinned = Platform::new(1, 2).pinned(true);
+    let pinned = Machine::new(1, 2).with_waiting(|w| w.pinned(true));
     let design = "a = 200; b = 10; pipe(a, b)";
     for c in [0.0, 5.0, 12.0] {
-        let p = pinned.clone().waker_cost(c);
-        let (_, makespan) = run(design, &p.clone().spin(50.0), 3);
+        let p = pinned.clone().with_waiting(|w| w.waker_cost_ns(c));
+        let (_, makespan) = run(design, &p.clone().with_waiting(|w| w.spin_ns(50.0)), 3);
         assert!(
             (makespan - (610.0 + 2.0 * c)).abs() < 1e-9,
             "{c}: {makespan}"
         );
-        let (t, _) = run(design, &p.clone().spin(50.0), 3000);
+        let (t, _) = run(design, &p.clone().with_waiting(|w| w.spin_ns(50.0)), 3000);
         assert!((t - (200.0 + c)).abs() < 1e-6, "{c}: {t}");
-        let (_, makespan) = run(design, &p.spin(300.0), 3);
+        let (_, makespan) = run(design, &p.with_waiting(|w| w.spin_ns(300.0)), 3);
         assert!((makespan - 610.0).abs() < 1e-9, "{c}: {makespan}");
     }
 }
@@ -163,15 +184,12 @@ fn waking_a_sleeping_stage_costs_the_stage_before() {
 fn a_waker_cost_out_of_range_is_an_error() {
     let d = Design::parse("a = 10; pipe(a, a)").unwrap();
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
-        let p = Platform::new(1, 2).waker_cost(bad);
+        let p = Machine::new(1, 2).with_waiting(|w| w.waker_cost_ns(bad));
         let err = Simulation::new(&d, &p).elements(10).run().unwrap_err();
         assert!(
             matches!(
                 err,
-                SimError::InvalidPlatform {
-                    parameter: "waker cost",
-                    ..
-                }
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.waker_cost_ns"
             ),
             "{bad}: {err}"
         );
@@ -181,29 +199,23 @@ fn a_waker_cost_out_of_range_is_an_error() {
 #[test]
 fn a_spin_or_a_wake_cost_out_of_range_is_an_error() {
     let d = Design::parse("a = 10; pipe(a, a)").unwrap();
-    let wrong = |p: Platform| Simulation::new(&d, &p).elements(10).run().unwrap_err();
+    let wrong = |p: Machine| Simulation::new(&d, &p).elements(10).run().unwrap_err();
     for bad in [-1.0, f64::NAN] {
-        let err = wrong(Platform::new(1, 2).spin(bad));
+        let err = wrong(Machine::new(1, 2).with_waiting(|w| w.spin_ns(bad)));
         assert!(
             matches!(
                 err,
-                SimError::InvalidPlatform {
-                    parameter: "spin",
-                    ..
-                }
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.spin_ns"
             ),
             "{bad}: {err}"
         );
     }
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
-        let err = wrong(Platform::new(1, 2).wake_cost(bad));
+        let err = wrong(Machine::new(1, 2).with_waiting(|w| w.wake_cost_ns(bad)));
         assert!(
             matches!(
                 err,
-                SimError::InvalidPlatform {
-                    parameter: "wake cost",
-                    ..
-                }
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.wake_cost_ns"
             ),
             "{bad}: {err}"
         );
@@ -214,15 +226,12 @@ fn a_spin_or_a_wake_cost_out_of_range_is_an_error() {
 fn a_wake_latency_out_of_range_is_an_error() {
     let d = Design::parse("a = 10; pipe(a, a)").unwrap();
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
-        let p = Platform::new(1, 2).wake_latency(bad);
+        let p = Machine::new(1, 2).with_waiting(|w| w.wake_latency_ns(bad));
         let err = Simulation::new(&d, &p).elements(10).run().unwrap_err();
         assert!(
             matches!(
                 err,
-                SimError::InvalidPlatform {
-                    parameter: "wake latency",
-                    ..
-                }
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.wake_latency_ns"
             ),
             "{bad}: {err}"
         );
@@ -252,9 +261,9 @@ proptest! {
             .unwrap();
         let d = Design::from_term(term).unwrap();
         let threads: u64 = stages.iter().map(|(n, _)| n).sum();
-        let p = Platform::new(1, threads as usize).pinned(pinned);
-        let at = |p: &Platform| Simulation::new(&d, p).elements(500).run().unwrap();
-        let late = p.clone().wake_latency(wake).spin(spin).wake_cost(cost);
+        let p = Machine::new(1, threads as usize).with_waiting(|w| w.pinned(pinned));
+        let at = |p: &Machine| Simulation::new(&d, p).elements(500).run().unwrap();
+        let late = p.clone().with_waiting(|w| w.wake_latency_ns(wake)).with_waiting(|w| w.spin_ns(spin)).with_waiting(|w| w.wake_cost_ns(cost));
         let (now, late) = (at(&p), at(&late));
         // (alike threads may take the elements in another order, which
         // rounds the shared cores' progress differently in the last bit)
@@ -282,10 +291,10 @@ proptest! {
             .reduce(Term::pipe)
             .unwrap();
         let d = Design::from_term(term).unwrap();
-        let p = Platform::new(1, stages.len()).pinned(true).spin(spin);
+        let p = Machine::new(1, stages.len()).with_waiting(|w| w.pinned(true)).with_waiting(|w| w.spin_ns(spin));
         let elements = 200;
-        let at = |p: &Platform| Simulation::new(&d, p).elements(elements).run().unwrap().makespan();
-        let (free, paid) = (at(&p), at(&p.clone().waker_cost(cost)));
+        let at = |p: &Machine| Simulation::new(&d, p).elements(elements).run().unwrap().makespan();
+        let (free, paid) = (at(&p), at(&p.clone().with_waiting(|w| w.waker_cost_ns(cost))));
         let most = cost * (elements * (stages.len() - 1)) as f64;
         prop_assert!(paid >= free - 1e-9 * free, "{} < {}", paid, free);
         prop_assert!(paid <= free + most + 1e-9 * free, "{} > {} + {}", paid, free, most);
@@ -298,7 +307,7 @@ proptest! {
 fn the_makespan_ends_with_the_last_element() {
     use pattern_core::sim::{Change, When};
     let d = Design::parse("a = 10; pipe(a, a)").unwrap();
-    let r = Simulation::new(&d, &Platform::new(1, 2))
+    let r = Simulation::new(&d, &Machine::new(1, 2))
         .elements(3)
         .change(When::At(1e9), Change::Cores { node: 0, cores: 1 })
         .run()

@@ -6,9 +6,10 @@ use crate::generate;
 use pattern_core::comm::MachineProfile;
 use pattern_core::fit::Fitter;
 use pattern_core::fit::extrap_io::Experiment;
+use pattern_core::machine::Machine;
 use pattern_core::prelude::*;
-use pattern_core::queue::{Machine, Network, Solution};
-use pattern_core::sim::{Platform, Shuffle, Simulation};
+use pattern_core::queue::{Network, Solution};
+use pattern_core::sim::{Shuffle, Simulation};
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -191,7 +192,8 @@ fn run_design(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
         .threads
         .eval(&bindings(&point(&resources.threads, rng)));
     if rng.random_bool(0.25) {
-        let machine = Machine::new(rng.random_range(0..5)).take(rng.random_range(0.0..100.0));
+        let take = rng.random_range(0.0..100.0);
+        let machine = Machine::new(1, rng.random_range(0..5)).with_waiting(|w| w.take_ns(take));
         let mut at = point(&model, rng);
         at.extend(
             ["n", "threads", "g", "p"].map(|c| (c.to_string(), rng.random_range(1..9u32) as f64)),
@@ -208,11 +210,16 @@ fn run_design(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
     Ok(())
 }
 
-/// A short simulation of `design` on a random small platform: an error is
+/// A short simulation of `design` on a random small machine: an error is
 /// fine, a result must be a time.
 fn simulate(design: &Design, model: &Expr, rng: &mut ChaCha8Rng) -> Result<(), String> {
-    let platform = Platform::new(rng.random_range(1..5), rng.random_range(1..4))
-        .pinned(rng.random_bool(0.5))
+    let (pinned, take, handoff) = (
+        rng.random_bool(0.5),
+        rng.random_range(0.0..50.0),
+        rng.random_range(0.0..50.0),
+    );
+    let machine = Machine::new(rng.random_range(1..5), rng.random_range(1..4))
+        .with_waiting(|w| w.pinned(pinned).take_ns(take).handoff_ns(handoff))
         .latency(rng.random_range(0.0..100.0))
         .bandwidth(rng.random_range(0.1..10.0));
     let mut at = point(model, rng);
@@ -224,10 +231,9 @@ fn simulate(design: &Design, model: &Expr, rng: &mut ChaCha8Rng) -> Result<(), S
     } else {
         Shuffle::BytesPerKey(rng.random_range(0.0..64.0))
     };
-    let run = Simulation::new(design, &platform)
+    let run = Simulation::new(design, &machine)
         .at(&bindings(&at))
         .elements(rng.random_range(1..20))
-        .overheads(rng.random_range(0.0..50.0), rng.random_range(0.0..50.0))
         .transfer_cpu(rng.random_range(0.0..0.5))
         .shuffle(shuffle)
         .run();

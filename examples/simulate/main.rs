@@ -9,7 +9,8 @@
 mod lu;
 
 use pattern_core::Design;
-use pattern_core::sim::{Platform, Simulation, TaskGraph};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{Simulation, TaskGraph};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "qsort = 1034.17*x*log2(x); inc = 536.185*x; nop = 5422.97; pipe(qsort, inc, nop)",
     )?;
     let at = [("x", 16384.0)];
-    let three = Platform::new(1, 3);
+    let three = Machine::new(1, 3);
     println!(
         "  operators: {:.2} ms per element, latency {:.2} ms",
         pipe.model().eval(&at)? / 1e6,
@@ -45,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("\ntpool[n](qsort) at x = 16384 on 2 cores, 2,000 elements:");
     let pool = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)")?;
-    let two = Platform::new(1, 2);
+    let two = Machine::new(1, 2);
     for n in [1.0, 2.0, 4.0, 8.0] {
         let at = [("x", 16384.0), ("n", n)];
         let r = Simulation::new(&pool, &two).at(&at).elements(2000).run()?;
@@ -67,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         back.push(g.transfer(node, 0, 8e6, &work));
     }
     g.compute(0, 1e6, &back);
-    let cluster = Platform::new(4, 2).latency(50_000.0).bandwidth(12.5);
+    let cluster = Machine::new(4, 2).latency(50_000.0).bandwidth(12.5);
     let r = Simulation::graph(&g, &cluster).run()?;
     println!(
         "  makespan {:.2} ms; cores busy per node: {:?}",
@@ -100,7 +101,7 @@ fn map_reduce() -> Result<(), Box<dyn std::error::Error>> {
          mapreduce[m = 4, n = 2, d = x, k = 768](map, shuffle, reduce)",
     )?;
     let at = [("x", 1024.0)];
-    let cluster = Platform::new(4, 2).latency(50_000.0).bandwidth(0.125);
+    let cluster = Machine::new(4, 2).latency(50_000.0).bandwidth(0.125);
     println!("\nSeed 001's Hadoop histogram on 4 nodes of 2 cores, jobs of x = 1024 images:");
     println!(
         "  operators (eq. 5): {:.2} s per job",
@@ -130,7 +131,7 @@ fn map_reduce() -> Result<(), Box<dyn std::error::Error>> {
     println!("  trace: target/simulate-mapreduce-trace.json");
 
     let pool = Design::parse("qsort = 1034.17*x*log2(x); tpool[4](qsort)")?;
-    let four = Platform::new(1, 4);
+    let four = Machine::new(1, 4);
     let at = [("x", 16384.0)];
     let full = Simulation::new(&pool, &four).at(&at).elements(2000).run()?;
     let shrunk = Simulation::new(&pool, &four)
@@ -158,7 +159,7 @@ fn lu_figures() -> Result<(), Box<dyn std::error::Error>> {
     let n = 2592;
     // One rate for every operation, fitted from the serial run (185.1 s).
     let rate = lu::flops(n, 216) / 185.1e9;
-    let ethernet = |nodes| Platform::new(nodes, 1).latency(100_000.0).bandwidth(0.0125);
+    let ethernet = |nodes| Machine::new(nodes, 1).latency(100_000.0).bandwidth(0.0125);
     println!(
         "\nSeed 003's LU of 2592 x 2592 (serial 185.1 s: {:.1} Mflop/s), Fast Ethernet:",
         rate * 1e3
@@ -235,7 +236,7 @@ fn time_pipeline(n: usize) -> Result<(), Box<dyn std::error::Error>> {
         .map(|(i, s)| format!("{s} = {};", 100 + i))
         .collect();
     let design = Design::parse(&format!("{defs} pipe({})", stages.join(", ")))?;
-    let platform = Platform::new(1, 16);
+    let platform = Machine::new(1, 16);
     let start = Instant::now();
     let r = Simulation::new(&design, &platform).elements(n).run()?;
     println!("{} {}", start.elapsed().as_secs_f64(), r.makespan());

@@ -17,8 +17,9 @@
 use crate::settings::Settings;
 use crate::suite::Suite;
 use pattern_core::exec::Kernels;
-use pattern_core::queue::Machine;
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::{Machine, Waiting};
+use pattern_core::semantics::Queueing;
+use pattern_core::sim::Simulation;
 use pattern_core::{Design, Term};
 use std::sync::PoisonError;
 use std::time::{Duration, Instant};
@@ -58,9 +59,11 @@ pub(crate) fn predict(
     let Ok(design) = Design::from_term(refined.clone()) else {
         return (None, None);
     };
-    let machine = Machine::new(cores).buffer(settings.capacity);
-    let queueing = design
-        .queueing(&machine, at)
+    let machine = Machine::new(1, cores);
+    let queueing = Queueing::new(&machine)
+        .buffer(settings.capacity)
+        .at(at)
+        .of(design.term())
         .ok()
         .map(|p| p.time_per_element)
         .filter(|t| t.is_finite());
@@ -99,7 +102,7 @@ pub(crate) fn platform(
     threads: usize,
     settings: &Settings,
     waker: Option<f64>,
-) -> Platform {
+) -> Machine {
     let ns = |d: Duration| d.as_secs_f64() * 1e9;
     let beyond = threads > cores;
     let executor_spin = if beyond {
@@ -112,16 +115,15 @@ pub(crate) fn platform(
     } else {
         waker.unwrap_or(ns(settings.waker_cost))
     };
-    Platform::new(1, cores)
-        .pinned(settings.pin_threads)
-        .wake_latency(ns(settings.wake_latency))
-        .spin(
-            settings
-                .wait_spin
-                .map_or(f64::INFINITY, |s| ns(s + executor_spin)),
-        )
-        .wake_cost(ns(settings.wake_cost))
-        .waker_cost(waker_cost)
+    let spin = (settings.wait_spin).map_or(f64::INFINITY, |s| ns(s + executor_spin));
+    Machine::new(1, cores).waiting(
+        Waiting::new()
+            .pinned(settings.pin_threads)
+            .wake_latency_ns(ns(settings.wake_latency))
+            .spin_ns(spin)
+            .wake_cost_ns(ns(settings.wake_cost))
+            .waker_cost_ns(waker_cost),
+    )
 }
 
 /// The threads `design` runs at `at` (1 where its count cannot be
@@ -251,12 +253,12 @@ impl<E: Send + 'static> Suite<E> {
         self.evict(&[x], settings);
         let make = &self.make;
         let threads = threads(design, &[("x", x as f64)]);
-        let platform = platform(cores, threads, settings, overheads.waker);
-        Simulation::new(design, &platform)
+        let machine = platform(cores, threads, settings, overheads.waker)
+            .with_waiting(|w| w.take_ns(overheads.take).handoff_ns(overheads.handoff));
+        Simulation::new(design, &machine)
             .at(&[("x", x as f64)])
             .elements(n)
             .buffer(settings.capacity)
-            .overheads(overheads.take, overheads.handoff)
             // Only the first `real` elements reach a kernel: once element
             // `e` enters, those before `e - in_flight` have left, so each
             // atom has had its calls.
@@ -294,17 +296,18 @@ mod tests {
             ..Settings::default()
         };
         let within = platform(2, 2, &settings, None);
-        assert!((within.spin_ns() - 113_000.0).abs() < 1e-6);
-        assert!((within.waker_cost_ns() - 12_000.0).abs() < 1e-6);
-        assert!((within.wake_cost_ns() - 5_000.0).abs() < 1e-6);
+        let within = within.waiting_costs();
+        assert!((within.spin() - 113_000.0).abs() < 1e-6);
+        assert!((within.waker_cost_ns - 12_000.0).abs() < 1e-6);
+        assert!((within.wake_cost_ns - 5_000.0).abs() < 1e-6);
         let beyond = platform(2, 3, &settings, Some(30_000.0));
-        assert!((beyond.spin_ns() - 13_000.0).abs() < 1e-6);
-        assert_eq!(beyond.waker_cost_ns(), 0.0);
+        assert!((beyond.waiting_costs().spin() - 13_000.0).abs() < 1e-6);
+        assert_eq!(beyond.waiting_costs().waker_cost_ns, 0.0);
         let timed = platform(2, 2, &settings, Some(30_000.0));
-        assert!((timed.waker_cost_ns() - 30_000.0).abs() < 1e-6);
+        assert!((timed.waiting_costs().waker_cost_ns - 30_000.0).abs() < 1e-6);
         // Not measured: waiting threads poll for ever.
         let unmeasured = platform(2, 2, &Settings::default(), None);
-        assert_eq!(unmeasured.spin_ns(), f64::INFINITY);
+        assert_eq!(unmeasured.waiting_costs().spin(), f64::INFINITY);
     }
 
     /// On the measured platform a pipeline whose second stage sleeps

@@ -6,7 +6,7 @@
 use crate::Expr;
 use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
-use crate::queue::Machine;
+use crate::machine::Machine;
 use crate::semantics::{
     Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, Resources,
     Throughput,
@@ -149,10 +149,10 @@ impl Design {
     ///
     /// ```
     /// use pattern_core::Design;
-    /// use pattern_core::queue::Machine;
+    /// use pattern_core::machine::Machine;
     ///
     /// let d = Design::parse("a = 3; b = 1; pipe(a, b)").unwrap();
-    /// let one_core = Machine::new(1).buffer(1000);
+    /// let one_core = Machine::new(1, 1);
     /// let p = d.queueing(&one_core, &[]).unwrap();
     /// // Both stages share the core: 3 + 1 per element, not max(3, 1).
     /// assert!((p.time_per_element - 4.0).abs() < 1e-6);

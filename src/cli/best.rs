@@ -13,8 +13,7 @@ use pattern_core::explore::allocation::{
 };
 use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::Axis;
-use pattern_core::queue::Machine;
-use pattern_core::sim::Platform;
+use pattern_core::machine::Machine;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -86,12 +85,12 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let cores_usize = usize::try_from(cores).map_err(|_| {
         CliError::Invalid(format!("{cores} cores are more than this machine counts"))
     })?;
-    let machine = Machine::new(cores_usize);
+    let machine = Machine::new(1, cores_usize);
     let nodes = args.nodes.unwrap_or(1);
     let nodes_usize = usize::try_from(nodes).map_err(|_| {
         CliError::Invalid(format!("{nodes} nodes are more than this machine counts"))
     })?;
-    let platform = Platform::new(nodes_usize, cores_usize);
+    let platform = Machine::new(nodes_usize, cores_usize);
     // Every node has the cores: the threads may fill them all.
     let mut allocator =
         Allocator::new(&design, args.budget).cores(cores.saturating_mul(nodes.max(1)));

@@ -9,7 +9,9 @@ use super::args::{self, Point};
 use super::error::CliError;
 use super::output::{Report, Text, json_num, num, shown};
 use super::{network, read_design, read_text};
-use pattern_core::queue::{Machine, Network, Solution, StationKind};
+use pattern_core::machine::Machine;
+use pattern_core::queue::{Network, Solution, StationKind};
+use pattern_core::semantics::Queueing;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -95,12 +97,13 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
         }
     }
     let design = read_design(&args.file)?;
-    let machine = Machine::new(cores)
-        .handoff(args.handoff)
-        .take(args.take)
-        .buffer(args.buffer);
+    let machine =
+        Machine::new(1, cores).with_waiting(|w| w.handoff_ns(args.handoff).take_ns(args.take));
     let at = args.at.clone().unwrap_or_default();
-    let p = design.queueing(&machine, &at.bindings())?;
+    let p = Queueing::new(&machine)
+        .buffer(args.buffer)
+        .at(&at.bindings())
+        .of(design.term())?;
     // The operators' prediction beside it, where it has a value.
     let plain = design.model().eval(&at.bindings()).ok();
     let mut text = Text::default();

@@ -12,7 +12,8 @@ use super::{progress, read_designs};
 use pattern_core::Design;
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
-use pattern_core::sim::{Platform, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::Simulation;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -126,7 +127,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         }
         Kind::Efficiency | Kind::Gantt => {
             let design = one(&designs, args.kind)?;
-            let platform = Platform::new(args.nodes, args.cores);
+            let platform = Machine::new(args.nodes, args.cores);
             let spinner = (args.elements >= LONG_RUN)
                 .then(|| progress::spinner(&format!("simulating {} elements", args.elements)))
                 .flatten();

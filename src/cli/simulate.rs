@@ -8,7 +8,8 @@ use super::args::{self, Point};
 use super::error::CliError;
 use super::output::{Report, Text, json_num, num, shown};
 use super::{progress, read_design, write_file};
-use pattern_core::sim::{Platform, SimResult, Simulation};
+use pattern_core::machine::Machine;
+use pattern_core::sim::{SimResult, Simulation};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -80,7 +81,7 @@ pub struct SimulateArgs {
 /// Runs `pattern simulate`.
 pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
-    let platform = Platform::new(args.nodes, args.cores).pinned(args.pinned);
+    let platform = Machine::new(args.nodes, args.cores).with_waiting(|w| w.pinned(args.pinned));
     let at = args.at.clone().unwrap_or_default();
     let keep_trace = args.trace.is_some() || args.gantt.is_some();
     let simulation = Simulation::new(&design, &platform)

@@ -9,8 +9,7 @@ use super::output::Report;
 use super::{progress, read_designs, write_file};
 use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::{Axis, Sweep, Table, ThreadCurve, ThreadSweep};
-use pattern_core::queue::Machine;
-use pattern_core::sim::Platform;
+use pattern_core::machine::Machine;
 use pattern_core::{Design, Expr};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -167,8 +166,7 @@ pub fn thread_curve(
     at: &Point,
     simulation: Option<usize>,
 ) -> Result<ThreadCurve, CliError> {
-    let machine = Machine::new(cores);
-    let platform = Platform::new(1, cores);
+    let machine = Machine::new(1, cores);
     let bar = if simulation.is_some() {
         progress::bar(values.len() as u64, "simulating")
     } else {
@@ -179,9 +177,10 @@ pub fn thread_curve(
         points: Vec::with_capacity(values.len()),
     };
     for &value in values {
-        let mut sweep = ThreadSweep::new(design, count, &[value], machine).at(&at.bindings());
+        let mut sweep =
+            ThreadSweep::new(design, count, &[value], machine.clone()).at(&at.bindings());
         if let Some(elements) = simulation {
-            sweep = sweep.simulate(&platform, elements);
+            sweep = sweep.simulate(elements);
         }
         let one = sweep.run();
         if let Some(bar) = &bar {

@@ -166,6 +166,21 @@ impl Machine {
         self
     }
 
+    /// The same machine with its waiting part changed by `f` (from free
+    /// waiting if it has none).
+    ///
+    /// ```
+    /// use pattern_core::machine::Machine;
+    ///
+    /// let m = Machine::new(1, 2).with_waiting(|w| w.pinned(true).wake_latency_ns(5.0));
+    /// assert!(m.waiting_costs().pinned);
+    /// assert_eq!(m.waiting_costs().wake_latency_ns, 5.0);
+    /// ```
+    pub fn with_waiting(mut self, f: impl FnOnce(Waiting) -> Waiting) -> Machine {
+        self.waiting = Some(f(self.waiting.unwrap_or_default()));
+        self
+    }
+
     /// The machine's communication profile (seed 004), in place of the one
     /// derived from its network ([`Machine::communication`]).
     pub fn comm_profile(mut self, profile: MachineProfile) -> Machine {

@@ -2,8 +2,8 @@
 //! network, solved by exact MVA (seed 002's method on seed 001's designs).
 //!
 //! The jobs are the elements in flight: each thread holds one, each channel
-//! between threads up to [`Machine::buffer`]. The stations are where an
-//! element waits for a thread:
+//! between threads up to [`Queueing::buffer`] (4, the executor's channel,
+//! unless set). The stations are where an element waits for a thread:
 //!
 //! - a sequential part (an atom, a `seq` of atoms) on one thread is a
 //!   single-server station whose demand is its cost model at the point;
@@ -11,9 +11,9 @@
 //!   station of their summed times per element;
 //! - `tpool[n](t)` makes every station of `t` `n` times wider (`n` servers)
 //!   and puts the pool's shared queue in front (a single server of demand
-//!   [`Machine::take`]);
+//!   [`Waiting::take_ns`]);
 //! - `pipe` visits its stages in turn, with a hand-over station
-//!   ([`Machine::handoff`]) between two stages;
+//!   ([`Waiting::handoff_ns`]) between two stages;
 //! - a mapReduce is one station: eq. (5) with the workers of a node capped
 //!   at its cores.
 //!
@@ -28,7 +28,8 @@
 //! to spare and long channels the prediction tends to the plain operators'.
 
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::queue::{Approximation, Machine, MultiServer, Network, QueueError, Solution};
+use crate::machine::{Machine, MachineError, Waiting};
+use crate::queue::{Approximation, MultiServer, Network, QueueError, Solution};
 use crate::semantics::MapReducePhases;
 use crate::{EvalError, Expr};
 
@@ -104,9 +105,12 @@ pub enum QueueingError {
         /// The pattern.
         pattern: &'static str,
     },
-    /// A machine without cores, or with negative costs.
-    #[error("the machine needs cores >= 1, buffers >= 1 and costs >= 0 (got {0:?})")]
-    Machine(Machine),
+    /// A machine out of range.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    /// Channels of no place.
+    #[error("a channel between threads holds at least 1 element in the queueing semantics (got 0)")]
+    Buffer,
     /// The elements in flight do not fit a `usize`.
     #[error("the design holds more elements in flight than can be counted")]
     TooManyInFlight,
@@ -119,11 +123,11 @@ pub enum QueueingError {
 ///
 /// ```
 /// use pattern_core::Design;
-/// use pattern_core::queue::Machine;
+/// use pattern_core::machine::Machine;
 /// use pattern_core::semantics::Queueing;
 ///
 /// let d = Design::parse("qsort = 1034.17*x*log2(x); tpool[n](qsort)")?;
-/// let two_cores = Machine::new(2);
+/// let two_cores = Machine::new(1, 2);
 /// let at = |n: f64| [("x", 1024.0), ("n", n)];
 /// let plain = |n: f64| d.model().eval(&at(n)).unwrap();
 /// let queued = |n: f64| Queueing::new(&two_cores).at(&at(n)).of(d.term()).unwrap().time_per_element;
@@ -138,15 +142,34 @@ pub enum QueueingError {
 pub struct Queueing<'m> {
     machine: &'m Machine,
     bindings: Vec<(String, f64)>,
+    buffer: usize,
 }
 
 impl<'m> Queueing<'m> {
-    /// The semantics on `machine`, with no variable bound yet.
+    /// The semantics on `machine`, with no variable bound yet and channels
+    /// of 4 places.
     pub fn new(machine: &'m Machine) -> Self {
         Self {
             machine,
             bindings: Vec::new(),
+            buffer: 4,
         }
+    }
+
+    /// The elements a channel between threads holds (4 unless set): with
+    /// the threads, how many elements are in flight.
+    pub fn buffer(mut self, places: usize) -> Self {
+        self.buffer = places;
+        self
+    }
+
+    fn waits(&self) -> &Waiting {
+        self.machine.waiting_costs()
+    }
+
+    /// The cores of the node the design runs on.
+    fn cores(&self) -> f64 {
+        self.machine.node_cores(0) as f64
     }
 
     /// Binds the models' variables and the symbolic counts.
@@ -157,15 +180,12 @@ impl<'m> Queueing<'m> {
 
     /// The prediction for `term`.
     pub fn of(&self, term: &Term) -> Result<QueueingPrediction, QueueingError> {
-        let m = self.machine;
-        if m.cores == 0
-            || m.buffer == 0
-            || !(m.handoff.is_finite() && m.handoff >= 0.0 && m.take.is_finite() && m.take >= 0.0)
-        {
-            return Err(QueueingError::Machine(*m));
+        self.machine.check()?;
+        if self.buffer == 0 {
+            return Err(QueueingError::Buffer);
         }
         let fragment = fold(term, &mut self.clone())?;
-        solve(fragment, m.cores)
+        solve(fragment, self.cores())
     }
 
     fn bindings(&self) -> Vec<(&str, f64)> {
@@ -265,7 +285,7 @@ impl Semantics for Queueing<'_> {
                 continue; // free: no time, and no network to solve
             }
             work += p.parts.iter().map(|q| q.demand * q.width).sum::<f64>();
-            time += solve(p, self.machine.cores)?.time_per_element;
+            time += solve(p, self.cores())?.time_per_element;
         }
         Ok(Fragment {
             parts: vec![Part {
@@ -288,14 +308,14 @@ impl Semantics for Queueing<'_> {
                 all.push(Part {
                     name: format!("handoff {i}"),
                     servers: 1,
-                    demand: self.machine.handoff,
+                    demand: self.waits().handoff_ns,
                     width: 1.0,
                 });
             }
             in_flight = add(in_flight, stage.in_flight)?;
             all.extend(stage.parts);
         }
-        in_flight = add(in_flight, mul(k - 1, self.machine.buffer)?)?;
+        in_flight = add(in_flight, mul(k - 1, self.buffer)?)?;
         Ok(Fragment {
             parts: all,
             in_flight,
@@ -308,7 +328,7 @@ impl Semantics for Queueing<'_> {
         let mut parts = vec![Part {
             name: format!("queue of tpool[{n}]"),
             servers: 1,
-            demand: self.machine.take,
+            demand: self.waits().take_ns,
             width: 1.0,
         }];
         for p in body.parts {
@@ -317,7 +337,7 @@ impl Semantics for Queueing<'_> {
                 ..p
             });
         }
-        let in_flight = add(mul(n, body.in_flight)?, self.machine.buffer)?;
+        let in_flight = add(mul(n, body.in_flight)?, self.buffer)?;
         Ok(Fragment {
             parts,
             in_flight,
@@ -341,7 +361,7 @@ impl Semantics for Queueing<'_> {
         let (m, n) = (self.count(&params.m)?, self.count(&params.n)?);
         let phases = MapReducePhases::new(params, map, &shuffle.model, reduce);
         // The workers of a node share its cores.
-        let workers = mul(m, n.min(self.machine.cores))? as f64;
+        let workers = mul(m, n.min(self.machine.node_cores(0)))? as f64;
         let at = self.bindings();
         let value = |what: &str, e: &Expr| {
             e.eval(&at).map_err(|source| QueueingError::Eval {
@@ -433,12 +453,12 @@ const MAX_EXACT_COST: f64 = 2e7;
 
 /// Solves the fragment's network with the cores' slowdown at its fixed
 /// point.
-fn solve(fragment: Fragment, cores: usize) -> Result<QueueingPrediction, QueueingError> {
+fn solve(fragment: Fragment, cores: f64) -> Result<QueueingPrediction, QueueingError> {
     let n = fragment.in_flight;
     let parts = &fragment.parts;
     // Work per element, counted in cores: busy threads = X·work·s.
     let work: f64 = parts.iter().map(|p| p.demand * p.width).sum();
-    let c = cores as f64;
+    let c = cores;
     // Every demand is slowed alike, and MVA's times scale with the demands:
     // X(s) = X(1)/s. The cores are saturated where X(s)·work = c.
     let at_full_speed = mva(&network(parts, 1.0), n, parts)?;

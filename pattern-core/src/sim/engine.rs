@@ -1,12 +1,13 @@
 //! The flow-graph engine: a task starts on the [`Resources`] when the last
 //! task it depends on ends; time jumps from one end to the next.
 
+use super::SimError;
 use super::change::{Change, Changes, When};
 use super::graph::{TaskGraph, Work};
 use super::resources::Resources;
 use super::result::SimResult;
 use super::variation::Variation;
-use super::{Platform, SimError};
+use crate::machine::Machine;
 
 pub(crate) struct Engine<'a> {
     graph: &'a TaskGraph,
@@ -21,17 +22,16 @@ pub(crate) struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    /// Checks the graph against the platform and builds the dependents.
+    /// Checks the graph against the machine and builds the dependents.
     pub(crate) fn new(
         graph: &'a TaskGraph,
-        platform: &Platform,
+        machine: &Machine,
         variation: Variation,
         cpu_per_byte: f64,
         changes: Changes,
     ) -> Result<Engine<'a>, SimError> {
-        platform.check()?;
         let n = graph.tasks.len();
-        let nodes = platform.nodes();
+        let nodes = machine.nodes();
         let mut counts = vec![0usize; n + 1];
         let mut waiting = vec![0usize; n];
         for (i, task) in graph.tasks.iter().enumerate() {
@@ -80,7 +80,7 @@ impl<'a> Engine<'a> {
         Ok(Engine {
             graph,
             // A flow graph's tasks belong to no thread: never pinned.
-            resources: Resources::new(platform, cpu_per_byte, false),
+            resources: Resources::new(machine, cpu_per_byte, false)?,
             waiting,
             dependents_start: counts,
             dependents,
@@ -93,7 +93,7 @@ impl<'a> Engine<'a> {
 
     /// Runs every task to its end; a task left on a node whose cores were
     /// all taken away is [`SimError::Stalled`].
-    pub(crate) fn run(mut self, platform: &Platform) -> Result<SimResult, SimError> {
+    pub(crate) fn run(mut self, machine: &Machine) -> Result<SimResult, SimError> {
         let n = self.graph.tasks.len();
         let mut ready: Vec<usize> = (0..n).filter(|&i| self.waiting[i] == 0).collect();
         let mut done: Vec<usize> = Vec::new();
@@ -125,7 +125,7 @@ impl<'a> Engine<'a> {
         }
         Ok(SimResult::new(
             self.graph,
-            platform,
+            machine,
             self.start,
             self.finish,
             self.resources,

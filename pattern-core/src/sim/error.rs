@@ -5,34 +5,27 @@ use thiserror::Error;
 /// Bad input to the simulator: a clear error, never a panic or a hang.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum SimError {
-    /// A platform with no nodes, or nodes with no cores.
-    #[error(
-        "a platform needs at least one node of at least one core, got {nodes} nodes of {cores} cores"
-    )]
-    NoCores {
-        /// The nodes asked for.
-        nodes: usize,
-        /// The cores per node asked for.
-        cores: usize,
+    /// A machine out of range.
+    #[error(transparent)]
+    Machine(#[from] crate::machine::MachineError),
+    /// A machine larger than the simulator holds.
+    #[error("the machine has {value} {what}: the simulator holds at most {limit}")]
+    MachineTooLarge {
+        /// What is too many (`nodes`, `pinned cores`).
+        what: &'static str,
+        /// How many the machine has.
+        value: u64,
+        /// The most the simulator holds.
+        limit: u64,
     },
-    /// A platform parameter out of its range.
-    #[error("the platform's {parameter} is {value}: {expected}")]
-    InvalidPlatform {
-        /// Which parameter (`latency`, `bandwidth`).
-        parameter: &'static str,
-        /// Its value, as given.
-        value: f64,
-        /// What it must be.
-        expected: &'static str,
-    },
-    /// A task on a node the platform does not have.
-    #[error("task {task} runs on node {node}, but the platform has nodes 0..{nodes}")]
+    /// A task on a node the machine does not have.
+    #[error("task {task} runs on node {node}, but the machine has nodes 0..{nodes}")]
     UnknownNode {
         /// The task's index in its graph.
         task: usize,
         /// The node it names.
         node: usize,
-        /// The platform's nodes.
+        /// The machine's nodes.
         nodes: usize,
     },
     /// A dependency on a task the graph does not have (an id from another
@@ -106,14 +99,6 @@ pub enum SimError {
         /// The value given.
         value: f64,
     },
-    /// An overhead that is negative, NaN or infinite.
-    #[error("overheads of {take} ns per take and {handoff} ns per hand-over: finite numbers >= 0")]
-    InvalidOverhead {
-        /// The take's.
-        take: f64,
-        /// The hand-over's.
-        handoff: f64,
-    },
     /// An allocation change the run cannot make.
     #[error("the change {change}: {reason}")]
     InvalidChange {
@@ -128,12 +113,12 @@ pub enum SimError {
         /// The tasks (or elements) left.
         left: usize,
     },
-    /// A design whose steps use more nodes than the platform has.
-    #[error("the design uses nodes 0..{needed}, but the platform has nodes 0..{nodes}")]
+    /// A design whose steps use more nodes than the machine has.
+    #[error("the design uses nodes 0..{needed}, but the machine has nodes 0..{nodes}")]
     NotEnoughNodes {
         /// The nodes the design uses.
         needed: usize,
-        /// The platform's.
+        /// The machine's.
         nodes: usize,
     },
     /// A CPU cost per byte that is negative, NaN or infinite.

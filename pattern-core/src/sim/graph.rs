@@ -48,13 +48,14 @@ pub struct Task {
 /// added before it, so a graph has no cycle.
 ///
 /// ```
-/// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+/// use pattern_core::machine::Machine;
+/// use pattern_core::sim::{Simulation, TaskGraph};
 ///
 /// let mut g = TaskGraph::new();
 /// let a = g.compute(0, 100.0, &[]);
 /// let t = g.transfer(0, 1, 1000.0, &[a]);
 /// let b = g.compute(1, 100.0, &[t]);
-/// let p = Platform::new(2, 1).latency(50.0).bandwidth(10.0);
+/// let p = Machine::new(2, 1).latency(50.0).bandwidth(10.0);
 /// let r = Simulation::graph(&g, &p).run()?;
 /// assert_eq!(r.finish(t), 100.0 + 50.0 + 1000.0 / 10.0);
 /// assert_eq!(r.finish(b), 350.0);

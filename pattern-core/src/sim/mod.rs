@@ -17,14 +17,15 @@
 //!   ended.
 //!
 //! ```
-//! use pattern_core::sim::{Platform, Simulation, TaskGraph};
+//! use pattern_core::machine::Machine;
+//! use pattern_core::sim::{Simulation, TaskGraph};
 //!
 //! // Two transfers of 1.5 and 3 bytes on one link of 1 byte/ns: both at
 //! // half the bandwidth until the first ends at 3.0, the second alone after.
 //! let mut g = TaskGraph::new();
 //! let a = g.transfer(0, 1, 1.5, &[]);
 //! let b = g.transfer(0, 1, 3.0, &[]);
-//! let r = Simulation::graph(&g, &Platform::new(2, 1)).run()?;
+//! let r = Simulation::graph(&g, &Machine::new(2, 1)).run()?;
 //! assert_eq!((r.finish(a), r.finish(b)), (3.0, 4.5));
 //! # Ok::<(), pattern_core::sim::SimError>(())
 //! ```
@@ -38,7 +39,6 @@ mod environment;
 mod error;
 mod graph;
 mod plan;
-mod platform;
 mod plot;
 mod resources;
 mod result;
@@ -49,12 +49,13 @@ mod variation;
 
 use crate::Design;
 use crate::exec::Kernels;
+use crate::machine::Machine;
 pub use change::{Change, When};
 use direct::Direct;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
 pub use plan::{MAX_THREADS, Shuffle};
-pub use platform::Platform;
+pub use resources::{MAX_NODES, MAX_UNITS};
 pub use result::SimResult;
 use std::cell::RefCell;
 use std::fmt;
@@ -67,28 +68,28 @@ enum Source<'a> {
 }
 
 /// A simulation to run: a flow graph, or a stream of elements through a
-/// design, on a platform.
+/// design, on a machine.
 ///
 /// ```
-/// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+/// use pattern_core::machine::Machine;
+/// use pattern_core::sim::{Simulation, TaskGraph};
 ///
 /// // Three steps of 1, 2 and 3 ns on a node of 2 cores: each at 2/3 until
 /// // the first ends at 1.5, then each at full speed.
 /// let mut g = TaskGraph::new();
 /// let steps: Vec<_> = [1.0, 2.0, 3.0].iter().map(|&d| g.compute(0, d, &[])).collect();
-/// let r = Simulation::graph(&g, &Platform::new(1, 2)).run()?;
+/// let r = Simulation::graph(&g, &Machine::new(1, 2)).run()?;
 /// let ends: Vec<f64> = steps.iter().map(|&s| r.finish(s)).collect();
 /// assert_eq!(ends, [1.5, 2.5, 3.5]);
 /// # Ok::<(), pattern_core::sim::SimError>(())
 /// ```
 pub struct Simulation<'a> {
     source: Source<'a>,
-    platform: &'a Platform,
+    machine: &'a Machine,
     at: Vec<(String, f64)>,
     elements: usize,
     buffer: usize,
     variation: (f64, u64),
-    overheads: stream::Overheads,
     cpu_per_byte: f64,
     changes: change::Changes,
     shuffle: Shuffle,
@@ -103,7 +104,7 @@ impl fmt::Debug for Simulation<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Simulation")
             .field("source", &self.source)
-            .field("platform", &self.platform)
+            .field("machine", &self.machine)
             .field("at", &self.at)
             .field("elements", &self.elements)
             .field("direct", &self.direct.is_some())
@@ -112,12 +113,12 @@ impl fmt::Debug for Simulation<'_> {
 }
 
 impl<'a> Simulation<'a> {
-    /// The flow graph `graph` on `platform`.
-    pub fn graph(graph: &'a TaskGraph, platform: &'a Platform) -> Simulation<'a> {
-        Simulation::of(Source::Graph(graph), platform)
+    /// The flow graph `graph` on `machine`.
+    pub fn graph(graph: &'a TaskGraph, machine: &'a Machine) -> Simulation<'a> {
+        Simulation::of(Source::Graph(graph), machine)
     }
 
-    /// A stream of elements through `design` on node 0 of `platform`, its
+    /// A stream of elements through `design` on node 0 of `machine`, its
     /// atoms' models giving the durations of their steps (partial direct
     /// execution). Every stage of a pipeline is a thread (a task pool's
     /// workers are threads taking elements from one shared queue), the
@@ -126,30 +127,30 @@ impl<'a> Simulation<'a> {
     ///
     /// ```
     /// use pattern_core::Design;
-    /// use pattern_core::sim::{Platform, Simulation};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
     ///
     /// let d = Design::parse("a = 3*x; b = x; pipe(a, b)")?;
-    /// let r = Simulation::new(&d, &Platform::new(1, 2)).at(&[("x", 10.0)]).elements(1000).run()?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 2)).at(&[("x", 10.0)]).elements(1000).run()?;
     /// assert_eq!(r.time_per_element(), 30.0);            // the slower stage, as M[pipe]
     /// assert_eq!(r.makespan(), 40.0 + 999.0 * 30.0);     // fill, then one element per 30 ns
     /// // One core: both stages share it, 40 ns per element.
-    /// let r = Simulation::new(&d, &Platform::new(1, 1)).at(&[("x", 10.0)]).elements(1000).run()?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 1)).at(&[("x", 10.0)]).elements(1000).run()?;
     /// assert!((r.time_per_element() - 40.0).abs() < 1e-9);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(design: &'a Design, platform: &'a Platform) -> Simulation<'a> {
-        Simulation::of(Source::Design(design), platform)
+    pub fn new(design: &'a Design, machine: &'a Machine) -> Simulation<'a> {
+        Simulation::of(Source::Design(design), machine)
     }
 
-    fn of(source: Source<'a>, platform: &'a Platform) -> Simulation<'a> {
+    fn of(source: Source<'a>, machine: &'a Machine) -> Simulation<'a> {
         Simulation {
             source,
-            platform,
+            machine,
             at: Vec::new(),
             elements: 1,
             buffer: 4,
             variation: (0.0, 0),
-            overheads: stream::Overheads::default(),
             cpu_per_byte: 0.0,
             changes: change::Changes::default(),
             shuffle: Shuffle::Model,
@@ -168,13 +169,14 @@ impl<'a> Simulation<'a> {
     /// are done.
     ///
     /// ```
-    /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::{Simulation, TaskGraph};
     ///
     /// // One core: a 10 ns step and a transfer's 10 ns of sending share it.
     /// let mut g = TaskGraph::new();
     /// let step = g.compute(0, 10.0, &[]);
     /// let send = g.transfer(0, 1, 10.0, &[]);
-    /// let r = Simulation::graph(&g, &Platform::new(2, 1)).transfer_cpu(1.0).run()?;
+    /// let r = Simulation::graph(&g, &Machine::new(2, 1)).transfer_cpu(1.0).run()?;
     /// assert_eq!((r.finish(step), r.finish(send)), (20.0, 20.0));
     /// # Ok::<(), pattern_core::sim::SimError>(())
     /// ```
@@ -190,13 +192,14 @@ impl<'a> Simulation<'a> {
     ///
     /// ```
     /// use pattern_core::Design;
-    /// use pattern_core::sim::{Change, Platform, Simulation, When};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::{Change, Simulation, When};
     ///
     /// // 4 workers of 100 ns per element on 4 cores; at 2550 ns two are
     /// // removed, each ending the element it holds first: 104 elements by
     /// // 2600 ns, then 96 more on two workers.
     /// let d = Design::parse("a = 100; tpool[4](a)")?;
-    /// let p = Platform::new(1, 4);
+    /// let p = Machine::new(1, 4);
     /// let r = Simulation::new(&d, &p)
     ///     .elements(200)
     ///     .change(When::At(2550.0), Change::Workers { pool: 0, workers: 2 })
@@ -225,11 +228,12 @@ impl<'a> Simulation<'a> {
     /// ```
     /// use pattern_core::Design;
     /// use pattern_core::exec::Kernels;
-    /// use pattern_core::sim::{Platform, Simulation};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
     ///
     /// let d = Design::parse("sort = x; tpool[2](sort)")?;
     /// let kernels = Kernels::<Vec<u32>>::new().add("sort", |v| v.sort_unstable());
-    /// let r = Simulation::new(&d, &Platform::new(1, 2))
+    /// let r = Simulation::new(&d, &Machine::new(1, 2))
     ///     .at(&[("x", 1000.0)])
     ///     .elements(20)
     ///     .direct(&kernels, |i| (0..1000u32).map(|k| k.wrapping_mul(2654435761) ^ i as u32).collect())
@@ -262,8 +266,10 @@ impl<'a> Simulation<'a> {
     /// kernel at a time. Its duration then carries that core's speed and
     /// the element's place in the caches: an element handed from a stage
     /// on one core to a stage on another is read from the other core's
-    /// cache, as in the run. Meant with a platform of this machine's cores,
-    /// [`Platform::pinned`].
+    /// cache, as in the run. Meant with a machine of this computer's cores
+    /// whose threads are pinned ([`Waiting::pinned`]).
+    ///
+    /// [`Waiting::pinned`]: crate::machine::Waiting::pinned
     ///
     /// [`Executor::pin_threads`]: crate::exec::Executor::pin_threads
     pub fn direct_on_cores(mut self, on: bool) -> Simulation<'a> {
@@ -317,13 +323,14 @@ impl<'a> Simulation<'a> {
     ///
     /// ```
     /// use pattern_core::Design;
-    /// use pattern_core::sim::{Platform, Simulation};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
     ///
     /// // Two exponential stages with one place between them: blocking
     /// // costs a third of the throughput that one place more would save
     /// // (μ(B + 2)/(B + 3) for B places, a classic tandem-queue result).
     /// let d = Design::parse("a = 100; pipe(a, a)")?;
-    /// let r = Simulation::new(&d, &Platform::new(1, 2))
+    /// let r = Simulation::new(&d, &Machine::new(1, 2))
     ///     .elements(100_000).buffer(1).variation(1.0, 7).run()?;
     /// assert!((r.time_per_element() / (100.0 * 4.0 / 3.0) - 1.0).abs() < 0.03);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -333,31 +340,9 @@ impl<'a> Simulation<'a> {
         self
     }
 
-    /// CPU time, in ns, that a thread of a design spends moving each
-    /// element: `take` to take it from a queue several threads share (a
-    /// task pool's), `handoff` to hand it to the next stage of a pipeline.
-    /// Both 0 unless set; the queueing model's `Machine` measures the same
-    /// two costs.
-    ///
-    /// ```
-    /// use pattern_core::Design;
-    /// use pattern_core::sim::{Platform, Simulation};
-    ///
-    /// let d = Design::parse("a = 100; pipe(a, a)")?;
-    /// let one_core = Platform::new(1, 1);
-    /// let r = Simulation::new(&d, &one_core).elements(1000).overheads(0.0, 20.0).run()?;
-    /// // Both stages and one hand-over share the core: 220 ns per element.
-    /// assert!((r.time_per_element() - 220.0).abs() < 1e-6);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn overheads(mut self, take: f64, handoff: f64) -> Simulation<'a> {
-        self.overheads = stream::Overheads { take, handoff };
-        self
-    }
-
     /// Runs the simulation. A node or a dependency the graph names that
     /// does not exist, a negative or non-finite duration or size, a
-    /// platform out of range, an atom whose model has no value at the
+    /// machine out of range, an atom whose model has no value at the
     /// bindings, an unbound count, a pattern the design simulator does not
     /// run yet, or no elements is a [`SimError`].
     pub fn run(&self) -> Result<SimResult, SimError> {
@@ -370,12 +355,12 @@ impl<'a> Simulation<'a> {
         match self.source {
             Source::Graph(graph) => engine::Engine::new(
                 graph,
-                self.platform,
+                self.machine,
                 variation,
                 self.cpu_per_byte,
                 self.changes.clone(),
             )?
-            .run(self.platform),
+            .run(self.machine),
             Source::Design(design) => self.run_design(design, variation),
         }
     }
@@ -385,7 +370,6 @@ impl<'a> Simulation<'a> {
         design: &Design,
         variation: variation::Variation,
     ) -> Result<SimResult, SimError> {
-        self.platform.check()?;
         let positive = |what, value: usize| {
             if value == 0 {
                 Err(SimError::InvalidOption {
@@ -401,13 +385,6 @@ impl<'a> Simulation<'a> {
         positive("a buffer's places", self.buffer)?;
         if let Some(k) = self.measure_first {
             positive("the calls measured", k)?;
-        }
-        let o = self.overheads;
-        if !(o.take.is_finite() && o.take >= 0.0 && o.handoff.is_finite() && o.handoff >= 0.0) {
-            return Err(SimError::InvalidOverhead {
-                take: o.take,
-                handoff: o.handoff,
-            });
         }
         if let Shuffle::BytesPerKey(b) = self.shuffle {
             if !(b.is_finite() && b >= 0.0) {
@@ -425,11 +402,15 @@ impl<'a> Simulation<'a> {
         let labels = planner.labels.clone();
         let plan = planner.finish(plan)?;
         let mut direct = self.direct.as_ref().map(|d| d.borrow_mut());
+        let waits = *self.machine.waiting_costs();
         let options = stream::Options {
             elements: self.elements,
             buffer: self.buffer,
             variation,
-            overheads: self.overheads,
+            overheads: stream::Overheads {
+                take: waits.take_ns,
+                handoff: waits.handoff_ns,
+            },
             cpu_per_byte: self.cpu_per_byte,
             changes: self.changes.clone(),
             direct: direct.as_mut().map(|d| &mut ***d as &mut dyn Direct),
@@ -438,12 +419,12 @@ impl<'a> Simulation<'a> {
             direct_together: self.direct_together,
             labels: &labels,
             trace: self.trace,
-            wake_latency: self.platform.wake_latency_ns(),
-            spin: self.platform.spin_ns(),
-            wake_cost: self.platform.wake_cost_ns(),
-            waker_cost: self.platform.waker_cost_ns(),
+            wake_latency: waits.wake_latency_ns,
+            spin: waits.spin(),
+            wake_cost: waits.wake_cost_ns,
+            waker_cost: waits.waker_cost_ns,
         };
-        let stats = stream::Stream::new(&plan, self.platform, pools, options)?.run()?;
-        Ok(SimResult::of_stream(self.platform, stats, &labels))
+        let stats = stream::Stream::new(&plan, self.machine, pools, options)?.run()?;
+        Ok(SimResult::of_stream(self.machine, stats, &labels))
     }
 }

@@ -20,12 +20,13 @@ impl SimResult {
     /// plotted against time in ms, as an SVG document.
     ///
     /// ```
-    /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::{Simulation, TaskGraph};
     ///
     /// let mut g = TaskGraph::new();
     /// let a = g.compute(0, 4e6, &[]);
     /// g.compute(1, 2e6, &[a]);
-    /// let r = Simulation::graph(&g, &Platform::new(2, 1)).run()?;
+    /// let r = Simulation::graph(&g, &Machine::new(2, 1)).run()?;
     /// let svg = r.efficiency_svg(1e6)?;
     /// assert!(svg.starts_with("<svg") && svg.contains("dynamic efficiency"));
     /// # Ok::<(), pattern_core::sim::SimError>(())

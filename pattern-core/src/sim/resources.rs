@@ -14,11 +14,17 @@
 //! transfer also runs a step of `bytes × cost` on the sender's and on the
 //! receiver's cores, and ends when its bytes and both steps are done.
 
-use super::Platform;
+use super::SimError;
 use super::busy::BusyHistory;
 use super::cores::{Cores, Time};
+use crate::machine::Machine;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// The most nodes a simulated machine may have.
+pub const MAX_NODES: usize = 1 << 20;
+/// The most cores a simulated machine with pinned threads may have.
+pub const MAX_UNITS: usize = 1 << 22;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -91,9 +97,11 @@ pub(crate) struct Resources {
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
     /// What shares cores: each node's cores as one unit, or (threads
     /// pinned) each core a unit of its own; node `n`'s units are
-    /// `n·per_node..(n + 1)·per_node`.
+    /// `first_unit[n]..first_unit[n + 1]`.
     units: Vec<Cores>,
-    per_node: usize,
+    first_unit: Vec<usize>,
+    /// Each node's speed: a step of `ns` takes `ns / speed` there.
+    speed: Vec<f64>,
     next_ends: MinTree,
     out_links: Vec<Vec<usize>>,
     in_links: Vec<Vec<usize>>,
@@ -115,27 +123,58 @@ pub(crate) struct Resources {
 }
 
 impl Resources {
-    /// The platform's nodes; `pinned`: each core shared by its own
-    /// threads alone ([`Platform::pinned`]), else a node's cores by all of
-    /// the node's.
-    pub(crate) fn new(platform: &Platform, cpu_per_byte: f64, pinned: bool) -> Resources {
-        let nodes = platform.nodes();
-        let (per_node, cores) = if pinned {
-            (platform.cores(), 1)
-        } else {
-            (1, platform.cores())
-        };
-        let units = nodes * per_node;
-        Resources {
+    /// The machine's nodes; `pinned`: each core shared by its own
+    /// threads alone ([`Waiting::pinned`]), else a node's cores by all of
+    /// the node's. A machine of more nodes or cores than the simulator
+    /// holds is refused with its limit.
+    ///
+    /// [`Waiting::pinned`]: crate::machine::Waiting::pinned
+    pub(crate) fn new(
+        machine: &Machine,
+        cpu_per_byte: f64,
+        pinned: bool,
+    ) -> Result<Resources, SimError> {
+        machine.check()?;
+        let nodes = machine.nodes();
+        if nodes > MAX_NODES {
+            return Err(SimError::MachineTooLarge {
+                what: "nodes",
+                value: nodes as u64,
+                limit: MAX_NODES as u64,
+            });
+        }
+        let mut units = Vec::new();
+        let mut first_unit = Vec::with_capacity(nodes + 1);
+        let mut speed = Vec::with_capacity(nodes);
+        for (cores, s) in machine.each_node() {
+            first_unit.push(units.len());
+            speed.push(s);
+            if pinned {
+                if units.len() + cores > MAX_UNITS {
+                    return Err(SimError::MachineTooLarge {
+                        what: "pinned cores",
+                        value: machine.cores() as u64,
+                        limit: MAX_UNITS as u64,
+                    });
+                }
+                units.extend((0..cores).map(|_| Cores::new(1)));
+            } else {
+                units.push(Cores::new(cores));
+            }
+        }
+        first_unit.push(units.len());
+        let network = machine.network();
+        Ok(Resources {
             now: 0.0,
-            bandwidth: platform.bandwidth_bytes_per_ns(),
-            latency: platform.latency_ns(),
+            bandwidth: network.bandwidth_bytes_per_ns,
+            latency: network.latency_ns,
             cpu_per_byte,
             seq: 0,
             events: BinaryHeap::new(),
-            units: (0..units).map(|_| Cores::new(cores)).collect(),
-            per_node,
-            next_ends: MinTree::new(units),
+            next_ends: MinTree::new(units.len()),
+            units,
+            first_unit,
+            speed,
             out_links: vec![Vec::new(); nodes],
             in_links: vec![Vec::new(); nodes],
             flows: Vec::new(),
@@ -149,7 +188,7 @@ impl Resources {
             overflowed: false,
             work: vec![0.0; nodes],
             bytes: vec![(0.0, 0.0); nodes],
-        }
+        })
     }
 
     fn job(&mut self, id: usize, parts: u8) -> usize {
@@ -190,6 +229,7 @@ impl Resources {
     }
 
     fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) {
+        let ns = ns / self.speed[node];
         self.work[node] += ns;
         let unit = self.unit(node, core);
         let before = self.units[unit].busy();
@@ -209,7 +249,8 @@ impl Resources {
     }
 
     fn unit(&self, node: usize, core: usize) -> usize {
-        node * self.per_node + core % self.per_node
+        let first = self.first_unit[node];
+        first + core % (self.first_unit[node + 1] - first)
     }
 
     /// Starts a delay of `ns` that uses nothing, named `id`.
@@ -279,13 +320,12 @@ impl Resources {
     /// others hold their threads' steps; cores beyond the platform's have
     /// no threads to run.
     pub(crate) fn set_cores(&mut self, node: usize, cores: usize) {
-        let per_node = self.per_node;
-        for i in 0..per_node {
-            let unit = node * per_node + i;
-            let given = if per_node == 1 {
+        let (first, end) = (self.first_unit[node], self.first_unit[node + 1]);
+        for unit in first..end {
+            let given = if end - first == 1 {
                 cores
             } else {
-                usize::from(i < cores)
+                usize::from(unit - first < cores)
             };
             let before = self.units[unit].busy();
             self.units[unit].set_cores(self.now, given);

@@ -1,12 +1,12 @@
 //! What a simulation reports: when each task ran, the makespan, the
 //! utilization of cores and links, dynamic efficiency and a trace.
 
-use super::Platform;
 use super::busy::BusyHistory;
 use super::graph::{TaskGraph, TaskId, Work};
 use super::resources::Resources;
 use super::stats::LatencyHistogram;
 use super::stream::StreamStats;
+use crate::machine::Machine;
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,7 +16,8 @@ use std::collections::BinaryHeap;
 pub struct SimResult {
     pub(crate) work: Vec<Work>,
     pub(crate) nodes: usize,
-    cores: usize,
+    /// Each node's cores.
+    node_cores: Vec<usize>,
     bandwidth: f64,
     pub(crate) start: Vec<f64>,
     pub(crate) finish: Vec<f64>,
@@ -35,7 +36,7 @@ pub struct SimResult {
 impl SimResult {
     pub(crate) fn new(
         graph: &TaskGraph,
-        platform: &Platform,
+        machine: &Machine,
         start: Vec<f64>,
         finish: Vec<f64>,
         resources: Resources,
@@ -45,9 +46,9 @@ impl SimResult {
         history.finish(makespan);
         SimResult {
             work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
-            nodes: platform.nodes(),
-            cores: platform.cores(),
-            bandwidth: platform.bandwidth_bytes_per_ns(),
+            nodes: machine.nodes(),
+            node_cores: machine.each_node().map(|(c, _)| c).collect(),
+            bandwidth: machine.network().bandwidth_bytes_per_ns,
             start,
             finish,
             makespan,
@@ -63,11 +64,7 @@ impl SimResult {
 
     /// The result of a stream of elements through a design; its trace's
     /// steps as tasks, named by `labels`.
-    pub(crate) fn of_stream(
-        platform: &Platform,
-        stats: StreamStats,
-        labels: &[String],
-    ) -> SimResult {
+    pub(crate) fn of_stream(machine: &Machine, stats: StreamStats, labels: &[String]) -> SimResult {
         let r = stats.resources;
         let n = stats.trace.len();
         let (mut work, mut start, mut finish, mut names) = (
@@ -88,9 +85,9 @@ impl SimResult {
         }
         SimResult {
             work,
-            nodes: platform.nodes(),
-            cores: platform.cores(),
-            bandwidth: platform.bandwidth_bytes_per_ns(),
+            nodes: machine.nodes(),
+            node_cores: machine.each_node().map(|(c, _)| c).collect(),
+            bandwidth: machine.network().bandwidth_bytes_per_ns,
             start,
             finish,
             makespan: stats.makespan,
@@ -126,12 +123,12 @@ impl SimResult {
         self.events
     }
 
-    /// Each node's cores' busy fraction over the makespan: its steps'
-    /// work over `cores × makespan` (processor sharing wastes no core).
+    /// Each node's cores' busy fraction over the makespan: the time its
+    /// steps kept cores busy (their work at the node's speed) over
+    /// `cores × makespan` (processor sharing wastes no core).
     pub fn core_utilization(&self) -> Vec<f64> {
-        self.node_work
-            .iter()
-            .map(|w| ratio(*w, self.cores as f64 * self.makespan))
+        (self.node_work.iter().zip(&self.node_cores))
+            .map(|(w, &c)| ratio(*w, c as f64 * self.makespan))
             .collect()
     }
 
@@ -161,7 +158,7 @@ impl SimResult {
     }
 
     /// Dynamic efficiency (seed 003 §5): for each window of `window` ns
-    /// from time 0 to the makespan, the fraction of all the platform's
+    /// from time 0 to the makespan, the fraction of all the machine's
     /// cores that were busy, as `(window start, efficiency in [0, 1])`.
     /// Empty for a window that is not a positive finite number or a run of
     /// no time. The busy time is kept in at most 4,096 bins of a width that
@@ -169,13 +166,14 @@ impl SimResult {
     /// multiple of it shares a bin with its neighbour in proportion.
     ///
     /// ```
-    /// use pattern_core::sim::{Platform, Simulation, TaskGraph};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::{Simulation, TaskGraph};
     ///
     /// let mut g = TaskGraph::new();
     /// let a = g.compute(0, 10.0, &[]);
     /// g.compute(0, 10.0, &[]);
     /// g.compute(0, 10.0, &[a]);
-    /// let r = Simulation::graph(&g, &Platform::new(1, 2)).run()?;
+    /// let r = Simulation::graph(&g, &Machine::new(1, 2)).run()?;
     /// // Two cores busy for 10 ns, then one for 10 ns.
     /// assert_eq!(r.dynamic_efficiency(10.0), vec![(0.0, 1.0), (10.0, 0.5)]);
     /// # Ok::<(), pattern_core::sim::SimError>(())
@@ -184,7 +182,7 @@ impl SimResult {
         if !(window.is_finite() && window > 0.0 && self.makespan > 0.0) {
             return Vec::new();
         }
-        let total = (self.nodes * self.cores) as f64;
+        let total = self.node_cores.iter().map(|&c| c as f64).sum::<f64>();
         self.history
             .windows(window, self.makespan)
             .into_iter()

@@ -84,8 +84,7 @@ pub use model::{OperatorsTime, QueueingTime, SimulationTime, TimeModel};
 pub use sizes::{Robust, SizeInterval, SizePlan};
 
 use crate::grammar::MAX_COUNT;
-use crate::queue::Machine;
-use crate::sim::Platform;
+use crate::machine::Machine;
 use crate::{Design, EvalError};
 pub use search::TIE_TOLERANCE;
 use search::{Found, Pruning, search_with_ties};
@@ -130,7 +129,7 @@ pub enum AllocationError {
         minimum: u64,
     },
     /// Even the smallest counts need more nodes than allowed
-    /// ([`Allocator::nodes`], or the simulation's platform).
+    /// ([`Allocator::nodes`], or the simulation's machine).
     #[error(
         "no allocation fits {nodes} nodes: the design needs {minimum} with every count at its smallest"
     )]
@@ -229,7 +228,7 @@ pub struct Solution {
 /// The simulator's settings for [`Allocator::simulation`].
 #[derive(Clone, Debug)]
 struct SimulationSettings {
-    platform: Platform,
+    machine: Machine,
     elements: usize,
 }
 
@@ -291,7 +290,7 @@ impl<'d> Allocator<'d> {
     }
 
     /// At most `nodes` nodes ([`Design::resources`]: a mapReduce's `m`).
-    /// Under the simulation, the platform's nodes cap them as well: a
+    /// Under the simulation, the machine's nodes cap them as well: a
     /// mapReduce of more maps than nodes cannot be placed.
     pub fn nodes(mut self, nodes: u64) -> Self {
         self.nodes = Some(nodes);
@@ -313,15 +312,15 @@ impl<'d> Allocator<'d> {
 
     /// Minimize the queueing model on `machine` ([`QueueingTime`]).
     pub fn queueing(mut self, machine: &Machine) -> Self {
-        self.choice = Choice::Queueing(*machine);
+        self.choice = Choice::Queueing(machine.clone());
         self
     }
 
-    /// Minimize the simulated time per element on `platform`, each run of
+    /// Minimize the simulated time per element on `machine`, each run of
     /// `elements` elements ([`SimulationTime`]).
-    pub fn simulation(mut self, platform: &Platform, elements: usize) -> Self {
+    pub fn simulation(mut self, machine: &Machine, elements: usize) -> Self {
         self.choice = Choice::Simulation(SimulationSettings {
-            platform: platform.clone(),
+            machine: machine.clone(),
             elements,
         });
         self
@@ -352,13 +351,13 @@ impl<'d> Allocator<'d> {
         self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect()
     }
 
-    /// The most nodes allowed: as set, and the simulation's platform's.
+    /// The most nodes allowed: as set, and the simulation's machine's.
     fn node_cap(&self) -> Option<u64> {
-        let platform = match &self.choice {
-            Choice::Simulation(s) => u64::try_from(s.platform.nodes()).ok(),
+        let machine = match &self.choice {
+            Choice::Simulation(s) => u64::try_from(s.machine.nodes()).ok(),
             _ => None,
         };
-        match (self.nodes, platform) {
+        match (self.nodes, machine) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -409,7 +408,7 @@ impl<'d> Allocator<'d> {
             Choice::Simulation(s) => self.solve_model_at(
                 space,
                 at,
-                &SimulationTime::new(self.design, &s.platform, at).elements(s.elements),
+                &SimulationTime::new(self.design, &s.machine, at).elements(s.elements),
             ),
         }
     }
@@ -501,7 +500,7 @@ impl<'d> Allocator<'d> {
                 model_time(&QueueingTime::new(self.design, m, at), space, values)?
             }
             Choice::Simulation(s) => model_time(
-                &SimulationTime::new(self.design, &s.platform, at).elements(s.elements),
+                &SimulationTime::new(self.design, &s.machine, at).elements(s.elements),
                 space,
                 values,
             )?,

@@ -1,9 +1,9 @@
 //! The time per element of an allocation: the [`TimeModel`] trait and its
 //! three built-in semantics.
 
-use crate::queue::Machine;
+use crate::machine::Machine;
 use crate::semantics::QueueingError;
-use crate::sim::{Platform, SimError, Simulation};
+use crate::sim::{SimError, Simulation};
 use crate::{CompiledExpr, Design, EvalError};
 
 /// A semantics that gives the time per element of a design at given counts:
@@ -150,7 +150,7 @@ impl<'d> QueueingTime<'d> {
     pub fn new(design: &'d Design, machine: &Machine, at: &[(&str, f64)]) -> Self {
         QueueingTime {
             design,
-            machine: *machine,
+            machine: machine.clone(),
             point: at.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         }
     }
@@ -176,24 +176,22 @@ impl TimeModel for QueueingTime<'_> {
 #[derive(Clone, Debug)]
 pub struct SimulationTime<'d> {
     design: &'d Design,
-    platform: Platform,
+    machine: Machine,
     point: Vec<(String, f64)>,
     elements: usize,
     buffer: usize,
-    overheads: (f64, f64),
 }
 
 impl<'d> SimulationTime<'d> {
-    /// `design` on `platform` at the point `at`: 1000 elements, buffers of
-    /// 4 places, no overheads unless set.
-    pub fn new(design: &'d Design, platform: &Platform, at: &[(&str, f64)]) -> Self {
+    /// `design` on `machine` at the point `at`: 1000 elements, buffers of
+    /// 4 places unless set.
+    pub fn new(design: &'d Design, machine: &Machine, at: &[(&str, f64)]) -> Self {
         SimulationTime {
             design,
-            platform: platform.clone(),
+            machine: machine.clone(),
             point: at.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             elements: 1000,
             buffer: 4,
-            overheads: (0.0, 0.0),
         }
     }
 
@@ -208,13 +206,6 @@ impl<'d> SimulationTime<'d> {
         self.buffer = places;
         self
     }
-
-    /// The CPU time of taking an element from a shared queue and of handing
-    /// it to the next stage ([`Simulation::overheads`]).
-    pub fn overheads(mut self, take: f64, handoff: f64) -> Self {
-        self.overheads = (take, handoff);
-        self
-    }
 }
 
 impl TimeModel for SimulationTime<'_> {
@@ -222,11 +213,10 @@ impl TimeModel for SimulationTime<'_> {
 
     fn time_per_element(&self, counts: &[(&str, u64)]) -> Result<f64, SimError> {
         let at = bindings(&self.point, counts);
-        let run = Simulation::new(self.design, &self.platform)
+        let run = Simulation::new(self.design, &self.machine)
             .at(&at)
             .elements(self.elements)
             .buffer(self.buffer)
-            .overheads(self.overheads.0, self.overheads.1)
             .run()?;
         Ok(run.time_per_element())
     }

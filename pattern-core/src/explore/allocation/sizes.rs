@@ -241,7 +241,7 @@ impl<'d> Allocator<'d> {
                     AtSize::Queueing(QueueingTime::new(self.design, m, &at), ops().ok())
                 }
                 Choice::Simulation(s) => AtSize::Simulation(
-                    SimulationTime::new(self.design, &s.platform, &at).elements(s.elements),
+                    SimulationTime::new(self.design, &s.machine, &at).elements(s.elements),
                 ),
             });
             // Monotone in a count only if it is at every size.

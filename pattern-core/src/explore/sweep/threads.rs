@@ -1,12 +1,12 @@
 //! A design's time per element against one of its counts: the operators'
 //! model, the queueing prediction on a machine and, if asked, a simulation
-//! on a platform, side by side.
+//! on the same machine, side by side.
 
 use super::{SweepError, Table, check_point};
 use crate::Design;
 use crate::explore::ranking::symbolic_counts;
-use crate::queue::Machine;
-use crate::sim::{Platform, Simulation};
+use crate::machine::Machine;
+use crate::sim::Simulation;
 use serde::{Deserialize, Serialize};
 
 /// The sweep of a design's time per element against a symbolic count.
@@ -14,10 +14,10 @@ use serde::{Deserialize, Serialize};
 /// ```
 /// use pattern_core::Design;
 /// use pattern_core::explore::sweep::ThreadSweep;
-/// use pattern_core::queue::Machine;
+/// use pattern_core::machine::Machine;
 ///
 /// let d = Design::parse("a = 100*x; tpool[n](a)")?;
-/// let curve = ThreadSweep::new(&d, "n", &[1, 2, 4, 8], Machine::new(4))
+/// let curve = ThreadSweep::new(&d, "n", &[1, 2, 4, 8], Machine::new(1, 4))
 ///     .at(&[("x", 10.0)])
 ///     .run()?;
 /// let ops: Vec<f64> = curve.points.iter().map(|p| p.operators).collect();
@@ -33,7 +33,7 @@ pub struct ThreadSweep<'a> {
     values: Vec<u64>,
     machine: Machine,
     at: Vec<(String, f64)>,
-    simulation: Option<(&'a Platform, usize)>,
+    simulation: Option<usize>,
 }
 
 /// One count of a [`ThreadCurve`].
@@ -47,7 +47,7 @@ pub struct ThreadPoint {
     pub operators: f64,
     /// The queueing prediction ([`Design::queueing`]).
     pub queueing: f64,
-    /// The simulated time per element, if a platform was given.
+    /// The simulated time per element, if asked for.
     pub simulation: Option<f64>,
 }
 
@@ -112,10 +112,10 @@ impl<'a> ThreadSweep<'a> {
         self
     }
 
-    /// Also simulate a stream of `elements` elements on `platform` at each
-    /// count.
-    pub fn simulate(mut self, platform: &'a Platform, elements: usize) -> Self {
-        self.simulation = Some((platform, elements));
+    /// Also simulate a stream of `elements` elements on the machine at
+    /// each count.
+    pub fn simulate(mut self, elements: usize) -> Self {
+        self.simulation = Some(elements);
         self
     }
 
@@ -162,8 +162,8 @@ impl<'a> ThreadSweep<'a> {
                     .map_err(|source| SweepError::Queueing { count, source })?;
                 let simulation = match self.simulation {
                     None => None,
-                    Some((platform, elements)) => {
-                        let run = Simulation::new(self.design, platform)
+                    Some(elements) => {
+                        let run = Simulation::new(self.design, &self.machine)
                             .at(&bindings)
                             .elements(elements)
                             .run()

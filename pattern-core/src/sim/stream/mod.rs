@@ -1,11 +1,12 @@
 //! A stream of elements through a design's [`Plan`]: threads take elements
-//! from queues, do their stage's steps ([`Template`]) on the platform's
+//! from queues, do their stage's steps ([`Template`]) on the machine's
 //! [`Resources`], and put them into the next queue, waiting while it is
 //! full (blocking after service). Elements are generated as they are taken
 //! and forgotten when they leave: memory depends on the design, not on the
 //! number of elements (but for the queue between two phases, which holds
 //! the whole stream, and a trace, when asked for).
 
+use super::SimError;
 use super::change::{Change, Changes};
 use super::direct::Direct;
 use super::graph::Work;
@@ -14,7 +15,7 @@ use super::resources::Resources;
 use super::stats::{LatencyHistogram, Slope, marks};
 use super::template::{Leaf, Template};
 use super::variation::Variation;
-use super::{Platform, SimError};
+use crate::machine::Machine;
 use std::collections::VecDeque;
 
 /// The source queue: every element is there from the start.
@@ -83,7 +84,7 @@ struct Thread {
     /// this time (earlier wake-ups of a wait that ended are ignored).
     waking: Option<f64>,
     /// When it last started to wait for an item (it polls for
-    /// [`Platform::spin`] from then on, then sleeps).
+    /// the machine's spin from then on, then sleeps).
     since: f64,
 }
 
@@ -131,13 +132,13 @@ pub(crate) struct Options<'d> {
     pub(crate) direct_together: bool,
     pub(crate) labels: &'d [String],
     pub(crate) trace: bool,
-    /// [`Platform::wake_latency`], in ns.
+    /// The machine's wake-up latency, in ns.
     pub(crate) wake_latency: f64,
-    /// [`Platform::spin`], in ns.
+    /// The machine's spin, in ns.
     pub(crate) spin: f64,
-    /// [`Platform::wake_cost`], in ns.
+    /// The machine's wake cost, in ns.
     pub(crate) wake_cost: f64,
-    /// [`Platform::waker_cost`], in ns.
+    /// The machine's waker cost, in ns.
     pub(crate) waker_cost: f64,
 }
 
@@ -176,7 +177,7 @@ impl<'d> Stream<'d> {
     /// stages of a pipeline.
     pub(crate) fn new<'p>(
         plan: &'p Plan<Template>,
-        platform: &Platform,
+        machine: &Machine,
         pools: usize,
         o: Options<'d>,
     ) -> Result<Stream<'d>, SimError> {
@@ -212,10 +213,10 @@ impl<'d> Stream<'d> {
             match plan {
                 Plan::Stage(template) => {
                     let used = template.nodes_used();
-                    if used > platform.nodes() {
+                    if used > machine.nodes() {
                         return Err(SimError::NotEnoughNodes {
                             needed: used,
-                            nodes: platform.nodes(),
+                            nodes: machine.nodes(),
                         });
                     }
                     total = total.saturating_add(copies);
@@ -268,7 +269,7 @@ impl<'d> Stream<'d> {
             free: Vec::new(),
             waking: Vec::new(),
             ended: Vec::new(),
-            resources: Resources::new(platform, o.cpu_per_byte, platform.is_pinned()),
+            resources: Resources::new(machine, o.cpu_per_byte, machine.waiting_costs().pinned)?,
             released: 0,
             left: 0,
             last_left: 0.0,
@@ -312,7 +313,7 @@ impl<'d> Stream<'d> {
             next = next.saturating_add(lanes);
         }
         s.next_pin = next;
-        s.o.changes.check_design(platform.nodes(), pools)?;
+        s.o.changes.check_design(machine.nodes(), pools)?;
         for i in 0..s.o.changes.len() {
             if let (_, Change::Workers { pool, .. }) = s.o.changes.get(i) {
                 if s.pools[pool].0.is_none() {

@@ -1,9 +1,10 @@
-//! Threads waiting for an element when wake-ups take time
-//! ([`Platform::wake_latency`], [`Platform::waker_cost`]): who gets a new
+//! Threads waiting for an element when wake-ups take time (the
+//! machine's [`Waiting`] costs: the wake-up latency, the waker cost): who
+//! gets a new
 //! element, who is woken, and what a wake-up costs.
 //!
 //! The model, after how a channel hands elements to blocked receivers:
-//! - A thread that finds its queue empty polls it for [`Platform::spin`]
+//! - A thread that finds its queue empty polls it for the spin
 //!   ns, then sleeps. The threads waiting on a queue are kept in the order
 //!   they started to wait.
 //! - A new element goes at once to the first polling thread, in that
@@ -12,21 +13,18 @@
 //!   is notified: a sleeping one whose core is free takes it at once; any
 //!   other runs after the wake-up latency, or as soon as its core is free
 //!   if that comes first, and takes an element if one is left. If none is,
-//!   it spends [`Platform::wake_cost`] ns of its core's time (competing
+//!   it spends the wake cost ns of its core's time (competing
 //!   with the thread running there) and waits again, at the back of the
 //!   order.
 //! - The thread that woke a sleeping one on a free core spends
-//!   [`Platform::waker_cost`] ns of its own core's time before it goes on
+//!   the waker cost ns of its own core's time before it goes on
 //!   (a halted virtual core is woken through the hypervisor).
 //!
 //! With the default spin (forever) no thread sleeps, and the element goes
 //! to the first waiting thread that can run at once, or to the first that
 //! cannot after the latency.
 //!
-//! [`Platform::wake_latency`]: crate::sim::Platform::wake_latency
-//! [`Platform::spin`]: crate::sim::Platform::spin
-//! [`Platform::wake_cost`]: crate::sim::Platform::wake_cost
-//! [`Platform::waker_cost`]: crate::sim::Platform::waker_cost
+//! [`Waiting`]: crate::machine::Waiting
 
 use super::{EMPTY_WAKE, Item, SOURCE, Stream, WAKE};
 
@@ -106,7 +104,7 @@ impl Stream<'_> {
     }
 
     /// Thread `t` woke a thread asleep on a free core: it goes on after
-    /// [`Platform::waker_cost`] ns on its own core.
+    /// the waker cost ns on its own core.
     fn go_on_after_waking(&mut self, t: usize) {
         let cost = self.o.waker_cost;
         if cost > 0.0 {
