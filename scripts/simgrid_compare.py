@@ -294,6 +294,19 @@ def case_heterogeneous(rng):
     return machine, g.json()
 
 
+# Finish times known by hand: case (a) with latency L.
+EXPECTED = {"a-four-transfers": [10.0, 19.0, 19.0, 19.0],
+            "a-four-transfers-no-latency": [9.0, 18.0, 18.0, 18.0]}
+
+
+def pipeline_makespan(elements, nodes):
+    """The 16-stage pipeline's makespan by hand: the first element's path
+    (stages of 100..115 ns, and over 4 nodes 3 transfers of 1000 + 1024/10
+    ns, which never overlap on a link), then one element per 115 ns."""
+    first = sum(100 + s for s in range(16)) + (0 if nodes == 1 else 3 * (1000.0 + 1024 / 10.0))
+    return first + (elements - 1) * 115.0
+
+
 def cases(seed):
     """(name, group, machine, graph, reference mode: 'exact' or 'float')."""
     rng = random.Random(seed)
@@ -367,6 +380,10 @@ def compare_cases(args, directory):
                "dag_vs_ready": modes, "vs_reference": vs_ref, "reference": mode,
                "simgrid_s": sg_s, "reference_s": ref_s}
         failed |= modes > TOLERANCE or vs_ref > TOLERANCE
+        if name in EXPECTED:
+            row["vs_expected"] = max(max_relative(sg["finish"], EXPECTED[name]),
+                                     max_relative(ref["finish"], EXPECTED[name]))
+            failed |= row["vs_expected"] > TOLERANCE
         if args.ours:
             ours = run_json(shlex.split(args.ours) + [str(mpath), str(gpath)])
             row["vs_ours"] = max_relative(sg["finish"], ours["finish"])
@@ -377,6 +394,9 @@ def compare_cases(args, directory):
                 f"dag/ready {modes:.1e} {verdict(modes)}  reference ({mode}) {vs_ref:.1e} {verdict(vs_ref)}")
         if args.ours:
             line += f"  ours {row['vs_ours']:.1e} {verdict(row['vs_ours'])}"
+        if name in EXPECTED:
+            line += (f"  finishes {' '.join(f'{x:g}' for x in sg['finish'])}, by hand "
+                     f"{' '.join(f'{x:g}' for x in EXPECTED[name])} {verdict(row['vs_expected'])}")
         print(line, flush=True)
     return rows, failed
 
@@ -391,7 +411,11 @@ def pipeline_speed(args):
                "makespan": sg[0]["makespan"],
                "simgrid_build_s": statistics.median(r["build_s"] for r in sg),
                "simgrid_run_s": statistics.median(r["setup_s"] + r["run_s"] for r in sg)}
-        line = (f"pipeline, {label}: {row['tasks']} tasks, makespan {row['makespan']:.17g}; SimGrid build "
+        by_hand = pipeline_makespan(args.elements, nodes)
+        row["vs_by_hand"] = max_relative([row["makespan"]], [by_hand])
+        failed |= row["vs_by_hand"] > TOLERANCE
+        line = (f"pipeline, {label}: {row['tasks']} tasks, makespan {row['makespan']:.17g} "
+                f"(by hand {by_hand:.17g}, {verdict(row['vs_by_hand'])}); SimGrid build "
                 f"{row['simgrid_build_s']:.3f} s, simulate {row['simgrid_run_s']:.3f} s")
         if args.ours:
             ours = [run_json(shlex.split(args.ours) + ["--pipeline", str(args.elements), str(nodes)])
