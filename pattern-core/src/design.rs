@@ -8,7 +8,8 @@ use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
 use crate::machine::Machine;
 use crate::semantics::{
-    Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, Resources,
+    Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, ResourceError,
+    Resources,
     Throughput,
 };
 use std::collections::HashSet;
@@ -170,12 +171,44 @@ impl Design {
         Latency::of(&self.term).simplify()
     }
 
+    /// Where the plain operators' assumption fails for this design on
+    /// `machine` at the point `at` (threads beyond a node's cores, nodes the
+    /// machine lacks): one line each, empty when it holds
+    /// ([`Machine::assumptions`]).
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    ///
+    /// let d = Design::parse("a = x; tpool[n](a)")?;
+    /// assert!(d.assumptions(&Machine::new(1, 8), &[("n", 8.0)])?.is_empty());
+    /// assert_eq!(d.assumptions(&Machine::new(1, 8), &[("n", 9.0)])?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn assumptions(
+        &self,
+        machine: &Machine,
+        at: &[(&str, f64)],
+    ) -> Result<Vec<String>, ResourceError> {
+        let r = self.resources().at(at)?;
+        Ok(machine.assumptions(r.nodes, r.threads_per_node))
+    }
+
+    /// The machine the plain operators assume for this design at the point
+    /// `at`: a core for every thread, on the nodes the design asks for.
+    pub fn machine_assumed(&self, at: &[(&str, f64)]) -> Result<Machine, ResourceError> {
+        let r = self.resources().at(at)?;
+        let whole = |v: u64| usize::try_from(v.max(1)).unwrap_or(usize::MAX);
+        Ok(Machine::new(whole(r.nodes), whole(r.threads_per_node)))
+    }
+
     /// The threads and nodes the design occupies, in normal form.
     pub fn resources(&self) -> Resources {
         let r = Footprint::of(&self.term);
         Resources {
             threads: r.threads.simplify(),
             nodes: r.nodes.simplify(),
+            threads_per_node: r.threads_per_node.simplify(),
         }
     }
 }

@@ -478,34 +478,44 @@ impl Machine {
     }
 
     /// Where the plain operators' assumption (a core for every thread, the
-    /// nodes a design asks for) fails for a design that puts `threads[i]`
-    /// threads on node `i`: one line each, empty when it holds.
+    /// nodes a design asks for) fails for a design on `nodes` nodes with at
+    /// most `threads_per_node` threads on one of them: one line each, empty
+    /// when it holds.
     ///
     /// ```
     /// use pattern_core::machine::Machine;
     ///
     /// let m = Machine::new(2, 4);
-    /// assert!(m.assumptions(&[4, 4]).is_empty());
-    /// assert_eq!(m.assumptions(&[6]), ["6 threads on node 0 of 4 cores: the operators assume a core per thread"]);
-    /// assert_eq!(m.assumptions(&[1, 1, 1]), ["the design asks for 3 nodes, the machine has 2"]);
+    /// assert!(m.assumptions(2, 4).is_empty());
+    /// assert_eq!(m.assumptions(1, 6), ["up to 6 threads on a node of 4 cores: the operators assume a core per thread"]);
+    /// assert_eq!(m.assumptions(3, 1), ["the design asks for 3 nodes, the machine has 2"]);
     /// ```
-    pub fn assumptions(&self, threads: &[u64]) -> Vec<String> {
+    pub fn assumptions(&self, nodes: u64, threads_per_node: u64) -> Vec<String> {
         let mut out = Vec::new();
-        let nodes = self.nodes();
-        let used = threads.iter().rposition(|&t| t > 0).map_or(0, |i| i + 1);
-        if used > nodes {
+        let have = self.nodes() as u64;
+        if nodes > have {
             out.push(format!(
-                "the design asks for {used} nodes, the machine has {nodes}"
+                "the design asks for {nodes} nodes, the machine has {have}"
             ));
         }
-        for (node, (&t, (cores, _))) in threads.iter().zip(self.each_node()).enumerate() {
-            if t > cores as u64 {
-                out.push(format!(
-                    "{t} threads on node {node} of {cores} cores: the operators assume a core per thread"
-                ));
-            }
+        let used = usize::try_from(nodes.clamp(1, have)).unwrap_or(usize::MAX);
+        let fewest = self.each_node().take(used).map(|(c, _)| c).min();
+        if let Some(cores) = fewest.filter(|&c| threads_per_node > c as u64) {
+            out.push(format!(
+                "up to {threads_per_node} threads on a node of {cores} cores: the operators assume a core per thread"
+            ));
         }
         out
+    }
+
+    /// The fewest cores of the nodes `0..nodes` (of all nodes if fewer):
+    /// the most threads a node may hold under the operators' assumption.
+    pub fn fewest_cores(&self, nodes: usize) -> usize {
+        self.each_node()
+            .take(nodes.max(1))
+            .map(|(c, _)| c)
+            .min()
+            .unwrap_or(0)
     }
 }
 

@@ -184,7 +184,10 @@ fn summaries_and_assumptions_speak_plainly() {
     assert_eq!(m.capacity(2), 8.0 + 32.0);
     assert_eq!(m.capacity(1), 8.0);
     assert_eq!(
-        m.assumptions(&[9, 16]),
-        ["9 threads on node 0 of 8 cores: the operators assume a core per thread"]
+        m.assumptions(2, 9),
+        ["up to 9 threads on a node of 8 cores: the operators assume a core per thread"]
     );
+    assert!(m.assumptions(1, 8).is_empty());
+    assert_eq!(m.fewest_cores(1), 8);
+    assert_eq!(Machine::new(1, 8).node(Node::new(4)).fewest_cores(2), 4);
 }

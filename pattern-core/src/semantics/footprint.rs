@@ -1,7 +1,9 @@
 //! The footprint semantics: the threads and nodes a design occupies — the
-//! one definition of a design's threads, which the executor evaluates too.
+//! one definition of a design's threads, which the executor evaluates too —
+//! and the most threads it puts on one node, where a machine's cores must
+//! hold them for the operators' assumption of a core per thread.
 
-use crate::Expr;
+use crate::{EvalError, Expr};
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
 use crate::semantics::flat;
 use crate::semantics::throughput::group_size;
@@ -15,9 +17,73 @@ pub struct Resources {
     /// `m·n` workers each as wide as its widest phase, a multi-processor
     /// task its processors.
     pub threads: Expr,
-    /// Compute nodes: `m` for a mapReduce, 1 otherwise.
+    /// Compute nodes: `m` for a mapReduce, a processor group's processors
+    /// (each a node, as the simulator places them), 1 otherwise.
     pub nodes: Expr,
+    /// The most threads on one node: a design's stages share node 0, a
+    /// mapReduce puts `n` workers on each of its nodes, a processor group
+    /// one thread on each of its processors.
+    pub threads_per_node: Expr,
 }
+
+/// A design's [`Resources`] at a point: whole numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceCounts {
+    /// The threads.
+    pub threads: u64,
+    /// The nodes.
+    pub nodes: u64,
+    /// The most threads on one node.
+    pub threads_per_node: u64,
+}
+
+impl Resources {
+    /// The resources with the counts (and any variable they name) bound:
+    /// each a whole number up to 2^53, or an error naming it.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    ///
+    /// let d = Design::parse("a = x; mapreduce[m = m, n = n, d = x, k = 1](a, a, a)")?;
+    /// let r = d.resources().at(&[("m", 4.0), ("n", 8.0)])?;
+    /// assert_eq!((r.threads, r.nodes, r.threads_per_node), (32, 4, 8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn at(&self, at: &[(&str, f64)]) -> Result<ResourceCounts, ResourceError> {
+        let count = |what: &'static str, e: &Expr| -> Result<u64, ResourceError> {
+            let v = e.eval(at)?;
+            if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= MAX_EXACT {
+                Ok(v as u64)
+            } else {
+                Err(ResourceError::NotACount { what, value: v })
+            }
+        };
+        Ok(ResourceCounts {
+            threads: count("threads", &self.threads)?,
+            nodes: count("nodes", &self.nodes)?,
+            threads_per_node: count("threads per node", &self.threads_per_node)?,
+        })
+    }
+}
+
+/// Why a design's resources have no whole value at a point.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ResourceError {
+    /// A count or a variable has no value.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// A value that is not a whole number from 0 to 2^53.
+    #[error("the design's {what} come to {value}: bind every count to a whole number >= 1")]
+    NotACount {
+        /// `threads`, `nodes` or `threads per node`.
+        what: &'static str,
+        /// The value.
+        value: f64,
+    },
+}
+
+/// The largest whole number a float holds exactly.
+const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// The footprint semantics ([`Resources`]).
 ///
@@ -26,6 +92,9 @@ pub struct Resources {
 ///
 /// let d = Design::parse("a = x; b = x; pipe(tpool[4](a), tpool[n](b))").unwrap();
 /// assert_eq!(d.resources().threads.to_string(), "n + 4");
+/// let m = Design::parse("a = x; mapreduce[m = m, n = n, d = x, k = 1](a, a, a)").unwrap();
+/// assert_eq!(m.resources().threads.to_string(), "m·n");
+/// assert_eq!(m.resources().threads_per_node.to_string(), "n");
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Footprint;
@@ -41,19 +110,31 @@ fn one() -> Expr {
     Expr::num(1.0)
 }
 
-fn widest(parts: Vec<Resources>, threads: fn(Vec<Expr>) -> Expr) -> Resources {
-    let (t, n): (Vec<Expr>, Vec<Expr>) = parts.into_iter().map(|r| (r.threads, r.nodes)).unzip();
+/// Parts one after the other (`flat::max`) or at once (`flat::sum`): their
+/// threads, and their threads on a node, combined alike; the nodes of the
+/// widest.
+fn widest(parts: Vec<Resources>, combine: fn(Vec<Expr>) -> Expr) -> Resources {
+    let mut threads = Vec::with_capacity(parts.len());
+    let mut nodes = Vec::with_capacity(parts.len());
+    let mut per_node = Vec::with_capacity(parts.len());
+    for r in parts {
+        threads.push(r.threads);
+        nodes.push(r.nodes);
+        per_node.push(r.threads_per_node);
+    }
     Resources {
-        threads: threads(t),
-        nodes: flat::max(n),
+        threads: combine(threads),
+        nodes: flat::max(nodes),
+        threads_per_node: combine(per_node),
     }
 }
 
-/// Processor groups: their processors, on one node.
-fn processors(threads: Expr) -> Resources {
+/// Processor groups: a thread on each of their processors, each a node.
+fn processors(processors: Expr) -> Resources {
     Resources {
-        threads,
-        nodes: one(),
+        threads: processors.clone(),
+        nodes: processors,
+        threads_per_node: one(),
     }
 }
 
@@ -62,7 +143,11 @@ impl Semantics for Footprint {
     type Error = Infallible;
 
     fn atom(&mut self, _: &Atom, _: &Scope) -> Result<Resources, Infallible> {
-        Ok(processors(one()))
+        Ok(Resources {
+            threads: one(),
+            nodes: one(),
+            threads_per_node: one(),
+        })
     }
 
     fn seq(&mut self, parts: Vec<Resources>, _: &Scope) -> Result<Resources, Infallible> {
@@ -79,6 +164,7 @@ impl Semantics for Footprint {
         Ok(Resources {
             threads: flat::product(vec![n.to_expr(), body.threads]),
             nodes: body.nodes,
+            threads_per_node: flat::product(vec![n.to_expr(), body.threads_per_node]),
         })
     }
 
@@ -92,8 +178,13 @@ impl Semantics for Footprint {
     ) -> Result<Resources, Infallible> {
         let per_worker = flat::max(vec![map.threads, reduce.threads]);
         Ok(Resources {
-            threads: flat::product(vec![params.m.to_expr(), params.n.to_expr(), per_worker]),
+            threads: flat::product(vec![
+                params.m.to_expr(),
+                params.n.to_expr(),
+                per_worker.clone(),
+            ]),
             nodes: params.m.to_expr(),
+            threads_per_node: flat::product(vec![params.n.to_expr(), per_worker]),
         })
     }
 

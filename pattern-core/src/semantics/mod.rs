@@ -30,7 +30,7 @@ mod queueing;
 mod throughput;
 
 pub use crate::grammar::{Scope, Semantics, fold};
-pub use footprint::{Footprint, Resources};
+pub use footprint::{Footprint, ResourceCounts, ResourceError, Resources};
 pub use latency::{Latency, Timed};
 pub use queueing::{Fragment, Queueing, QueueingError, QueueingPrediction};
 pub(crate) use throughput::group_size;

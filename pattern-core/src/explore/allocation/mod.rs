@@ -139,6 +139,17 @@ pub enum AllocationError {
         /// The nodes at the smallest counts.
         minimum: u64,
     },
+    /// Even the smallest counts put more threads on a node than it has
+    /// cores, where the operators assume a core per thread.
+    #[error(
+        "no allocation fits the machine: the design puts {threads} threads on a node of {cores} cores with every count at its smallest, and the plain operators assume a core per thread (price threads beyond the cores with the queueing or simulated semantics)"
+    )]
+    NodeTooSmall {
+        /// The threads on a node at the smallest counts.
+        threads: f64,
+        /// The node's cores.
+        cores: f64,
+    },
     /// The point binds a count being chosen.
     #[error("`{name}` is a count being chosen: leave it out of the point")]
     CountInPoint {
@@ -251,6 +262,7 @@ pub struct Allocator<'d> {
     ranges: Vec<(String, u64, u64)>,
     at: Vec<(String, f64)>,
     choice: Choice,
+    machine: Option<Machine>,
     max_steps: u64,
     tolerance: f64,
 }
@@ -271,6 +283,7 @@ impl<'d> Allocator<'d> {
             ranges: Vec::new(),
             at: Vec::new(),
             choice: Choice::Operators,
+            machine: None,
             max_steps: DEFAULT_MAX_STEPS,
             tolerance: 1e-6,
         }
@@ -294,6 +307,29 @@ impl<'d> Allocator<'d> {
     /// mapReduce of more maps than nodes cannot be placed.
     pub fn nodes(mut self, nodes: u64) -> Self {
         self.nodes = Some(nodes);
+        self
+    }
+
+    /// The machine the plain operators' allocations must fit: no more nodes
+    /// than it has, and a core for every thread on each node (the
+    /// operators' assumption). The queueing and simulated semantics take
+    /// their machine with [`Allocator::queueing`] and
+    /// [`Allocator::simulation`], and price threads beyond a node's cores.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::explore::allocation::Allocator;
+    /// use pattern_core::machine::Machine;
+    ///
+    /// let d = Design::parse("map = 3*x; mapreduce[m = m, n = n, d = x, k = 8](map, map, map)")?;
+    /// let eight_by_eight = Machine::new(8, 8);
+    /// let best = Allocator::new(&d, 64).machine(&eight_by_eight).at(&[("x", 1e6)]).solve()?;
+    /// // 64 workers, at most 8 on a node of 8 cores: 8 nodes of 8.
+    /// assert_eq!(best.allocation.counts, [("m".to_string(), 8), ("n".to_string(), 8)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn machine(mut self, machine: &Machine) -> Self {
+        self.machine = Some(machine.clone());
         self
     }
 
@@ -351,12 +387,18 @@ impl<'d> Allocator<'d> {
         self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect()
     }
 
-    /// The most nodes allowed: as set, and the simulation's machine's.
+    /// The machine the chosen semantics prices the design on, if any.
+    fn on(&self) -> Option<&Machine> {
+        match &self.choice {
+            Choice::Operators => self.machine.as_ref(),
+            Choice::Queueing(m) => Some(m),
+            Choice::Simulation(s) => Some(&s.machine),
+        }
+    }
+
+    /// The most nodes allowed: as set, and the machine's.
     fn node_cap(&self) -> Option<u64> {
-        let machine = match &self.choice {
-            Choice::Simulation(s) => u64::try_from(s.machine.nodes()).ok(),
-            _ => None,
-        };
+        let machine = self.on().map(|m| m.nodes() as u64);
         match (self.nodes, machine) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -364,7 +406,19 @@ impl<'d> Allocator<'d> {
     }
 
     fn space(&self, at: &[(&str, f64)]) -> Result<Space, AllocationError> {
-        Space::new(self.design, &self.ranges, self.cap(), self.node_cap(), at)
+        // Only the operators need a core per thread.
+        let per_node = match (&self.choice, &self.machine) {
+            (Choice::Operators, Some(m)) => Some(space::node_groups(m)),
+            _ => None,
+        };
+        Space::new(
+            self.design,
+            &self.ranges,
+            self.cap(),
+            self.node_cap(),
+            per_node,
+            at,
+        )
     }
 
     /// The design's symbolic counts, in the order of the design.

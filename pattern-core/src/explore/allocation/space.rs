@@ -113,6 +113,53 @@ pub(super) struct Space {
     /// The most nodes allowed (a mapReduce's `m`), checked with every
     /// allocation, and the design's nodes as a function of the counts.
     nodes: Option<(u64, CompiledExpr)>,
+    /// A core for every thread on a machine's nodes: the fewest cores of
+    /// the first nodes (as `(nodes up to, fewest cores among them)`, one
+    /// entry per group of alike nodes), the design's nodes and its most
+    /// threads on one node as functions of the counts.
+    per_node: Option<PerNode>,
+}
+
+/// The cap of threads on a node: a machine's cores.
+#[derive(Clone, Debug)]
+struct PerNode {
+    fewest: Vec<(u64, u64)>,
+    nodes: CompiledExpr,
+    threads: CompiledExpr,
+}
+
+impl PerNode {
+    /// The fewest cores among nodes `0..nodes`.
+    fn cores(&self, nodes: f64) -> f64 {
+        let used = nodes.max(1.0);
+        let mut fewest = f64::INFINITY;
+        for &(upto, cores) in &self.fewest {
+            fewest = fewest.min(cores as f64);
+            if used <= upto as f64 {
+                break;
+            }
+        }
+        fewest
+    }
+
+    /// Whether the counts `values` put no more threads on a node than it
+    /// has cores.
+    fn fits(&self, values: &[f64]) -> bool {
+        let (nodes, threads) = (self.nodes.eval(values), self.threads.eval(values));
+        !(nodes.is_nan() || threads.is_nan()) && threads <= self.cores(nodes)
+    }
+}
+
+/// A machine's nodes as [`Space::new`] takes them: `(nodes up to, their
+/// cores)` per group of alike nodes, in order.
+pub(super) fn node_groups(machine: &crate::machine::Machine) -> Vec<(u64, u64)> {
+    let mut upto = 0u64;
+    (machine.groups().iter())
+        .map(|g| {
+            upto = upto.saturating_add(g.count as u64);
+            (upto, g.cores as u64)
+        })
+        .collect()
 }
 
 impl Space {
@@ -132,6 +179,7 @@ impl Space {
         ranges: &[(String, u64, u64)],
         cap: u64,
         node_cap: Option<u64>,
+        per_node: Option<Vec<(u64, u64)>>,
         at: &[(&str, f64)],
     ) -> Result<Space, AllocationError> {
         let (names, uses, pool_bodies) = counts_of(design.term());
@@ -185,16 +233,23 @@ impl Space {
                 what: "the design's threads".into(),
                 source,
             })?;
+        let compile = |what: &str, e: &Expr| {
+            e.compile(&vars).map_err(|source| AllocationError::Model {
+                what: format!("the design's {what}"),
+                source,
+            })
+        };
+        let resources = design.resources();
         let nodes = match node_cap {
-            Some(most) => {
-                let nodes = design.resources().nodes.compile(&vars).map_err(|source| {
-                    AllocationError::Model {
-                        what: "the design's nodes".into(),
-                        source,
-                    }
-                })?;
-                Some((most, nodes))
-            }
+            Some(most) => Some((most, compile("nodes", &resources.nodes)?)),
+            None => None,
+        };
+        let per_node = match per_node {
+            Some(fewest) => Some(PerNode {
+                fewest,
+                nodes: compile("nodes", &resources.nodes)?,
+                threads: compile("threads per node", &resources.threads_per_node)?,
+            }),
             None => None,
         };
         let space = Space {
@@ -207,6 +262,7 @@ impl Space {
             threads,
             threads_expr,
             nodes,
+            per_node,
         };
         // The constraints before any model: the smallest counts must fit
         // the nodes (which grow with a mapReduce's `m`) and the threads
@@ -222,6 +278,15 @@ impl Space {
                     } else {
                         u64::MAX
                     },
+                });
+            }
+        }
+        if let Some(p) = &space.per_node {
+            let values: Vec<f64> = space.lo.iter().map(|&c| c as f64).collect();
+            if !p.fits(&values) {
+                return Err(AllocationError::NodeTooSmall {
+                    threads: p.threads.eval(&values),
+                    cores: p.cores(p.nodes.eval(&values)),
                 });
             }
         }
@@ -263,11 +328,16 @@ impl Space {
 
     /// Whether `counts` fit the caps: their threads if so.
     pub fn feasible(&self, counts: &[u64]) -> Result<Option<u64>, AllocationError> {
-        if let Some((most, nodes)) = &self.nodes {
+        if self.nodes.is_some() || self.per_node.is_some() {
             let values: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
-            // Not a number, or over the cap: not an allocation.
-            let n = nodes.eval(&values);
-            if n.is_nan() || n > *most as f64 {
+            if let Some((most, nodes)) = &self.nodes {
+                // Not a number, or over the cap: not an allocation.
+                let n = nodes.eval(&values);
+                if n.is_nan() || n > *most as f64 {
+                    return Ok(None);
+                }
+            }
+            if self.per_node.as_ref().is_some_and(|p| !p.fits(&values)) {
                 return Ok(None);
             }
         }
