@@ -27,7 +27,10 @@ use std::process::ExitCode;
     after_help = "A design file holds the atoms' cost models and the design term:\n  \
     s1 = 2*x; s2 = x;\n  \
     pipe(tpool[a](s1), tpool[b](s2))\n\n\
-    Describe a design: model, compare, fit, simulate, mva.\n\
+    Describe a design: model, compare, fit, simulate, mva; a machine: machine.\n\
+    Every command that predicts runs the design on one machine: --machine FILE, or the \
+    shorthands --cores C and --nodes N; by default a core for every thread (the \
+    operators' assumption), said so in the report.\n\
     Choose one: best (counts under a budget), rank (designs reachable by the laws), \
     crossovers (which design wins where), sensitivity (what to speed up), \
     sweep (models over a grid, CSV or JSON), plot (SVG or PNG).\n\n\
@@ -52,11 +55,14 @@ enum Command {
     /// Models fitted to measurements in Extra-P's formats, with their growth
     /// classes and fit statistics.
     Fit(cli::fit::FitArgs),
-    /// A stream of elements through a design on a platform, simulated.
+    /// A stream of elements through a design on a machine, simulated.
     Simulate(cli::simulate::SimulateArgs),
-    /// Mean Value Analysis of a design on a machine's cores, or of a closed
+    /// Mean Value Analysis of a design on a machine, or of a closed
     /// queueing network.
     Mva(cli::mva::MvaArgs),
+    /// A machine file checked and described, or this computer measured
+    /// into one (--probe).
+    Machine(cli::machine::MachineCommandArgs),
     /// The symbolic counts that minimize the time per element under a
     /// thread budget (exact), beside RPL-shell's greedy rules; or over sizes.
     Best(cli::best::BestArgs),
@@ -85,6 +91,7 @@ fn run(cli: &Cli) -> Result<Report, CliError> {
         Command::Fit(args) => cli::fit::run(args),
         Command::Simulate(args) => cli::simulate::run(args),
         Command::Mva(args) => cli::mva::run(args),
+        Command::Machine(args) => cli::machine::run(args),
         Command::Best(args) => cli::best::run(args),
         Command::Crossovers(args) => cli::crossovers::run(args),
         Command::Sweep(args) => cli::sweep::run(args),

@@ -6,6 +6,7 @@
 
 use super::args::{self, Point, Range};
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
 use super::{progress, read_design};
 use pattern_core::explore::allocation::{
@@ -13,7 +14,6 @@ use pattern_core::explore::allocation::{
 };
 use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::Axis;
-use pattern_core::machine::Machine;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -28,9 +28,13 @@ const SIMULATION_STEPS: u64 = 10_000;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Every symbolic count is chosen from 1 to the budget unless \
-    --range narrows it. Ties go to the fewest threads.\n\nExamples:\n  \
+    --range narrows it. Ties go to the fewest threads. On a machine (--machine, \
+    --cores, --nodes) the operators keep a core for every thread on each node; the \
+    queueing and simulated semantics price threads beyond the cores and search up to \
+    the budget; every semantics keeps within the machine's nodes.\n\nExamples:\n  \
     pattern best examples/data/stages.design --budget 16 --at x=1000\n  \
     pattern best examples/data/stages.design --budget 16 --at x=1000 --queueing --cores 8\n  \
+    pattern best examples/data/map_reduce.design --budget 64 --machine examples/data/star.machine.json --at x=1e6\n  \
     pattern best examples/data/stages.design --budget 16 --sizes x=1e2..1e6:9"
 )]
 pub struct BestArgs {
@@ -43,24 +47,18 @@ pub struct BestArgs {
     /// fixed to its value.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
-    /// At most this many threads as well (the cores of the machine or
-    /// platform of --queueing and --simulate; the budget unless given).
-    #[arg(long)]
-    pub cores: Option<u64>,
-    /// At most this many nodes (a mapReduce's `m`); the nodes of the
-    /// platform of --simulate, each of --cores cores [default: 1 with
-    /// --simulate, any otherwise].
-    #[arg(long)]
-    pub nodes: Option<u64>,
+    /// The machine the design runs on [default: a core for every thread
+    /// the budget allows, the operators' assumption].
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// The values a count may take, `a=1..8` or `a=1..8,b=2..4`.
     #[arg(long, value_name = "RANGES", value_parser = args::ranges)]
     pub range: Vec<Vec<Range>>,
-    /// Minimize the queueing model (MVA on the cores) instead of the plain
-    /// operators.
+    /// Minimize the queueing model (MVA on the machine) instead of the
+    /// plain operators.
     #[arg(long, conflicts_with = "simulate")]
     pub queueing: bool,
-    /// Minimize the simulated time per element (on --nodes nodes of the
-    /// cores).
+    /// Minimize the simulated time per element on the machine.
     #[arg(long)]
     pub simulate: bool,
     /// Elements of each simulated stream (with --simulate).
@@ -81,21 +79,10 @@ pub struct BestArgs {
 pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = args.at.clone().unwrap_or_default();
-    let cores = args.cores.unwrap_or(args.budget);
-    let cores_usize = usize::try_from(cores).map_err(|_| {
-        CliError::Invalid(format!("{cores} cores are more than this machine counts"))
-    })?;
-    let machine = Machine::new(1, cores_usize);
-    let nodes = args.nodes.unwrap_or(1);
-    let nodes_usize = usize::try_from(nodes).map_err(|_| {
-        CliError::Invalid(format!("{nodes} nodes are more than this machine counts"))
-    })?;
-    let platform = Machine::new(nodes_usize, cores_usize);
-    // Every node has the cores: the threads may fill them all.
-    let mut allocator =
-        Allocator::new(&design, args.budget).cores(cores.saturating_mul(nodes.max(1)));
-    if let Some(nodes) = args.nodes {
-        allocator = allocator.nodes(nodes);
+    let on = args.machine.for_budget(&design, args.budget)?;
+    let mut allocator = Allocator::new(&design, args.budget);
+    if args.machine.given() {
+        allocator = allocator.machine(&on.machine);
     }
     for r in args.range.iter().flatten() {
         allocator = allocator.range(&r.var, r.lo..=r.hi);
@@ -121,30 +108,25 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     };
     allocator = allocator.max_steps(steps);
     let (semantics, allocator) = if args.queueing {
-        ("queueing", allocator.queueing(&machine))
+        ("queueing", allocator.queueing(&on.machine))
     } else if args.simulate {
-        ("simulation", allocator.simulation(&platform, args.elements))
+        (
+            "simulation",
+            allocator.simulation(&on.machine, args.elements),
+        )
     } else {
         ("operators", allocator)
     };
     let mut text = Text::default();
     const W: usize = 10;
     text.row(0, W, "design", shown(design.term()));
-    text.row(
-        0,
-        W,
-        "budget",
-        match args.nodes {
-            Some(n) => format!("{} threads, {n} nodes of {cores} cores", args.budget),
-            None => format!("{} threads, {cores} cores", args.budget),
-        },
-    );
+    text.row(0, W, "machine", on.describe());
+    text.row(0, W, "budget", format!("{} threads", args.budget));
     text.row(0, W, "semantics", semantics);
     let mut json = json!({
         "design": design.term().to_string(),
+        "machine": on.json(),
         "budget": args.budget,
-        "cores": cores,
-        "nodes": args.nodes,
         "semantics": semantics,
     });
     match &args.sizes {

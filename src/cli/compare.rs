@@ -3,9 +3,11 @@
 
 use super::args::{self, Range};
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, shown};
 use super::read_design;
 use pattern_core::compare::{self, Comparison, Domain, Evidence, Point, Verdict};
+use pattern_core::explore::ranking::symbolic_counts;
 use serde_json::{Map, Value, json};
 use std::cmp::Ordering;
 use std::path::PathBuf;
@@ -26,6 +28,11 @@ pub struct CompareArgs {
     /// `x=2..1e6,n=1..16`; may be repeated.
     #[arg(long, value_name = "RANGES", value_parser = args::ranges)]
     pub domain: Vec<Vec<Range>>,
+    /// The machine the designs run on: the report says where the models'
+    /// assumption of a core per thread fails on it, at the domain's
+    /// largest counts.
+    #[command(flatten)]
+    pub machine: MachineArgs,
 }
 
 /// Runs `pattern compare`.
@@ -46,7 +53,7 @@ pub fn run(args: &CompareArgs) -> Result<Report, CliError> {
     text.row(0, 4, "M[B]", shown(&c.b));
     text.line("");
     text.line(&c);
-    let json = json!({
+    let mut json = json!({
         "a": {"design": a.term().to_string(), "model": format!("{:#}", c.a)},
         "b": {"design": b.term().to_string(), "model": format!("{:#}", c.b)},
         "never_worse": c.never_worse(),
@@ -59,6 +66,19 @@ pub fn run(args: &CompareArgs) -> Result<Report, CliError> {
         "verdict": verdict_json(&c),
         "summary": c.to_string(),
     });
+    // The most threads: every count at the top of its range.
+    let mut names = symbolic_counts(a.term());
+    names.extend(symbolic_counts(b.term()));
+    let corner: Vec<(String, f64)> = (names.into_iter())
+        .map(|n| {
+            let hi = domain.range(&n).hi as f64;
+            (n, hi)
+        })
+        .collect();
+    let corner: Vec<(&str, f64)> = corner.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    text.line("");
+    let named = [("A", &a), ("B", &b)];
+    (args.machine).report_designs(&named, &corner, &mut text, 8, &mut json)?;
     Ok(Report { text: text.0, json })
 }
 

@@ -4,6 +4,7 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, point_json, shown};
 use super::read_designs;
 use pattern_core::Design;
@@ -31,6 +32,10 @@ pub struct CrossoversArgs {
     /// Values of every other variable (and symbolic count), `n=4`.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
+    /// The machine the designs run on: the report says where the models'
+    /// assumption of a core per thread fails on it.
+    #[command(flatten)]
+    pub machine: MachineArgs,
 }
 
 /// Runs `pattern crossovers`.
@@ -66,6 +71,9 @@ pub fn run(args: &CrossoversArgs) -> Result<Report, CliError> {
         "designs": listed,
         "at": point_json(&at.bindings()),
     });
+    let named: Vec<(&str, &Design)> = names.iter().map(String::as_str).zip(&designs).collect();
+    (args.machine).report_designs(&named, &at.bindings(), &mut text, 8, &mut json)?;
+    text.line("");
     describe(&found, &names, "best", &mut text, &mut json);
     Ok(Report { text: text.0, json })
 }

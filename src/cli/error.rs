@@ -12,6 +12,7 @@ use pattern_core::explore::ranking::RankError;
 use pattern_core::explore::sensitivity::SensitivityError;
 use pattern_core::explore::sweep::{RangeError, SweepError};
 use pattern_core::fit::extrap_io::ExtrapError;
+use pattern_core::machine::MachineError;
 use pattern_core::queue::QueueError;
 use pattern_core::semantics::QueueingError;
 use pattern_core::sim::SimError;
@@ -93,6 +94,9 @@ pub enum CliError {
         /// The report of all series, printed before the error.
         report: Box<Report>,
     },
+    /// A machine file that is not a machine, or a machine out of range.
+    #[error("the machine: {0}")]
+    Machine(#[from] MachineError),
     /// A simulation that could not run.
     #[error("the simulation: {0}")]
     Sim(#[from] SimError),

@@ -2,7 +2,7 @@
 //! they share: reading inputs, the values of options, the error type, the
 //! report and the progress bars.
 //!
-//! Describing: `model`, `compare`, `fit`, `simulate`, `mva`. Deciding (on
+//! Describing: `model`, `compare`, `fit`, `simulate`, `mva`, `machine`. Deciding (on
 //! `pattern_core::explore`): `best` (the counts under a budget), `rank`
 //! (the best designs reachable by the laws), `crossovers` (which design
 //! wins where), `sensitivity` (which block to speed up), `sweep` (models
@@ -14,6 +14,7 @@ pub mod compare;
 pub mod crossovers;
 pub mod error;
 pub mod fit;
+pub mod machine;
 pub mod model;
 pub mod mva;
 pub mod network;

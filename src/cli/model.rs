@@ -4,6 +4,7 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, shown};
 use super::read_design;
 use pattern_core::{Design, Expr};
@@ -15,6 +16,7 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:\n  \
     pattern model examples/data/pipeline.design --at x=1024,a=2,b=4\n  \
     pattern model examples/data/pipeline.design --asymptotic\n  \
+    pattern model examples/data/map_reduce.design --at x=1e6,m=1,n=64 --machine examples/data/star.machine.json\n  \
     pattern model --expr '1034.17*x*log2(x) + 5422.97' --at x=1e6")]
 pub struct ModelArgs {
     /// The design file (`-` reads standard input).
@@ -33,6 +35,10 @@ pub struct ModelArgs {
     /// The variable of the growth class.
     #[arg(long, default_value = "x", value_name = "NAME")]
     pub var: String,
+    /// The machine the design runs on: the report says where the model's
+    /// assumption of a core per thread fails on it.
+    #[command(flatten)]
+    pub machine: MachineArgs,
 }
 
 /// Runs `pattern model`.
@@ -72,6 +78,12 @@ fn point_json(point: &Point) -> Value {
 }
 
 fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
+    if args.machine.given() {
+        return Err(CliError::Invalid(
+            "--machine, --cores and --nodes are for a design: a bare expression runs on no machine"
+                .into(),
+        ));
+    }
     let mut text = Text::default();
     let growth = growth(model, &args.var);
     text.row(0, 10, "expression", shown(model));
@@ -110,6 +122,12 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
     };
     const W: usize = 18;
     text.row(0, W, "design", shown(design.term()));
+    // The machine at the first point (the default fits the design there).
+    let first = args.at.first().map(Point::bindings).unwrap_or_default();
+    let machine = args.machine.for_design(design, &first)?;
+    let mut json = json!({});
+    text.row(0, W, "machine", machine.describe());
+    json["machine"] = machine.json();
     text.row(0, W, label, shown(&model));
     text.row(0, W, "latency", shown(&latency));
     text.row(0, W, "threads", shown(&resources.threads));
@@ -127,15 +145,22 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
         text.row(2, 16, "latency", num(l));
         text.row(2, 16, "threads", num(threads));
         text.row(2, 16, "nodes", num(nodes));
+        let broken = design
+            .assumptions(&machine.machine, &point.bindings())
+            .unwrap_or_default();
+        for line in &broken {
+            text.row(2, 16, "warning", line);
+        }
         points.push(json!({
             "at": point_json(point),
             "time_per_element": json_num(t),
             "latency": json_num(l),
             "threads": json_num(threads),
             "nodes": json_num(nodes),
+            "operators_assumption": {"holds": broken.is_empty(), "fails": broken},
         }));
     }
-    let json = json!({
+    let rest = json!({
         "design": design.term().to_string(),
         "model": format!("{model:#}"),
         "asymptotic": args.asymptotic,
@@ -146,5 +171,8 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
         "var": args.var,
         "points": points,
     });
+    if let (Value::Object(all), Value::Object(rest)) = (&mut json, rest) {
+        all.extend(rest);
+    }
     Ok(Report { text: text.0, json })
 }

@@ -1,5 +1,5 @@
-//! `pattern mva FILE`: Mean Value Analysis. A design on a machine of `c`
-//! cores (the queueing semantics: time per element, each station's
+//! `pattern mva FILE`: Mean Value Analysis. A design on a machine (the
+//! queueing semantics: time per element, each station's
 //! utilization), or a closed queueing network from a JSON file
 //! (throughput, response time, queue lengths, utilizations, asymptotic
 //! bounds and PDQ's optimal population `N*`), at one population or swept
@@ -7,9 +7,10 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, shown};
 use super::{network, read_design, read_text};
-use pattern_core::machine::Machine;
+use pattern_core::machine::Waiting;
 use pattern_core::queue::{Network, Solution, StationKind};
 use pattern_core::semantics::Queueing;
 use serde_json::{Value, json};
@@ -26,34 +27,27 @@ const MAX_SWEEP: usize = 1_000_000;
     {\"name\": \"disks\", \"kind\": \"multi_server\", \"demand\": 0.5, \"servers\": 2},\n    \
     {\"name\": \"net\", \"kind\": \"load_dependent\", \"demand\": 0.1, \"rates\": [1, 1.8]},\n    \
     {\"name\": \"think\", \"kind\": \"delay\", \"demand\": 3.0}]}\n\
-    Any other FILE is a design, run on --cores cores.\n\nExamples:\n  \
+    Any other FILE is a design, run on the machine (--machine FILE, --cores C, --nodes N).\n\nExamples:\n  \
     pattern mva examples/data/pipeline.design --cores 2 --at x=1024,a=2,b=1\n  \
+    pattern mva examples/data/map_reduce.design --machine examples/data/star.machine.json --at x=1e6,m=8,n=8\n  \
     pattern mva examples/data/interactive.json --population 10 --sweep")]
 pub struct MvaArgs {
     /// A design, or a queueing network (`.json`).
     pub file: PathBuf,
-    /// Cores of the machine the design runs on.
-    #[arg(long)]
-    pub cores: Option<usize>,
+    /// The machine the design runs on.
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// Values of the design's variables and symbolic counts, `x=1024,n=4`.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
-    /// Time to hand an element from one pipeline stage to the next.
-    #[arg(
-        long,
-        default_value_t = 0.0,
-        value_name = "TIME",
-        allow_negative_numbers = true
-    )]
-    pub handoff: f64,
-    /// Time a task pool's worker holds the shared queue to take an element.
-    #[arg(
-        long,
-        default_value_t = 0.0,
-        value_name = "TIME",
-        allow_negative_numbers = true
-    )]
-    pub take: f64,
+    /// Time to hand an element from one pipeline stage to the next, in
+    /// place of the machine's (0 unless its waiting part says otherwise).
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub handoff: Option<f64>,
+    /// Time a task pool's worker holds the shared queue to take an element,
+    /// in place of the machine's.
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    pub take: Option<f64>,
     /// Elements a channel between threads holds.
     #[arg(long, default_value_t = 4)]
     pub buffer: usize,
@@ -79,11 +73,6 @@ pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
 }
 
 fn design(args: &MvaArgs) -> Result<Report, CliError> {
-    let Some(cores) = args.cores else {
-        return Err(CliError::Invalid(
-            "a design needs the machine's cores: give --cores".into(),
-        ));
-    };
     for flag in [
         ("--population", args.population.is_some()),
         ("--sweep", args.sweep),
@@ -97,10 +86,18 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
         }
     }
     let design = read_design(&args.file)?;
-    let machine =
-        Machine::new(1, cores).with_waiting(|w| w.handoff_ns(args.handoff).take_ns(args.take));
     let at = args.at.clone().unwrap_or_default();
-    let p = Queueing::new(&machine)
+    let mut on = args.machine.for_design(&design, &at.bindings())?;
+    if args.handoff.is_some() || args.take.is_some() {
+        let (handoff, take) = (args.handoff, args.take);
+        on.machine = on.machine.with_waiting(|w| Waiting {
+            handoff_ns: handoff.unwrap_or(w.handoff_ns),
+            take_ns: take.unwrap_or(w.take_ns),
+            ..w
+        });
+    }
+    let machine = &on.machine;
+    let p = Queueing::new(machine)
         .buffer(args.buffer)
         .at(&at.bindings())
         .of(design.term())?;
@@ -109,14 +106,16 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
     let mut text = Text::default();
     const W: usize = 19;
     text.row(0, W, "design", shown(design.term()));
+    text.row(0, W, "machine", on.describe());
+    let waits = machine.waiting_costs();
     text.row(
         0,
         W,
-        "machine",
+        "waiting",
         format!(
-            "{cores} core(s), hand-over {}, take {}, channels of {}",
-            num(args.handoff),
-            num(args.take),
+            "hand-over {}, take {}, channels of {}",
+            num(waits.handoff_ns),
+            num(waits.take_ns),
             args.buffer
         ),
     );
@@ -134,7 +133,8 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
     stations(&mut text, &p.network, &p.solution);
     let json = json!({
         "design": design.term().to_string(),
-        "cores": cores,
+        "machine": on.json(),
+        "buffer": args.buffer,
         "time_per_element": json_num(p.time_per_element),
         "operators_model": plain.map(json_num),
         "throughput": json_num(p.throughput),
@@ -200,9 +200,9 @@ fn stations_json(network: &Network, s: &Solution) -> Vec<Value> {
 }
 
 fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
-    if args.cores.is_some() || args.at.is_some() {
+    if args.machine.given() || args.at.is_some() || args.handoff.is_some() || args.take.is_some() {
         return Err(CliError::Invalid(
-            "--cores and --at are for a design; a network's stations are in its file".into(),
+            "--machine, --cores, --nodes, --handoff, --take and --at are for a design; a network's stations are in its file".into(),
         ));
     }
     let path: &Path = &args.file;

@@ -6,13 +6,13 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::{MachineArgs, OnMachine};
 use super::output::{Report, json_num, num};
-use super::sweep::{axis, bound, count_name, count_values, thread_curve};
+use super::sweep::{axis, bound, count_name, count_values, thread_curve, threads_machine};
 use super::{progress, read_designs};
 use pattern_core::Design;
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
-use pattern_core::machine::Machine;
 use pattern_core::sim::Simulation;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -63,12 +63,10 @@ pub struct PlotArgs {
     /// The count varied (threads; default: the design's only one).
     #[arg(long, value_name = "NAME")]
     pub count: Option<String>,
-    /// Cores of the machine or of each node (threads, efficiency, gantt).
-    #[arg(long, default_value_t = 4)]
-    pub cores: usize,
-    /// Nodes of the platform (efficiency, gantt).
-    #[arg(long, default_value_t = 1)]
-    pub nodes: usize,
+    /// The machine the design runs on (threads, efficiency, gantt; with
+    /// curves, the report says where the operators' assumption fails).
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// Elements of each simulated stream.
     #[arg(long, default_value_t = 1000)]
     pub elements: usize,
@@ -93,6 +91,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
     let designs = read_designs(&args.files)?;
     let at = args.at.clone().unwrap_or_default();
     let mut marks = Vec::new();
+    let mut machines: Vec<(String, OnMachine)> = Vec::new();
     match args.kind {
         Kind::Curves => {
             let axis = axis("--x", "x", &args.x)?;
@@ -110,28 +109,33 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
             }
             let plot = CostCurves::of_models(&named, &axis, &[])?.crossovers(&marks);
             save(&plot, &args.output)?;
+            for (name, d) in &designs {
+                machines.push((name.clone(), args.machine.for_design(d, &at.bindings())?));
+            }
         }
         Kind::Threads => {
             let design = one(&designs, args.kind)?;
             let count = count_name(design, args.count.as_deref())?;
             let values = count_values("--threads", &count, &args.threads)?;
+            let on = threads_machine(&args.machine, design, &count, &values, &at)?;
             let curve = thread_curve(
                 design,
                 &count,
                 &values,
-                args.cores,
+                &on.machine,
                 &at,
                 Some(args.elements),
             )?;
             save(&ThreadsPlot::new(curve), &args.output)?;
+            machines.push((String::new(), on));
         }
         Kind::Efficiency | Kind::Gantt => {
             let design = one(&designs, args.kind)?;
-            let platform = Machine::new(args.nodes, args.cores);
+            let on = args.machine.for_design(design, &at.bindings())?;
             let spinner = (args.elements >= LONG_RUN)
                 .then(|| progress::spinner(&format!("simulating {} elements", args.elements)))
                 .flatten();
-            let run = Simulation::new(design, &platform)
+            let run = Simulation::new(design, &on.machine)
                 .at(&at.bindings())
                 .elements(args.elements)
                 .trace(args.kind == Kind::Gantt)
@@ -144,6 +148,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
                 let window = args.window.unwrap_or(run.makespan() / 100.0);
                 save(&Efficiency { run: &run, window }, &args.output)?;
             }
+            machines.push((String::new(), on));
         }
     }
     let bytes = std::fs::metadata(&args.output).map_or(0, |m| m.len());
@@ -156,7 +161,31 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         let shown: Vec<String> = marks.iter().map(|&m| num(m)).collect();
         text.push_str(&format!("crossovers marked at x = {}\n", shown.join(", ")));
     }
+    let mut machine_json = Vec::new();
+    for (name, on) in &machines {
+        let of = if name.is_empty() {
+            String::new()
+        } else {
+            format!(" ({name})")
+        };
+        text.push_str(&format!("machine{of}: {}\n", on.describe()));
+        let mut one = on.json();
+        if let Some((_, d)) = designs.iter().find(|(n, _)| n == name) {
+            let broken = d
+                .assumptions(&on.machine, &at.bindings())
+                .unwrap_or_default();
+            for line in &broken {
+                text.push_str(&format!("warning{of}: {line}\n"));
+            }
+            one["operators_assumption"] = json!({"holds": broken.is_empty(), "fails": broken});
+        }
+        if !name.is_empty() {
+            one["design"] = json!(name);
+        }
+        machine_json.push(one);
+    }
     let json = json!({
+        "machines": machine_json,
         "written": args.output.display().to_string(),
         "kind": kind,
         "format": format,

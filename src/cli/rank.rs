@@ -6,8 +6,10 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
 use super::{progress, read_design};
+use pattern_core::explore::allocation::Pricing;
 use pattern_core::explore::ranking::{AllocationCounts, Ranking};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -17,9 +19,12 @@ use std::path::PathBuf;
 #[command(
     after_help = "The search takes up to --steps moves from the design and \
     evaluates up to --designs candidates; a candidate's symbolic counts are the \
-    exact allocation's under the budget. A count bound in --at stays fixed.\n\n\
-    Example:\n  \
-    pattern rank examples/data/threads.design --budget 8 --top 5 --at x=1000"
+    exact allocation's under the budget, under the semantics chosen (the plain \
+    operators, --queueing or --simulate) on the machine (--machine, --cores, --nodes). \
+    A count bound in --at stays fixed.\n\n\
+    Examples:\n  \
+    pattern rank examples/data/threads.design --budget 8 --top 5 --at x=1000\n  \
+    pattern rank examples/data/threads.design --budget 16 --top 5 --at x=1000 --cores 4 --queueing"
 )]
 pub struct RankArgs {
     /// The design file.
@@ -33,9 +38,20 @@ pub struct RankArgs {
     /// Values of the models' variables, `x=1000`.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
-    /// At most this many threads as well (the budget, if fewer).
+    /// The machine the designs run on [default: a core for every thread
+    /// the budget allows, the operators' assumption].
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Rank and choose counts by the queueing model on the machine.
+    #[arg(long, conflicts_with = "simulate")]
+    pub queueing: bool,
+    /// Rank and choose counts by the simulated time per element on the
+    /// machine.
     #[arg(long)]
-    pub cores: Option<u64>,
+    pub simulate: bool,
+    /// Elements of each simulated stream (with --simulate).
+    #[arg(long, default_value_t = 1000)]
+    pub elements: usize,
     /// The variable of the growth classes.
     #[arg(long, default_value = "x", value_name = "NAME")]
     pub var: String,
@@ -51,10 +67,21 @@ pub struct RankArgs {
 pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = args.at.clone().unwrap_or_default();
-    // The cores cap the threads of every design, not only the chosen counts.
-    let budget = args.budget.min(args.cores.unwrap_or(u64::MAX));
-    let chooser = AllocationCounts::new(budget);
+    let budget = args.budget;
+    let on = args.machine.for_budget(&design, args.budget)?;
+    let pricing = if args.queueing {
+        Pricing::Queueing(on.machine.clone())
+    } else if args.simulate {
+        Pricing::simulation(&on.machine, args.elements)
+    } else {
+        Pricing::Operators
+    };
+    let mut chooser = AllocationCounts::new(budget).pricing(pricing.clone());
+    if args.machine.given() {
+        chooser = chooser.machine(&on.machine);
+    }
     let ranking = Ranking::new(budget)
+        .pricing(pricing.clone())
         .top(args.top)
         .var(&args.var)
         .max_steps(args.steps)
@@ -66,7 +93,9 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let mut text = Text::default();
     const W: usize = 16;
     text.row(0, W, "design", shown(design.term()));
+    text.row(0, W, "machine", on.describe());
     text.row(0, W, "budget", format!("{budget} threads"));
+    text.row(0, W, "semantics", pricing.name());
     if !at.is_empty() {
         text.row(0, W, "at", &at);
     }
@@ -111,6 +140,8 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     }
     let json = json!({
         "design": design.term().to_string(),
+        "machine": on.json(),
+        "semantics": pricing.name(),
         "budget": budget,
         "at": point_json(&at.bindings()),
         "var": args.var,

@@ -1,14 +1,14 @@
 //! `pattern simulate FILE`: a stream of elements through a design on a
-//! platform of nodes and cores, by the discrete-event simulator. Prints the
+//! machine, by the discrete-event simulator. Prints the
 //! makespan, the steady-state time per element, latency percentiles and
 //! the cores' (and links') utilization; writes a Chrome trace, the dynamic
 //! efficiency and a Gantt chart on request.
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::{MachineArgs, OnMachine};
 use super::output::{Report, Text, json_num, num, shown};
 use super::{progress, read_design, write_file};
-use pattern_core::machine::Machine;
 use pattern_core::sim::{SimResult, Simulation};
 use serde_json::json;
 use std::path::PathBuf;
@@ -25,17 +25,15 @@ const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 100.0];
 #[command(
     after_help = "Times are in the unit of the atoms' models (ns in the examples).\n\n\
     Example:\n  \
-    pattern simulate examples/data/pipeline.design --cores 2 --elements 10000 --at x=1024,a=2,b=1"
+    pattern simulate examples/data/pipeline.design --cores 2 --elements 10000 --at x=1024,a=2,b=1\n  \
+    pattern simulate examples/data/map_reduce.design --machine examples/data/star.machine.json --at x=1e6,m=8,n=8"
 )]
 pub struct SimulateArgs {
     /// The design file (`-` reads standard input).
     pub file: PathBuf,
-    /// Nodes of the platform.
-    #[arg(long, default_value_t = 1)]
-    pub nodes: usize,
-    /// Cores of each node.
-    #[arg(long, default_value_t = 1)]
-    pub cores: usize,
+    /// The machine the design runs on.
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// Elements of the stream.
     #[arg(long, default_value_t = 1000)]
     pub elements: usize,
@@ -57,7 +55,8 @@ pub struct SimulateArgs {
     /// Seed of the random durations.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Pins thread `i` of the design to core `i mod cores`.
+    /// Pins thread `i` of the design to core `i mod cores` (the machine's
+    /// waiting part says so otherwise).
     #[arg(long)]
     pub pinned: bool,
     /// Writes the run as a Chrome trace (JSON; open it in Perfetto).
@@ -81,10 +80,13 @@ pub struct SimulateArgs {
 /// Runs `pattern simulate`.
 pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
-    let platform = Machine::new(args.nodes, args.cores).with_waiting(|w| w.pinned(args.pinned));
     let at = args.at.clone().unwrap_or_default();
+    let mut on = args.machine.for_design(&design, &at.bindings())?;
+    if args.pinned {
+        on.machine = on.machine.with_waiting(|w| w.pinned(true));
+    }
     let keep_trace = args.trace.is_some() || args.gantt.is_some();
-    let simulation = Simulation::new(&design, &platform)
+    let simulation = Simulation::new(&design, &on.machine)
         .at(&at.bindings())
         .elements(args.elements)
         .buffer(args.buffer)
@@ -116,19 +118,14 @@ pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     if let Some(path) = &args.gantt {
         write_file(path, &result.gantt_svg()?)?;
     }
-    Ok(report(args, &design.term().to_string(), &at, &result))
+    Ok(report(args, &on, &design.term().to_string(), &at, &result))
 }
 
-fn report(args: &SimulateArgs, design: &str, at: &Point, r: &SimResult) -> Report {
+fn report(args: &SimulateArgs, on: &OnMachine, design: &str, at: &Point, r: &SimResult) -> Report {
     let mut text = Text::default();
     const W: usize = 17;
     text.row(0, W, "design", shown(design));
-    text.row(
-        0,
-        W,
-        "platform",
-        format!("{} node(s) of {} core(s)", args.nodes, args.cores),
-    );
+    text.row(0, W, "machine", on.describe());
     if !at.is_empty() {
         text.row(0, W, "at", at);
     }
@@ -152,7 +149,7 @@ fn report(args: &SimulateArgs, design: &str, at: &Point, r: &SimResult) -> Repor
         );
     }
     let links = r.link_utilization();
-    if args.nodes > 1 {
+    if on.machine.nodes() > 1 {
         for (node, (out, inc)) in links.iter().enumerate() {
             text.row(
                 0,
@@ -165,8 +162,7 @@ fn report(args: &SimulateArgs, design: &str, at: &Point, r: &SimResult) -> Repor
     text.row(0, W, "events", r.events());
     let json = json!({
         "design": design,
-        "nodes": args.nodes,
-        "cores": args.cores,
+        "machine": on.json(),
         "elements": args.elements,
         "makespan": json_num(r.makespan()),
         "time_per_element": json_num(r.time_per_element()),

@@ -5,6 +5,7 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::machine::{MachineArgs, OnMachine};
 use super::output::Report;
 use super::{progress, read_designs, write_file};
 use pattern_core::explore::ranking::symbolic_counts;
@@ -22,7 +23,10 @@ const LONG_SWEEP: usize = 100_000;
 #[command(
     after_help = "An axis is `lo..hi` (log-spaced over two decades or more, else \
     every integer or 11 values), `lo..hi:count`, `lo..hi:count:log|lin`, a list `1,2,4` \
-    or one value. Each design's column is named after its file.\n\nExamples:\n  \
+    or one value. Each design's column is named after its file. A --threads sweep \
+    runs on the machine (--machine, --cores, --nodes; by default one node with a core \
+    for every thread at the largest count), named in a first line `# machine: ..` of \
+    its CSV and in its JSON.\n\nExamples:\n  \
     pattern sweep examples/data/pool4_qsort.design examples/data/pool2_seq.design --x 1..1e3:4\n  \
     pattern sweep examples/data/stages.design --x 1e3..1e6:4 --axis a=1..4 --at b=2,c=1 -o out.csv\n  \
     pattern sweep examples/data/threads.design --threads 1..8 --cores 4 --at x=1e4 --simulate"
@@ -50,9 +54,10 @@ pub struct SweepArgs {
     /// The count --threads varies (default: the design's only one).
     #[arg(long, value_name = "NAME", requires = "threads")]
     pub count: Option<String>,
-    /// The cores of the queueing model and the simulation (with --threads).
-    #[arg(long, requires = "threads")]
-    pub cores: Option<usize>,
+    /// The machine of the queueing model and the simulation (with
+    /// --threads).
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// Also simulate a stream at each count (with --threads).
     #[arg(long, requires = "threads")]
     pub simulate: bool,
@@ -65,11 +70,25 @@ pub struct SweepArgs {
 pub fn run(args: &SweepArgs) -> Result<Report, CliError> {
     let designs = read_designs(&args.files)?;
     let at = args.at.clone().unwrap_or_default();
-    let table = match &args.threads {
-        Some(values) => thread_table(args, &designs, values, &at)?,
-        None => grid_table(args, &designs, &at)?,
-    };
-    emit(&table, args.output.as_deref())
+    match &args.threads {
+        Some(values) => {
+            let (table, on) = thread_table(args, &designs, values, &at)?;
+            emit(&table, Some(&on), args.output.as_deref())
+        }
+        None => {
+            if args.machine.given() {
+                return Err(CliError::Invalid(
+                    "--machine, --cores and --nodes are for --threads: a grid's columns are the operators' models, which assume a core for every thread"
+                        .into(),
+                ));
+            }
+            emit(
+                &grid_table(args, &designs, &at)?,
+                None,
+                args.output.as_deref(),
+            )
+        }
+    }
 }
 
 /// Reads the axis `text` of `name`, for the option `option`.
@@ -162,11 +181,10 @@ pub fn thread_curve(
     design: &Design,
     count: &str,
     values: &[u64],
-    cores: usize,
+    machine: &Machine,
     at: &Point,
     simulation: Option<usize>,
 ) -> Result<ThreadCurve, CliError> {
-    let machine = Machine::new(1, cores);
     let bar = if simulation.is_some() {
         progress::bar(values.len() as u64, "simulating")
     } else {
@@ -203,7 +221,7 @@ fn thread_table(
     designs: &[(String, Design)],
     values: &str,
     at: &Point,
-) -> Result<Table, CliError> {
+) -> Result<(Table, OnMachine), CliError> {
     let [(_, design)] = designs else {
         return Err(CliError::Invalid(format!(
             "--threads sweeps one design, {} given",
@@ -212,26 +230,53 @@ fn thread_table(
     };
     let count = count_name(design, args.count.as_deref())?;
     let values = count_values("--threads", &count, values)?;
-    let cores = args.cores.ok_or_else(|| {
-        CliError::Invalid("--threads needs the cores of the machine: --cores C".into())
-    })?;
+    let on = threads_machine(&args.machine, design, &count, &values, at)?;
     let simulation = args.simulate.then_some(args.elements);
-    Ok(thread_curve(design, &count, &values, cores, at, simulation)?.to_table())
+    let table = thread_curve(design, &count, &values, &on.machine, at, simulation)?.to_table();
+    Ok((table, on))
+}
+
+/// The machine of a threads sweep: the one given, or by default one with a
+/// core for every thread at the count's largest value.
+pub fn threads_machine(
+    machine: &MachineArgs,
+    design: &Design,
+    count: &str,
+    values: &[u64],
+    at: &Point,
+) -> Result<OnMachine, CliError> {
+    let most = values.iter().copied().max().unwrap_or(1);
+    let mut point = at.bindings();
+    point.retain(|(n, _)| *n != count);
+    point.push((count, most as f64));
+    machine.for_design(design, &point)
 }
 
 /// The table on standard output (CSV, or JSON with `--json`), or written
-/// to `output` (its format from its extension) with a line saying so.
-fn emit(table: &Table, output: Option<&Path>) -> Result<Report, CliError> {
-    let parsed = |t: &Table| serde_json::from_str::<Value>(&t.to_json()).unwrap_or(Value::Null);
+/// to `output` (its format from its extension) with a line saying so; the
+/// machine, if the table ran on one, in a first line `# machine: ..` of
+/// the CSV and under `machine` in the JSON.
+fn emit(table: &Table, on: Option<&OnMachine>, output: Option<&Path>) -> Result<Report, CliError> {
+    let json = || {
+        let mut v = serde_json::from_str::<Value>(&table.to_json()).unwrap_or(Value::Null);
+        if let (Some(on), Value::Object(map)) = (on, &mut v) {
+            map.insert("machine".into(), on.json());
+        }
+        v
+    };
+    let csv = || match on {
+        Some(on) => format!("# machine: {}\n{}", on.describe(), table.to_csv()),
+        None => table.to_csv(),
+    };
     let Some(path) = output else {
         return Ok(Report {
-            text: table.to_csv(),
-            json: parsed(table),
+            text: csv(),
+            json: json(),
         });
     };
     let contents = match path.extension().and_then(|e| e.to_str()) {
-        Some("csv") => table.to_csv(),
-        Some("json") => table.to_json(),
+        Some("csv") => csv(),
+        Some("json") => json().to_string(),
         _ => {
             return Err(CliError::Invalid(format!(
                 "-o {}: the file must end in .csv or .json",

@@ -236,19 +236,71 @@ pub struct Solution {
     pub bound_evaluations: u64,
 }
 
-/// The simulator's settings for [`Allocator::simulation`].
-#[derive(Clone, Debug)]
-struct SimulationSettings {
-    machine: Machine,
-    elements: usize,
+/// The simulator's settings for [`Pricing::Simulation`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimulationSettings {
+    /// The machine simulated.
+    pub machine: Machine,
+    /// The elements of each run.
+    pub elements: usize,
 }
 
-/// The semantics an [`Allocator`] minimizes.
-#[derive(Clone, Debug)]
-enum Choice {
+/// The semantics that prices an allocation: what an [`Allocator`]
+/// minimizes, and how a ranking times its candidates.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pricing {
+    /// The plain operators ([`OperatorsTime`]).
     Operators,
+    /// The queueing semantics on a machine ([`QueueingTime`]).
     Queueing(Machine),
+    /// The simulator on a machine ([`SimulationTime`]).
     Simulation(SimulationSettings),
+}
+
+impl Pricing {
+    /// The simulation of `elements` elements on `machine`.
+    pub fn simulation(machine: &Machine, elements: usize) -> Pricing {
+        Pricing::Simulation(SimulationSettings {
+            machine: machine.clone(),
+            elements,
+        })
+    }
+
+    /// Its name in reports: `operators`, `queueing` or `simulation`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Pricing::Operators => "operators",
+            Pricing::Queueing(_) => "queueing",
+            Pricing::Simulation(_) => "simulation",
+        }
+    }
+
+    /// The machine it prices on, if any.
+    pub fn machine(&self) -> Option<&Machine> {
+        match self {
+            Pricing::Operators => None,
+            Pricing::Queueing(m) => Some(m),
+            Pricing::Simulation(s) => Some(&s.machine),
+        }
+    }
+
+    /// The time per element of `design` with every variable and count
+    /// bound by `at`.
+    pub fn time_per_element(
+        &self,
+        design: &Design,
+        at: &[(&str, f64)],
+    ) -> Result<f64, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(match self {
+            Pricing::Operators => design.model().eval(at)?,
+            Pricing::Queueing(m) => design.queueing(m, at)?.time_per_element,
+            Pricing::Simulation(s) => crate::sim::Simulation::new(design, &s.machine)
+                .at(at)
+                .elements(s.elements)
+                .run()?
+                .time_per_element(),
+        })
+    }
 }
 
 /// The search for the best counts of a design: what to minimize, where and
@@ -261,7 +313,7 @@ pub struct Allocator<'d> {
     nodes: Option<u64>,
     ranges: Vec<(String, u64, u64)>,
     at: Vec<(String, f64)>,
-    choice: Choice,
+    choice: Pricing,
     machine: Option<Machine>,
     max_steps: u64,
     tolerance: f64,
@@ -282,7 +334,7 @@ impl<'d> Allocator<'d> {
             nodes: None,
             ranges: Vec::new(),
             at: Vec::new(),
-            choice: Choice::Operators,
+            choice: Pricing::Operators,
             machine: None,
             max_steps: DEFAULT_MAX_STEPS,
             tolerance: 1e-6,
@@ -342,23 +394,26 @@ impl<'d> Allocator<'d> {
 
     /// Minimize the plain operators' model (the default).
     pub fn operators(mut self) -> Self {
-        self.choice = Choice::Operators;
+        self.choice = Pricing::Operators;
         self
     }
 
     /// Minimize the queueing model on `machine` ([`QueueingTime`]).
     pub fn queueing(mut self, machine: &Machine) -> Self {
-        self.choice = Choice::Queueing(machine.clone());
+        self.choice = Pricing::Queueing(machine.clone());
         self
     }
 
     /// Minimize the simulated time per element on `machine`, each run of
     /// `elements` elements ([`SimulationTime`]).
     pub fn simulation(mut self, machine: &Machine, elements: usize) -> Self {
-        self.choice = Choice::Simulation(SimulationSettings {
-            machine: machine.clone(),
-            elements,
-        });
+        self.choice = Pricing::simulation(machine, elements);
+        self
+    }
+
+    /// Minimize what `pricing` gives.
+    pub fn pricing(mut self, pricing: Pricing) -> Self {
+        self.choice = pricing;
         self
     }
 
@@ -390,9 +445,9 @@ impl<'d> Allocator<'d> {
     /// The machine the chosen semantics prices the design on, if any.
     fn on(&self) -> Option<&Machine> {
         match &self.choice {
-            Choice::Operators => self.machine.as_ref(),
-            Choice::Queueing(m) => Some(m),
-            Choice::Simulation(s) => Some(&s.machine),
+            Pricing::Operators => self.machine.as_ref(),
+            Pricing::Queueing(m) => Some(m),
+            Pricing::Simulation(s) => Some(&s.machine),
         }
     }
 
@@ -408,7 +463,7 @@ impl<'d> Allocator<'d> {
     fn space(&self, at: &[(&str, f64)]) -> Result<Space, AllocationError> {
         // Only the operators need a core per thread.
         let per_node = match (&self.choice, &self.machine) {
-            (Choice::Operators, Some(m)) => Some(space::node_groups(m)),
+            (Pricing::Operators, Some(m)) => Some(space::node_groups(m)),
             _ => None,
         };
         Space::new(
@@ -445,7 +500,7 @@ impl<'d> Allocator<'d> {
     /// The best allocation under the chosen semantics at the point `at`.
     fn solve_at(&self, space: &Space, at: &[(&str, f64)]) -> Result<Solution, AllocationError> {
         match &self.choice {
-            Choice::Operators => {
+            Pricing::Operators => {
                 let ops = self.operators_at(space, at)?;
                 let mut memo = Memo::default();
                 let found = search_with_ties(
@@ -456,10 +511,10 @@ impl<'d> Allocator<'d> {
                 )?;
                 Ok(solution(space, memo.counted(found)))
             }
-            Choice::Queueing(machine) => {
+            Pricing::Queueing(machine) => {
                 self.solve_model_at(space, at, &QueueingTime::new(self.design, machine, at))
             }
-            Choice::Simulation(s) => self.solve_model_at(
+            Pricing::Simulation(s) => self.solve_model_at(
                 space,
                 at,
                 &SimulationTime::new(self.design, &s.machine, at).elements(s.elements),
@@ -549,11 +604,11 @@ impl<'d> Allocator<'d> {
         values: &[u64],
     ) -> Result<f64, AllocationError> {
         Ok(match &self.choice {
-            Choice::Operators => operators_time(&self.operators_at(space, at)?, space, values)?,
-            Choice::Queueing(m) => {
+            Pricing::Operators => operators_time(&self.operators_at(space, at)?, space, values)?,
+            Pricing::Queueing(m) => {
                 model_time(&QueueingTime::new(self.design, m, at), space, values)?
             }
-            Choice::Simulation(s) => model_time(
+            Pricing::Simulation(s) => model_time(
                 &SimulationTime::new(self.design, &s.machine, at).elements(s.elements),
                 space,
                 values,

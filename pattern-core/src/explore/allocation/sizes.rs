@@ -5,7 +5,7 @@
 use super::search::{Pruning, search_with_ties};
 use super::space::Space;
 use super::{
-    Allocation, AllocationError, Allocator, BOUND_SLACK, Choice, OperatorsTime, QueueingTime,
+    Allocation, AllocationError, Allocator, BOUND_SLACK, OperatorsTime, Pricing, QueueingTime,
     SimulationTime, model_time, operators_time,
 };
 
@@ -236,11 +236,11 @@ impl<'d> Allocator<'d> {
             let here = self.space(&at)?;
             let ops = || self.operators_at(&here, &at);
             models.push(match &self.choice {
-                Choice::Operators => AtSize::Operators(ops()?),
-                Choice::Queueing(m) => {
+                Pricing::Operators => AtSize::Operators(ops()?),
+                Pricing::Queueing(m) => {
                     AtSize::Queueing(QueueingTime::new(self.design, m, &at), ops().ok())
                 }
-                Choice::Simulation(s) => AtSize::Simulation(
+                Pricing::Simulation(s) => AtSize::Simulation(
                     SimulationTime::new(self.design, &s.machine, &at).elements(s.elements),
                 ),
             });

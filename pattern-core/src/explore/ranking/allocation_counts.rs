@@ -4,11 +4,13 @@
 
 use super::counts::{CountChooser, symbolic_counts};
 use crate::Design;
-use crate::explore::allocation::{AllocationError, Allocator};
+use crate::explore::allocation::{AllocationError, Allocator, Pricing};
+use crate::machine::Machine;
 
-/// A [`CountChooser`] that solves an [`Allocator`] (plain operators) for
-/// each candidate: its symbolic counts are the best under `budget` threads
-/// (and `cores`, if set) at the ranking's point. A count the point binds to
+/// A [`CountChooser`] that solves an [`Allocator`] for each candidate
+/// (under the plain operators unless [`AllocationCounts::pricing`] says
+/// otherwise): its symbolic counts are the best under `budget` threads (and
+/// `cores`, if set; on a machine, if set) at the ranking's point. A count the point binds to
 /// a positive integer is fixed to that value; a design without symbolic
 /// counts gets none.
 ///
@@ -26,10 +28,12 @@ use crate::explore::allocation::{AllocationError, Allocator};
 /// assert_eq!(counts, [("a".to_string(), 4), ("b".to_string(), 2)]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AllocationCounts {
     budget: u64,
     cores: Option<u64>,
+    machine: Option<Machine>,
+    pricing: Pricing,
 }
 
 impl AllocationCounts {
@@ -38,7 +42,21 @@ impl AllocationCounts {
         AllocationCounts {
             budget,
             cores: None,
+            machine: None,
+            pricing: Pricing::Operators,
         }
+    }
+
+    /// The machine the operators' counts must fit ([`Allocator::machine`]).
+    pub fn machine(mut self, machine: &Machine) -> AllocationCounts {
+        self.machine = Some(machine.clone());
+        self
+    }
+
+    /// The semantics the counts minimize ([`Allocator::pricing`]).
+    pub fn pricing(mut self, pricing: Pricing) -> AllocationCounts {
+        self.pricing = pricing;
+        self
     }
 
     /// Counts within `cores` threads as well.
@@ -75,7 +93,12 @@ impl CountChooser for AllocationCounts {
                 _ => point.push((name, value)),
             }
         }
-        let mut allocator = Allocator::new(design, self.budget).at(&point);
+        let mut allocator = Allocator::new(design, self.budget)
+            .at(&point)
+            .pricing(self.pricing.clone());
+        if let Some(m) = &self.machine {
+            allocator = allocator.machine(m);
+        }
         if let Some(cores) = self.cores {
             allocator = allocator.cores(cores);
         }

@@ -34,6 +34,7 @@ pub use counts::{CountChooser, PointCountError, PointCounts, symbolic_counts};
 pub use moves::{Move, canonical_key, canonical_key_at, fuse_pools};
 pub use order::TIME_TOLERANCE;
 
+use crate::explore::allocation::Pricing;
 use crate::laws::Rule;
 use crate::{Design, EvalError, Expr, Growth, Term};
 use std::collections::{HashSet, VecDeque};
@@ -60,6 +61,7 @@ pub struct Ranking {
     moves: Vec<Move>,
     max_steps: usize,
     max_designs: usize,
+    pricing: Pricing,
 }
 
 /// A design of a ranking.
@@ -99,6 +101,9 @@ pub enum Rejection {
     /// The threads are no positive integer at the point.
     #[error("the design occupies {0} threads, not a positive integer")]
     Threads(f64),
+    /// The semantics that times the candidates failed.
+    #[error("{0}")]
+    Pricing(String),
 }
 
 /// A candidate left out, and why.
@@ -190,7 +195,16 @@ impl Ranking {
             moves,
             max_steps: 4,
             max_designs: 500,
+            pricing: Pricing::Operators,
         }
+    }
+
+    /// Time the candidates by `pricing` (the plain operators unless set):
+    /// the queueing or simulated semantics on a machine. Pair it with a
+    /// chooser that minimizes the same ([`AllocationCounts::pricing`]).
+    pub fn pricing(mut self, pricing: Pricing) -> Ranking {
+        self.pricing = pricing;
+        self
     }
 
     /// Keep the best `k` designs.
@@ -356,7 +370,11 @@ impl Ranking {
             return Err(Rejection::Threads(threads));
         }
         let model = design.model();
-        let time = model.eval(&bindings)?;
+        let time = match &self.pricing {
+            Pricing::Operators => model.eval(&bindings)?,
+            other => (other.time_per_element(design, &bindings))
+                .map_err(|e| Rejection::Pricing(e.to_string()))?,
+        };
         let fixed: Vec<(&str, Expr)> = counts
             .iter()
             .map(|(n, k)| (n.as_str(), Expr::num(*k as f64)))
