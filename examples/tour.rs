@@ -16,7 +16,7 @@ use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::sensitivity::speed_up_ranking;
 use pattern_core::machine::Machine;
 use pattern_core::paper::TABLE_1;
-use pattern_core::queue::{Cluster, MpiModel, MpiWorkload, Network};
+use pattern_core::queue::{MpiModel, MpiWorkload, Network};
 use pattern_core::semantics::Throughput;
 use pattern_core::sim::{Simulation, TaskGraph};
 use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
@@ -202,7 +202,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         s.bottleneck()
     );
     let cluster = MpiModel {
-        cluster: Cluster::homogeneous(4, 8),
+        machine: Machine::new(4, 8),
         workload: MpiWorkload {
             sends: "2000*ln(n) + 8000".parse()?,
             message: "3e5*n^-0.6".parse()?,

@@ -2,23 +2,24 @@
 //! times as the equations give them, calibration from noisy runs, and the
 //! point where adding processes stops paying.
 
-use pattern_core::queue::{Cluster, ClusterError, MpiModel, MpiRun, MpiWorkload, StationKind};
+use pattern_core::machine::{Machine, MachineError, Node};
+use pattern_core::queue::{ClusterError, MpiModel, MpiRun, MpiWorkload, StationKind, spread};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The seed's 8-node cluster (Table 1): 4 × E5620 (8 threads), 2 × E5645
 /// (12), 2 × E5-2450 (16, taken 20 % faster); 88 cores.
-fn seed_cluster() -> Cluster {
-    let c = (0..4).fold(Cluster::new(), |c, _| c.node(8, 1.0));
-    let c = (0..2).fold(c, |c, _| c.node(12, 1.0));
-    (0..2).fold(c, |c, _| c.node(16, 1.2))
+fn seed_cluster() -> Machine {
+    Machine::new(4, 8)
+        .node(Node::new(12).count(2))
+        .node(Node::new(16).count(2).speed(1.2))
 }
 
 /// A lammps-like workload: `s(n) = C·ln(n) + D`, `m(n) = A·n^-B` (seed
 /// §3.5's forms).
-fn model(cluster: Cluster, cpu: f64, net: f64) -> MpiModel {
+fn model(machine: Machine, cpu: f64, net: f64) -> MpiModel {
     MpiModel {
-        cluster,
+        machine,
         workload: MpiWorkload {
             sends: "2000*ln(n) + 8000".parse().unwrap(),
             message: "3e5*n^-0.6".parse().unwrap(),
@@ -41,7 +42,7 @@ fn visits_and_demands_follow_equations_8_and_9() {
             compute: 0.8,
             communicate: 0.2,
         },
-        ..model(Cluster::new().node(4, 1.0).node(2, 2.0), 80.0, 1.5)
+        ..model(Machine::new(1, 4).node(Node::new(2).speed(2.0)), 80.0, 1.5)
     };
     let net = m.network(&[3, 1]).unwrap();
     let st = net.stations();
@@ -65,10 +66,10 @@ fn visits_and_demands_follow_equations_8_and_9() {
 fn spreading_follows_the_cores() {
     let c = seed_cluster();
     assert_eq!(c.cores(), 88);
-    assert_eq!(c.spread(88), vec![8, 8, 8, 8, 12, 12, 16, 16]);
-    assert_eq!(c.spread(11).iter().sum::<usize>(), 11);
-    assert_eq!(c.spread(176), vec![16, 16, 16, 16, 24, 24, 32, 32]);
-    assert_eq!(Cluster::homogeneous(2, 8).spread(3), vec![2, 1]);
+    assert_eq!(spread(&c, 88), vec![8, 8, 8, 8, 12, 12, 16, 16]);
+    assert_eq!(spread(&c, 11).iter().sum::<usize>(), 11);
+    assert_eq!(spread(&c, 176), vec![16, 16, 16, 16, 24, 24, 32, 32]);
+    assert_eq!(spread(&Machine::new(2, 8), 3), vec![2, 1]);
 }
 
 #[test]
@@ -87,7 +88,7 @@ fn calibration_recovers_the_constants_and_predicts_unseen_counts() {
         let runs: Vec<MpiRun> = profiled
             .iter()
             .map(|&n| {
-                let placement = truth.cluster.spread(n);
+                let placement = spread(&truth.machine, n);
                 let time = truth.predict(&placement).unwrap().time;
                 let noise: f64 = (0..12).map(|_| rng.random::<f64>()).sum::<f64>() - 6.0;
                 MpiRun {
@@ -133,7 +134,7 @@ fn calibration_recovers_the_constants_and_predicts_unseen_counts() {
 fn the_saturation_point_moves_as_cores_are_added() {
     let mut points = Vec::new();
     for nodes in [1, 2, 4, 8] {
-        let m = model(Cluster::homogeneous(nodes, 8), 3600.0, 1.4);
+        let m = model(Machine::new(nodes, 8), 3600.0, 1.4);
         let (n, times) = m.saturation(128, 0.05).unwrap();
         // Beyond the saturation point the time stays within 5 % of the
         // best, and before it more processes paid.
@@ -148,17 +149,25 @@ fn the_saturation_point_moves_as_cores_are_added() {
 
 #[test]
 fn bad_input_is_an_error() {
-    let m = model(Cluster::new(), 1.0, 1.0);
+    let m = model(Machine::new(0, 4), 1.0, 1.0);
     assert_eq!(
         m.predict(&[1]).unwrap_err().to_string(),
-        "the cluster has no node: add one with `Cluster::node(cores, speed)`"
+        "node group 0 has 0 node(s) of 4 core(s): at least one node of at least one core"
     );
-    let m = model(Cluster::new().node(0, 1.0), 1.0, 1.0);
+    let m = model(Machine::new(1, 0), 1.0, 1.0);
     assert!(matches!(
         m.predict(&[1]),
-        Err(ClusterError::InvalidNode { node: 0, .. })
+        Err(ClusterError::Machine(MachineError::NoCores {
+            group: 0,
+            ..
+        }))
     ));
-    let m = model(Cluster::homogeneous(2, 4), 1.0, 1.0);
+    let m = model(Machine::new(1, 1).node(Node::new(2).speed(-1.0)), 1.0, 1.0);
+    assert!(matches!(
+        m.predict(&[1, 1]),
+        Err(ClusterError::Machine(MachineError::Invalid { .. }))
+    ));
+    let m = model(Machine::new(2, 4), 1.0, 1.0);
     assert!(matches!(
         m.predict(&[1]),
         Err(ClusterError::Placement { .. })

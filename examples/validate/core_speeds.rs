@@ -163,6 +163,7 @@ impl Semantics for CoreSpeeds {
             &Resources {
                 threads: n.to_expr(),
                 nodes: Expr::num(1.0),
+                threads_per_node: n.to_expr(),
             },
             &bindings(&self.env),
         )?;

@@ -7,6 +7,7 @@ use super::error::CliError;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, shown};
 use super::read_design;
+use pattern_core::semantics::Throughput;
 use pattern_core::{Design, Expr};
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -106,7 +107,7 @@ fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
 }
 
 fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
-    let model = if args.asymptotic {
+    let mut model = if args.asymptotic {
         design.model_asymptotic()
     } else {
         design.model()
@@ -128,6 +129,19 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
     let mut json = json!({});
     text.row(0, W, "machine", machine.describe());
     json["machine"] = machine.json();
+    // Communication functions (seed 004) priced on the machine given.
+    if args.machine.given() && !args.asymptotic {
+        let profile = machine.machine.communication();
+        match design.model_by(&Throughput::new().machine(&profile)) {
+            Ok(resolved) if resolved != model => {
+                text.row(0, W, "communication", format!("on {}", profile.name));
+                json["communication"] = Value::from(profile.name.clone());
+                model = resolved;
+            }
+            Ok(_) => {}
+            Err(e) => text.row(0, W, "communication", format!("left symbolic: {e}")),
+        }
+    }
     text.row(0, W, label, shown(&model));
     text.row(0, W, "latency", shown(&latency));
     text.row(0, W, "threads", shown(&resources.threads));

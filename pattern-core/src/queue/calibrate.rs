@@ -104,10 +104,11 @@ impl MpiModel {
     /// constant is first scaled to the first run).
     ///
     /// ```
-    /// use pattern_core::queue::{Cluster, MpiModel, MpiRun, MpiWorkload};
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::queue::{MpiModel, MpiRun, MpiWorkload};
     ///
     /// let truth = MpiModel {
-    ///     cluster: Cluster::homogeneous(2, 4),
+    ///     machine: Machine::new(2, 4),
     ///     workload: MpiWorkload {
     ///         sends: "100*ln(n) + 400".parse().unwrap(),
     ///         message: "40000/n + 2000".parse().unwrap(),

@@ -23,90 +23,8 @@
 //! [`MpiModel::calibrate`] (module `calibrate`).
 
 use super::{Network, QueueError, Solution};
+use crate::machine::{Machine, MachineError};
 use crate::{EvalError, Expr};
-
-/// A node of a cluster: its cores and their relative speed (1 for the
-/// reference processor; 2 runs the same instructions in half the time).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Node {
-    /// Cores of the node.
-    pub cores: usize,
-    /// Speed relative to the reference processor.
-    pub speed: f64,
-}
-
-/// The nodes of a cluster, possibly heterogeneous.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Cluster {
-    nodes: Vec<Node>,
-}
-
-impl Cluster {
-    /// A cluster without nodes.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// `count` identical nodes of `cores` cores at speed 1.
-    pub fn homogeneous(count: usize, cores: usize) -> Self {
-        (0..count).fold(Self::new(), |c, _| c.node(cores, 1.0))
-    }
-
-    /// Adds a node.
-    pub fn node(mut self, cores: usize, speed: f64) -> Self {
-        self.nodes.push(Node { cores, speed });
-        self
-    }
-
-    /// The nodes.
-    pub fn nodes(&self) -> &[Node] {
-        &self.nodes
-    }
-
-    /// The cores of all nodes.
-    pub fn cores(&self) -> usize {
-        self.nodes.iter().map(|n| n.cores).sum()
-    }
-
-    /// `n` processes spread over the nodes in proportion to their cores
-    /// (largest remainders first), as the seed profiles its runs: uniformly
-    /// distributed.
-    pub fn spread(&self, n: usize) -> Vec<usize> {
-        let total = self.cores().max(1) as f64;
-        let shares: Vec<f64> = self
-            .nodes
-            .iter()
-            .map(|node| n as f64 * node.cores as f64 / total)
-            .collect();
-        let mut placed: Vec<usize> = shares.iter().map(|s| s.floor() as usize).collect();
-        let mut order: Vec<usize> = (0..shares.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (fa, fb) = (shares[a] - shares[a].floor(), shares[b] - shares[b].floor());
-            fb.total_cmp(&fa).then(a.cmp(&b))
-        });
-        let left = n - placed.iter().sum::<usize>();
-        for &i in order.iter().cycle().take(left) {
-            placed[i] += 1;
-        }
-        placed
-    }
-
-    fn check(&self) -> Result<(), ClusterError> {
-        if self.nodes.is_empty() {
-            return Err(ClusterError::NoNodes);
-        }
-        for (i, node) in self.nodes.iter().enumerate() {
-            if node.cores == 0 || !(node.speed.is_finite() && node.speed > 0.0) {
-                return Err(ClusterError::InvalidNode {
-                    node: i,
-                    cores: node.cores,
-                    speed: node.speed,
-                });
-            }
-        }
-        Ok(())
-    }
-}
 
 /// What an MPI application does, as functions of the process count `n`.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,12 +55,13 @@ impl MpiWorkload {
     }
 }
 
-/// Seed 002's model: a cluster, a workload, the network's per-word time,
-/// and the two constants that calibration fits.
+/// Seed 002's model: a machine (its nodes' cores and speeds), a workload,
+/// the network's per-word time, and the two constants that calibration
+/// fits.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MpiModel {
     /// The nodes.
-    pub cluster: Cluster,
+    pub machine: Machine,
     /// The application.
     pub workload: MpiWorkload,
     /// Start-up time of a message, `T_s` (the seed takes 0).
@@ -171,27 +90,15 @@ pub struct MpiPrediction {
 /// Why the cluster model could not answer.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ClusterError {
-    /// The cluster has no node.
-    #[error("the cluster has no node: add one with `Cluster::node(cores, speed)`")]
-    NoNodes,
-    /// A node without cores or with a speed that is not a number > 0.
-    #[error(
-        "node {node} has {cores} cores at speed {speed}: a node needs cores >= 1 and a speed > 0"
-    )]
-    InvalidNode {
-        /// The node's index.
-        node: usize,
-        /// Its cores.
-        cores: usize,
-        /// Its speed.
-        speed: f64,
-    },
+    /// A machine out of range.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
     /// A placement that does not match the nodes or places nothing.
     #[error("the placement {placement:?} does not fit {nodes} nodes with at least one process")]
     Placement {
         /// The placement given.
         placement: Vec<usize>,
-        /// The nodes of the cluster.
+        /// The nodes of the machine.
         nodes: usize,
     },
     /// A workload function could not be evaluated.
@@ -226,13 +133,13 @@ impl MpiModel {
     /// cores) and `net{i}` (its link), for every node with or without
     /// processes (a node without any is visited by none).
     pub fn network(&self, placement: &[usize]) -> Result<Network, ClusterError> {
-        self.cluster.check()?;
-        let nodes = self.cluster.nodes();
+        self.machine.check()?;
+        let nodes = self.machine.nodes();
         let n: usize = placement.iter().sum();
-        if placement.len() != nodes.len() || n == 0 {
+        if placement.len() != nodes || n == 0 {
             return Err(ClusterError::Placement {
                 placement: placement.to_vec(),
-                nodes: nodes.len(),
+                nodes,
             });
         }
         let (v_comp, v_comm) = (self.workload.compute, self.workload.communicate);
@@ -263,14 +170,14 @@ impl MpiModel {
         let cpu_time = self.cpu_constant / (sends * nf);
         let net_time = (self.startup + message * self.per_word) * self.net_constant;
         let mut net = Network::new();
-        for (i, (node, &ni)) in nodes.iter().zip(placement).enumerate() {
+        for (i, ((cores, speed), &ni)) in self.machine.each_node().zip(placement).enumerate() {
             let share = ni as f64 / nf;
             let others = (n - ni) as f64 / nf;
             let local = share * (ni as f64 - 1.0).max(0.0) / nf;
             let v_cpu = share * v_comp + local * v_comm + others * share * v_comm;
             let v_net = 2.0 * share * others;
             net = net
-                .multi_server(format!("cpu{i}"), node.cores, v_cpu * cpu_time / node.speed)
+                .multi_server(format!("cpu{i}"), cores, v_cpu * cpu_time / speed)
                 .queue(format!("net{i}"), v_net * net_time);
         }
         Ok(net)
@@ -292,9 +199,9 @@ impl MpiModel {
     }
 
     /// The predicted run time of `n` processes spread over the nodes
-    /// ([`Cluster::spread`]).
+    /// ([`spread`]).
     pub fn predict_spread(&self, n: usize) -> Result<f64, ClusterError> {
-        Ok(self.predict(&self.cluster.spread(n))?.time)
+        Ok(self.predict(&spread(&self.machine, n))?.time)
     }
 
     /// The run times for `n = 1..=max` processes (spread), and the
@@ -332,4 +239,31 @@ impl MpiModel {
         e.eval(&[("n", n as f64)])
             .map_err(|source| ClusterError::Eval { what, n, source })
     }
+}
+
+/// `n` processes spread over a machine's nodes in proportion to their
+/// cores (largest remainders first), as seed 002 profiles its runs:
+/// uniformly distributed.
+///
+/// ```
+/// use pattern_core::machine::Machine;
+/// use pattern_core::queue::spread;
+///
+/// assert_eq!(spread(&Machine::new(2, 8), 3), [2, 1]);
+/// ```
+pub fn spread(machine: &Machine, n: usize) -> Vec<usize> {
+    let cores: Vec<usize> = machine.each_node().map(|(c, _)| c).collect();
+    let total = cores.iter().sum::<usize>().max(1) as f64;
+    let shares: Vec<f64> = cores.iter().map(|&c| n as f64 * c as f64 / total).collect();
+    let mut placed: Vec<usize> = shares.iter().map(|s| s.floor() as usize).collect();
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (shares[a] - shares[a].floor(), shares[b] - shares[b].floor());
+        fb.total_cmp(&fa).then(a.cmp(&b))
+    });
+    let left = n.saturating_sub(placed.iter().sum::<usize>());
+    for &i in order.iter().cycle().take(left) {
+        placed[i] += 1;
+    }
+    placed
 }

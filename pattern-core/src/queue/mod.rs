@@ -47,7 +47,7 @@ mod solution;
 pub use approx::{Approximation, MultiServer};
 pub use bounds::Bounds;
 pub use calibrate::{Calibration, MpiRun};
-pub use cluster::{Cluster, ClusterError, MpiModel, MpiPrediction, MpiWorkload, Node};
+pub use cluster::{ClusterError, MpiModel, MpiPrediction, MpiWorkload, spread};
 pub use error::QueueError;
 pub use network::{Network, Station, StationKind};
 pub use solution::{Solution, StationResult, Sweep};
