@@ -9,8 +9,7 @@ use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
 use crate::machine::Machine;
 use crate::semantics::{
     Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, ResourceError,
-    Resources,
-    Throughput,
+    Resources, Throughput,
 };
 use std::collections::HashSet;
 use std::fmt;

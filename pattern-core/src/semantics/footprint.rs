@@ -3,10 +3,10 @@
 //! and the most threads it puts on one node, where a machine's cores must
 //! hold them for the operators' assumption of a core per thread.
 
-use crate::{EvalError, Expr};
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
 use crate::semantics::flat;
 use crate::semantics::throughput::group_size;
+use crate::{EvalError, Expr};
 use std::convert::Infallible;
 
 /// The threads and nodes a design occupies.
