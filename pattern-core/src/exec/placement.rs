@@ -65,7 +65,8 @@ impl Cores {
 
     /// These cores as a machine: a view of this computer as one node of
     /// [`Cores::len`] cores at speed 1, its network unused and its waiting
-    /// free ([`Machine::waiting`] adds what waiting costs).
+    /// free ([`probe::measure`](super::probe::measure) measures what
+    /// waiting costs here).
     ///
     /// ```
     /// use pattern_core::exec::Cores;
