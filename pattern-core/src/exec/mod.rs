@@ -11,6 +11,8 @@
 //!   gathering its keys' values from the map workers — and reports [`Metrics`]: the paper's average time between two
 //!   departures in steady state, latency, makespan, the parallelism reached.
 //! - [`Cores`]: threads pinned to known cores.
+//! - [`probe`]: this computer as a [`Machine`](crate::machine::Machine),
+//!   what its threads cost to wait and hand over measured.
 //!
 //! The validation that compares runs with models (atoms measured, models
 //! composed, runs fitted) is the example `validate`; it times with
@@ -22,6 +24,7 @@ mod grouping;
 mod kernels;
 mod metrics;
 mod placement;
+pub mod probe;
 mod shuffle;
 
 pub use error::ExecError;

@@ -13,6 +13,7 @@
 //!
 //! [`Executor::pin_threads`]: super::Executor::pin_threads
 
+use crate::machine::Machine;
 use core_affinity::CoreId;
 use std::thread;
 
@@ -60,6 +61,23 @@ impl Cores {
     /// Never: there is always at least one core to run on.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// These cores as a machine: a view of this computer as one node of
+    /// [`Cores::len`] cores at speed 1, its network unused and its waiting
+    /// free ([`probe::measure`](super::probe::measure) measures what
+    /// waiting costs here).
+    ///
+    /// ```
+    /// use pattern_core::exec::Cores;
+    ///
+    /// let cores = Cores::of_current_thread();
+    /// let m = cores.machine();
+    /// assert_eq!((m.nodes(), m.cores()), (1, cores.len()));
+    /// assert!(m.check().is_ok() && !m.has_waiting());
+    /// ```
+    pub fn machine(&self) -> Machine {
+        Machine::new(1, self.len())
     }
 
     /// The position (in `0..len()`) of the core that the design's thread

@@ -1,0 +1,170 @@
+//! What a probe measures, and how many samples it takes.
+
+use crate::exec::ExecError;
+use crate::machine::Waiting;
+use std::fmt;
+use std::str::FromStr;
+
+/// The most samples a probe takes of a quantity ([`Options::samples`]).
+pub const MAX_SAMPLES: usize = 100_000;
+
+/// A quantity of [`Waiting`] that a probe measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// [`Waiting::handoff_ns`].
+    Handoff,
+    /// [`Waiting::take_ns`].
+    Take,
+    /// [`Waiting::wake_latency_ns`].
+    WakeLatency,
+    /// [`Waiting::spin_ns`].
+    Spin,
+    /// [`Waiting::wake_cost_ns`].
+    WakeCost,
+    /// [`Waiting::waker_cost_ns`].
+    WakerCost,
+}
+
+impl Part {
+    /// Every part, in the order a probe measures them.
+    pub const ALL: [Part; 6] = [
+        Part::WakeLatency,
+        Part::Spin,
+        Part::WakeCost,
+        Part::WakerCost,
+        Part::Handoff,
+        Part::Take,
+    ];
+
+    /// Its key in a machine file's `waiting` (`handoff_ns`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Part::Handoff => "handoff_ns",
+            Part::Take => "take_ns",
+            Part::WakeLatency => "wake_latency_ns",
+            Part::Spin => "spin_ns",
+            Part::WakeCost => "wake_cost_ns",
+            Part::WakerCost => "waker_cost_ns",
+        }
+    }
+
+    /// The value a machine keeps where it is not measured, as a file says it.
+    pub(super) fn free(self) -> &'static str {
+        match self {
+            Part::Spin => "null (polls for ever)",
+            _ => "0",
+        }
+    }
+
+    /// `w` with this part set to `ns`.
+    pub(super) fn set(self, w: Waiting, ns: f64) -> Waiting {
+        match self {
+            Part::Handoff => w.handoff_ns(ns),
+            Part::Take => w.take_ns(ns),
+            Part::WakeLatency => w.wake_latency_ns(ns),
+            Part::Spin => w.spin_ns(ns),
+            Part::WakeCost => w.wake_cost_ns(ns),
+            Part::WakerCost => w.waker_cost_ns(ns),
+        }
+    }
+}
+
+impl fmt::Display for Part {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+impl FromStr for Part {
+    type Err = String;
+
+    /// A part by its key, with or without `_ns` (`handoff_ns`, `handoff`).
+    fn from_str(s: &str) -> Result<Part, String> {
+        let key = s.trim();
+        (Part::ALL.into_iter())
+            .find(|p| p.key() == key || p.key().strip_suffix("_ns") == Some(key))
+            .ok_or_else(|| {
+                let keys: Vec<&str> = Part::ALL.iter().map(|p| p.key()).collect();
+                format!(
+                    "`{s}` is not a quantity a probe measures: one of {}",
+                    keys.join(", ")
+                )
+            })
+    }
+}
+
+/// What a probe measures and how many samples it takes of each.
+///
+/// ```
+/// use pattern_core::exec::probe::{Options, Part};
+///
+/// let o = Options::new().samples(100).only(&[Part::Handoff, Part::WakeLatency]);
+/// assert_eq!(o.sample_count(), 100);
+/// assert!(o.measures(Part::Handoff) && !o.measures(Part::Take));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    samples: usize,
+    parts: Vec<Part>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// Every part, 400 samples: a few seconds, most of them in 400
+    /// wake-ups 2 ms apart and in 16 runs of each executor design over
+    /// 50,000 elements.
+    pub fn new() -> Options {
+        Options {
+            samples: 400,
+            parts: Part::ALL.to_vec(),
+        }
+    }
+
+    /// Every part, 20 samples: well under a second, for tests and a first
+    /// look.
+    pub fn quick() -> Options {
+        Options::new().samples(20)
+    }
+
+    /// `n` samples (`1..=`[`MAX_SAMPLES`], checked by [`measure`](super::measure)): `n`
+    /// wake-ups for the wake-up latency, `n / 4` waits for the spin, `n /
+    /// 8` wake-ups in vain, `n / 50` pairs of blocks for the waker's cost
+    /// (3 at least) and `n / 25` runs for the hand-over and the take (1 at
+    /// least, of `125·n` elements, within 2,000 and 50,000), rounded up.
+    pub fn samples(mut self, n: usize) -> Options {
+        self.samples = n;
+        self
+    }
+
+    /// Measures `parts` only; the others keep their free default.
+    pub fn only(mut self, parts: &[Part]) -> Options {
+        self.parts = parts.to_vec();
+        self
+    }
+
+    /// The samples asked for.
+    pub fn sample_count(&self) -> usize {
+        self.samples
+    }
+
+    /// Whether `part` is measured.
+    pub fn measures(&self, part: Part) -> bool {
+        self.parts.contains(&part)
+    }
+
+    pub(super) fn check(&self) -> Result<(), ExecError> {
+        if (1..=MAX_SAMPLES).contains(&self.samples) {
+            Ok(())
+        } else {
+            Err(ExecError::InvalidOption(format!(
+                "samples({}): a probe takes 1 to {MAX_SAMPLES} samples",
+                self.samples
+            )))
+        }
+    }
+}
