@@ -7,8 +7,10 @@
 use super::error::CliError;
 use super::output::{Report, Text};
 use pattern_core::Design;
+use pattern_core::exec::probe;
 use pattern_core::machine::{Machine, MachineError};
 use serde_json::{Value, json};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// The options that say which machine a design runs on.
@@ -262,8 +264,38 @@ fn describe(path: &std::path::Path) -> Result<Report, CliError> {
 }
 
 fn probe(quick: bool) -> Result<Report, CliError> {
-    let _ = quick;
-    Err(CliError::Invalid(
-        "--probe is not available in this build".into(),
-    ))
+    let options = if quick {
+        probe::Options::quick()
+    } else {
+        probe::Options::new()
+    };
+    let spinner = super::progress::spinner("measuring this computer");
+    let measured = probe::measure(&options);
+    super::progress::finish(spinner);
+    let measured = measured.map_err(|e| CliError::Invalid(format!("the probe: {e}")))?;
+    // Standard output is the machine file; what was measured, and how, goes
+    // to standard error (in the JSON, beside the machine).
+    let mut err = std::io::stderr().lock();
+    for note in measured
+        .quantities
+        .iter()
+        .map(ToString::to_string)
+        .chain(measured.notes.iter().cloned())
+    {
+        let _ = writeln!(err, "{note}");
+    }
+    let _ = writeln!(err, "took {:.1} s", measured.took.as_secs_f64());
+    let mut text = measured.machine.to_json();
+    text.push('\n');
+    let json = json!({
+        "machine": serde_json::to_value(&measured.machine).unwrap_or(Value::Null),
+        "quantities": measured.quantities.iter().map(|q| json!({
+            "key": q.part.key(),
+            "median_ns": q.median_ns(),
+            "note": q.to_string(),
+        })).collect::<Vec<_>>(),
+        "notes": measured.notes,
+        "took_s": measured.took.as_secs_f64(),
+    });
+    Ok(Report { text, json })
 }

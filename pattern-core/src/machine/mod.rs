@@ -443,7 +443,7 @@ impl Machine {
                 let speed = if g.speed == 1.0 {
                     String::new()
                 } else {
-                    format!(" at speed {}", g.speed)
+                    format!(" at speed {}", short(g.speed))
                 };
                 format!("{} {node} of {} {core}{speed}", g.count, g.cores)
             })
@@ -461,15 +461,16 @@ impl Machine {
             };
             s += &format!(
                 ", {shape} network ({} ns, {} bytes/ns, {sharing})",
-                n.latency_ns, n.bandwidth_bytes_per_ns
+                short(n.latency_ns),
+                short(n.bandwidth_bytes_per_ns)
             );
         }
         if let Some(w) = &self.waiting {
             if !w.is_free() {
                 s += &format!(
                     ", waiting: hand-off {} ns, take {} ns{}",
-                    w.handoff_ns,
-                    w.take_ns,
+                    short(w.handoff_ns),
+                    short(w.take_ns),
                     if w.pinned { ", threads pinned" } else { "" }
                 );
             }
@@ -517,6 +518,12 @@ impl Machine {
             .min()
             .unwrap_or(0)
     }
+}
+
+/// `v` to 6 significant digits, for reading (files keep every digit).
+fn short(v: f64) -> String {
+    let rounded: f64 = format!("{v:.5e}").parse().unwrap_or(v);
+    rounded.to_string()
 }
 
 #[cfg(test)]
