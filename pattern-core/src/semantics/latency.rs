@@ -2,8 +2,8 @@
 
 use crate::Expr;
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::semantics::flat;
 use crate::semantics::Throughput;
+use crate::semantics::flat;
 use std::convert::Infallible;
 
 /// The latency of one element: a pipeline adds its stages (the element
