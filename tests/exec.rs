@@ -220,18 +220,17 @@ fn order_is_kept_where_the_pattern_promises_it() {
     }
 }
 
-/// The least-squares slope of `values` over their ranks, written out as
-/// `Σ (i − mid)·v_i / Σ (i − mid)²` (the metrics centre the values first;
-/// the two agree to rounding).
+/// The least-squares slope of `values` over their ranks: `Σ (i − mid)·v_i`
+/// over `Σ (i − mid)² = n(n² − 1)/12` (the metrics centre the values
+/// first; the two agree to rounding).
 fn slope_over_ranks(values: &[f64]) -> f64 {
-    let mid = (values.len() as f64 - 1.0) / 2.0;
+    let (n, mid) = (values.len() as f64, (values.len() as f64 - 1.0) / 2.0);
     let weighted: f64 = values
         .iter()
         .enumerate()
         .map(|(i, v)| (i as f64 - mid) * v)
         .sum();
-    let spread: f64 = (0..values.len()).map(|i| (i as f64 - mid).powi(2)).sum();
-    weighted / spread
+    weighted / (n * (n * n - 1.0) / 12.0)
 }
 
 #[test]
@@ -421,10 +420,9 @@ fn more_threads_than_cores_are_warned_about() {
     assert!(fine.warnings.is_empty());
 }
 
-/// A pipeline `pipe(slow, pass, .., last)` whose first stage starts on
-/// element k only once the last stage is done with element k − 1 (and then
-/// sleeps 2 ms): every waiting stage finds its channel empty at every
-/// element. Each call of `run` has its own count of elements done.
+/// Runs `pipe(slow, pass, .., last)`, whose first stage starts on element
+/// k only once the last is done with element k − 1 (then sleeps 2 ms):
+/// every waiting stage finds its channel empty at every element.
 fn hand_over_one_at_a_time(spin: Duration, stages: &Design) -> pattern_core::exec::Run<i64> {
     let done = Arc::new(AtomicUsize::new(0));
     let finished = Arc::clone(&done);
