@@ -79,8 +79,9 @@ enum Command {
     /// each at its best counts under a budget.
     Rank(cli::rank::RankArgs),
     /// Derivatives of the time per element with respect to each atom's
-    /// coefficients and each count, the atom to speed up first and the
-    /// bottleneck stage per range of x.
+    /// coefficients, the change with one worker fewer or more of each
+    /// count, the atom to speed up first and the bottleneck stage per range
+    /// of x.
     Sensitivity(cli::sensitivity::SensitivityArgs),
 }
 

@@ -550,13 +550,40 @@ fn sensitivity_by_hand() {
             .unwrap()
             .clone()
     };
+    // Counts: the change of T with one worker fewer and one more, the
+    // sort's pool the bottleneck throughout; one fewer nop worker is none
+    // (null: an infinite time per element).
+    let count = |name: &str| {
+        doc["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap()
+            .clone()
+    };
     close(
-        "dT/da",
-        f(&variable("a")["derivative"]),
-        -qsort(x) / (a * a),
+        "a - 1",
+        f(&count("a")["one_fewer"]),
+        qsort(x) / 3.0 - t,
         1e-12,
     );
-    assert_eq!(variable("a")["count"], true);
+    close(
+        "a + 1",
+        f(&count("a")["one_more"]),
+        qsort(x) / 5.0 - t,
+        1e-12,
+    );
+    assert_eq!(f(&count("b")["one_fewer"]), 0.0);
+    assert_eq!(count("c")["one_fewer"], Value::Null);
+    assert_eq!(f(&count("c")["one_more"]), 0.0);
+    let names: Vec<&str> = doc["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["x"], "the counts are listed apart");
     let dx = 1034.17 * (x.log2() + std::f64::consts::LOG2_E) / a;
     close("dT/dx", f(&variable("x")["derivative"]), dx, 1e-12);
     // Speed up the sort first: twice as fast, its pool takes qsort/8,

@@ -29,10 +29,7 @@ fn with_coefficient(design: &Design, atom: &str, index: usize, value: f64) -> Ex
         .find(|(name, _)| name == atom)
         .map(|(_, m)| (m.simplify(), ()))
         .unwrap();
-    // Replace the index-th number outside exponents, counted in pre-order,
-    // by walking the printed normal form's tree the same way.
-    let mut seen = 0;
-    let replaced = replace_number(&model, index, value, &mut seen, false);
+    let replaced = replace_coefficient(&model, index, value);
     let text = design
         .atoms()
         .iter()
@@ -52,6 +49,46 @@ fn with_coefficient(design: &Design, atom: &str, index: usize, value: f64) -> Ex
 /// The throughput model as the operators build it, not in normal form.
 fn raw_model(design: &Design) -> Expr {
     Throughput::new().expr(design.term())
+}
+
+/// Whether a term of a normal form has a number among its factors (`3·x`,
+/// `x/768`); one without has the coefficient 1, left out when printed.
+fn has_number(term: &Expr) -> bool {
+    let numeric = |f: &Expr| match f {
+        Expr::Num(_) => true,
+        Expr::Pow(base, _) => matches!(**base, Expr::Num(_)),
+        _ => false,
+    };
+    match term {
+        Expr::Mul(factors) => factors.iter().any(numeric),
+        t => numeric(t),
+    }
+}
+
+/// The normal form `model` with its `index`-th coefficient set to `value`:
+/// the numbers outside exponents counted in pre-order, a term without a
+/// number counting a coefficient 1 in front of it.
+fn replace_coefficient(model: &Expr, index: usize, value: f64) -> Expr {
+    let terms = match model {
+        Expr::Add(terms) => terms.clone(),
+        term => vec![term.clone()],
+    };
+    let mut seen = 0;
+    let mut replaced = Vec::with_capacity(terms.len());
+    for term in &terms {
+        if !has_number(term) {
+            seen += 1;
+            if seen - 1 == index {
+                replaced.push(Expr::Mul(vec![Expr::Num(value), term.clone()]));
+                continue;
+            }
+        }
+        replaced.push(replace_number(term, index, value, &mut seen, false));
+    }
+    match model {
+        Expr::Add(_) => Expr::Add(replaced),
+        _ => replaced.remove(0),
+    }
 }
 
 /// A recursive walk is fine here: atom models from the strategies are a
@@ -157,7 +194,8 @@ proptest! {
     ) {
         // Every model is homogeneous of degree 1 in the atoms' times
         // (seq adds, pipe takes a max, tpool divides): scaling all atoms
-        // by s scales T by s, so the elasticities sum to 1 (Euler).
+        // by s scales T by s, so the elasticities sum to 1 (Euler) where
+        // stages of different atoms do not tie, as at random points.
         let design = Design::from_term(term).unwrap();
         let at = [("x", log_x.exp2()), ("n", n), ("p", p)];
         let ranking = speed_up_ranking(&design, &at).unwrap();
@@ -166,6 +204,110 @@ proptest! {
         prop_assert!(ranking.windows(2).all(|w| w[0].elasticity >= w[1].elasticity));
         for r in &ranking {
             prop_assert!(r.gain >= -1e-9 * r.time_if_twice_as_fast);
+        }
+    }
+}
+
+/// A pipeline of 2 to 4 pools `tpool[n_i](s_i)`, `s_i = c_i·x`, at `x =
+/// 2^j`: stages 0 and 1 (and any other marked tied) take `t·x` ns, the
+/// others half of that. Counts are powers of two and coefficients
+/// integers or halves, so every stage's time is exact and the tie too.
+/// The design's text, the point, and which stages tie.
+fn tied_pipeline() -> impl Strategy<Value = (String, Vec<(String, f64)>, Vec<bool>)> {
+    (
+        1u32..=20,
+        1u32..=1000,
+        prop::collection::vec((0u32..4, any::<bool>()), 2..=4),
+    )
+        .prop_map(|(j, t, stages)| {
+            let t = f64::from(t);
+            let mut atoms = String::new();
+            let mut pools = Vec::new();
+            let mut at = vec![("x".to_string(), f64::from(j).exp2())];
+            let mut tied = Vec::new();
+            for (i, &(log_n, faster)) in stages.iter().enumerate() {
+                let n = f64::from(1u32 << log_n);
+                let is_tied = i < 2 || !faster;
+                let c = if is_tied { t * n } else { t * n / 2.0 };
+                atoms.push_str(&format!("s{i} = {c}*x; "));
+                pools.push(format!("tpool[n{i}](s{i})"));
+                at.push((format!("n{i}"), n));
+                tied.push(is_tied);
+            }
+            (format!("{atoms}pipe({})", pools.join(", ")), at, tied)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(300)))]
+
+    /// At random points of random designs, each coefficient's derivative
+    /// is the one of increasing it: the forward difference, the design
+    /// rebuilt with the coefficient grown (where two steps agree, i.e. no
+    /// kink lies within the step).
+    #[test]
+    fn coefficient_derivatives_are_forward_differences(
+        term in shuffle_free_term(3),
+        log_x in 1.0f64..20.0,
+        n in 1.0f64..64.0,
+        p in 1.0f64..64.0,
+    ) {
+        let design = Design::from_term(term).unwrap();
+        let at = [("x", log_x.exp2()), ("n", n), ("p", p)];
+        let s = design_sensitivity(&design, &at).unwrap();
+        let time = raw_model(&design).eval(&at).unwrap();
+        for c in &s.coefficients {
+            let eval = |value: f64| with_coefficient(&design, &c.atom, c.index, value).eval(&at).unwrap();
+            let h = 1e-7 * c.value.abs();
+            let forward = (eval(c.value + h) - time) / h;
+            let half = (eval(c.value + h / 2.0) - time) / (h / 2.0);
+            prop_assume!((forward - half).abs() <= 1e-3 * forward.abs().max(half.abs()) + 1e-8 * time / c.value.abs());
+            let close = (c.derivative - forward).abs() <= 1e-4 * c.derivative.abs().max(forward.abs())
+                || (c.derivative - forward).abs() * c.value.abs() <= 1e-7 * time;
+            prop_assert!(close, "{}: {} vs {forward}", c.name, c.derivative);
+        }
+    }
+
+    /// At an exact tie of two or more stages: every tied stage's
+    /// coefficient has the derivative of growing it (the forward
+    /// difference, x/n), the others 0; each tied atom has the elasticity 1
+    /// and halved gains nothing; one worker fewer in a tied pool slows the
+    /// pipeline (to c·x/(n − 1), or without end from one worker), one more
+    /// changes nothing.
+    #[test]
+    fn at_a_tie_the_derivatives_are_those_of_growing((text, at, tied) in tied_pipeline()) {
+        let design = Design::parse(&text).unwrap();
+        let at: Vec<(&str, f64)> = at.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let x = at[0].1;
+        let s = design_sensitivity(&design, &at).unwrap();
+        let time = raw_model(&design).eval(&at).unwrap();
+        prop_assert_eq!(s.time, time);
+        prop_assert_eq!(s.coefficients.len(), tied.len());
+        for (i, (c, &is_tied)) in s.coefficients.iter().zip(&tied).enumerate() {
+            let n = at[i + 1].1;
+            let h = 1e-6 * c.value;
+            let grown = with_coefficient(&design, &c.atom, c.index, c.value + h).eval(&at).unwrap();
+            let forward = (grown - time) / h;
+            let want = if is_tied { x / n } else { 0.0 };
+            prop_assert_eq!(c.derivative, want, "{}", c.name);
+            prop_assert!((forward - want).abs() <= 1e-6 * want, "{}: {forward} vs {want}", c.name);
+            let count = variable(&s, &format!("n{i}"));
+            let fewer = count.one_fewer.unwrap();
+            if n == 1.0 {
+                prop_assert_eq!(fewer, f64::INFINITY);
+            } else if is_tied {
+                prop_assert!(relative(fewer, c.value * x / (n - 1.0) - time) < 1e-12, "{fewer}");
+            } else {
+                // Half the time on one worker fewer is still at most the tie.
+                prop_assert_eq!(fewer, 0.0);
+            }
+            prop_assert_eq!(count.one_more, Some(0.0));
+        }
+        let ranking = speed_up_ranking(&design, &at).unwrap();
+        let sum: f64 = ranking.iter().map(|r| r.elasticity.unwrap()).sum();
+        prop_assert_eq!(sum, tied.iter().filter(|t| **t).count() as f64);
+        for r in &ranking {
+            prop_assert_eq!(r.gain, 0.0, "{}", r.atom);
         }
     }
 }
@@ -246,10 +388,117 @@ fn kinks_take_the_right_derivative() {
     let s = design_sensitivity(&d, &[("x", 10.0)]).unwrap();
     assert_eq!(s.time, 30.0);
     assert_eq!(s.variables[0].derivative, 3.0);
-    assert_eq!(s.coefficients[0].derivative, 10.0);
+    // Either stage growing slows the pipeline: b's x has the coefficient 1.
+    let names: Vec<&str> = s.coefficients.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["a.c0", "b.c0", "b.c1"]);
+    let slopes: Vec<f64> = s.coefficients.iter().map(|c| c.derivative).collect();
+    assert_eq!(slopes, [10.0, 10.0, 1.0]);
     // ceil has slope 0.
     let s = sensitivity(&Expr::parse("ceil(x/4)*100").unwrap(), &[("x", 5.0)]).unwrap();
     assert_eq!(s.variables[0].derivative, 0.0);
+}
+
+/// The value of `name` among the variables of `s`.
+fn variable<'s>(
+    s: &'s pattern_core::explore::sensitivity::Sensitivity,
+    name: &str,
+) -> &'s pattern_core::explore::sensitivity::VariableSensitivity {
+    s.variables.iter().find(|v| v.name == name).unwrap()
+}
+
+/// examples/data/pipeline.design.
+const PIPELINE: &str = "s1 = 2*x; s2 = x; pipe(tpool[a](s1), tpool[b](s2))";
+
+/// T of the pipeline at x = 1024 with `s1` and `s2` scaled, re-evaluated
+/// from a design written with the scaled models.
+fn pipeline_time(s1: f64, s2: f64, a: f64, b: f64) -> f64 {
+    let text = format!(
+        "s1 = {}*x; s2 = {s2}*x; pipe(tpool[a](s1), tpool[b](s2))",
+        2.0 * s1
+    );
+    let at = [("x", 1024.0), ("a", a), ("b", b)];
+    Design::parse(&text).unwrap().model().eval(&at).unwrap()
+}
+
+#[test]
+fn a_tie_of_two_stages_by_hand() {
+    // T = max(c0·x/a, c1·x/b) with c0 = 2, c1 = 1 (s2 = x), x = 1024:
+    // at a = 2, b = 1 both stages take 1024 ns.
+    let d = Design::parse(PIPELINE).unwrap();
+    let at = [("x", 1024.0), ("a", 2.0), ("b", 1.0)];
+    let s = design_sensitivity(&d, &at).unwrap();
+    assert_eq!(s.time, 1024.0);
+    // Increasing either coefficient makes its stage the bottleneck:
+    // ∂T/∂c0 = x/a, ∂T/∂c1 = x/b, each with elasticity 1.
+    let names: Vec<&str> = s.coefficients.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["s1.c0", "s2.c0"]);
+    assert_eq!(s.coefficients[0].derivative, 512.0);
+    assert_eq!(s.coefficients[1].derivative, 1024.0);
+    assert_eq!(s.coefficients[1].value, 1.0);
+    assert_eq!(s.coefficients[0].elasticity, Some(1.0));
+    assert_eq!(s.coefficients[1].elasticity, Some(1.0));
+    // x grows both stages alike: slope 2/a = 1/b = 1.
+    assert_eq!(variable(&s, "x").derivative, 1.0);
+    // One worker fewer in a: 2·1024/1 = 2048; none left in b; one more in
+    // either leaves the other stage at 1024. The relaxed derivative of a
+    // count, increasing: 0 (the other stage holds T).
+    let (a, b) = (variable(&s, "a"), variable(&s, "b"));
+    assert_eq!(pipeline_time(1.0, 1.0, 1.0, 1.0), 2048.0);
+    assert_eq!(a.one_fewer, Some(2048.0 - 1024.0));
+    assert_eq!(a.one_more, Some(pipeline_time(1.0, 1.0, 3.0, 1.0) - 1024.0));
+    assert_eq!(a.one_more, Some(0.0));
+    assert_eq!(b.one_fewer, Some(f64::INFINITY));
+    assert_eq!(b.one_more, Some(0.0));
+    assert_eq!((a.derivative, b.derivative), (0.0, 0.0));
+    assert!(a.count && b.count && !variable(&s, "x").count);
+    // Either atom twice as fast gains nothing (the other stage still takes
+    // 1024 ns); the elasticities, one-sided, sum to 2.
+    let r = speed_up_ranking(&d, &at).unwrap();
+    for (atom, halved) in [
+        ("s1", pipeline_time(0.5, 1.0, 2.0, 1.0)),
+        ("s2", pipeline_time(1.0, 0.5, 2.0, 1.0)),
+    ] {
+        let up = r.iter().find(|u| u.atom == atom).unwrap();
+        assert_eq!(halved, 1024.0);
+        assert_eq!(up.time_if_twice_as_fast, halved, "{atom}");
+        assert_eq!(up.gain, 0.0, "{atom}");
+        assert_eq!(up.elasticity, Some(1.0), "{atom}");
+    }
+    // Both twice as fast: T halves.
+    assert_eq!(pipeline_time(0.5, 0.5, 2.0, 1.0), 512.0);
+}
+
+#[test]
+fn no_tie_by_hand() {
+    // b = 2: s2's stage takes 512 ns, s1's 1024: s1 is the sole bottleneck.
+    let d = Design::parse(PIPELINE).unwrap();
+    let at = [("x", 1024.0), ("a", 2.0), ("b", 2.0)];
+    let s = design_sensitivity(&d, &at).unwrap();
+    assert_eq!(s.time, 1024.0);
+    let slopes: Vec<f64> = s.coefficients.iter().map(|c| c.derivative).collect();
+    assert_eq!(slopes, [512.0, 0.0]);
+    let (a, b) = (variable(&s, "a"), variable(&s, "b"));
+    // a: 2048 with one worker, 2·1024/3 with three.
+    assert_eq!(a.one_fewer, Some(1024.0));
+    let three = pipeline_time(1.0, 1.0, 3.0, 2.0);
+    assert!((three - 2048.0 / 3.0).abs() < 1e-12);
+    assert!(relative(a.one_more.unwrap(), three - 1024.0) < 1e-12);
+    // b: one worker takes 1024 ns too, a tie; three change nothing.
+    assert_eq!((b.one_fewer, b.one_more), (Some(0.0), Some(0.0)));
+    assert!(relative(a.derivative, -1024.0 / 2.0) < 1e-15);
+    let r = speed_up_ranking(&d, &at).unwrap();
+    assert_eq!(r[0].atom, "s1");
+    assert_eq!(r[0].elasticity, Some(1.0));
+    // Halved, s1's stage takes 512 ns, as s2's does.
+    assert_eq!(
+        r[0].time_if_twice_as_fast,
+        pipeline_time(0.5, 1.0, 2.0, 2.0)
+    );
+    assert_eq!(r[0].gain, 512.0);
+    assert_eq!(
+        (r[1].atom.as_str(), r[1].elasticity, r[1].gain),
+        ("s2", Some(0.0), 0.0)
+    );
 }
 
 #[test]

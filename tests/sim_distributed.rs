@@ -6,11 +6,12 @@ mod common;
 
 use pattern_core::exec::Kernels;
 use pattern_core::machine::Machine;
-use pattern_core::sim::{Change, Shuffle, SimError, Simulation, TaskGraph, When};
+use pattern_core::sim::{Change, Shuffle, SimError, SimResult, Simulation, TaskGraph, When};
 use pattern_core::{Count, Design, Expr, Term};
 use proptest::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1e-9)
@@ -257,27 +258,46 @@ fn direct_execution_runs_the_kernels_and_mixed_mode_only_the_first_calls() {
     let d = Design::parse("sort = 1e9; cheap = 5; pipe(sort, cheap)").unwrap();
     let p = Machine::new(1, 2);
     let input = |i: usize| (0..2000u64).map(|k| (k * 7919 + i as u64) % 2000).collect();
+    // The steps' work on the node's two cores, ns.
+    let work = |r: &SimResult| r.core_utilization()[0] * 2.0 * r.makespan();
+    let cheap = 40.0 * 5.0;
+    let started = Instant::now();
     let r = Simulation::new(&d, &p)
         .elements(40)
         .direct(&kernels, input)
         .run()
         .unwrap();
+    let wall = started.elapsed().as_nanos() as f64;
     assert_eq!(calls.load(Ordering::Relaxed), 40);
-    // Sorting 2000 numbers takes microseconds, not the model's second.
+    // Each sort step took what its kernel took, timed within this run: the
+    // work is at most the run's own time and cheap's model (with the
+    // model's second it would be 40 s), and more than cheap's alone.
+    assert!(work(&r) > cheap, "{}", work(&r));
     assert!(
-        r.time_per_element() > 5.0 && r.time_per_element() < 1e8,
-        "{}",
-        r.time_per_element()
+        work(&r) <= (wall + cheap) * (1.0 + 1e-12),
+        "{} vs {wall}",
+        work(&r)
     );
+    let t = r.time_per_element();
+    assert!(t > 5.0 && t <= r.makespan(), "{t}");
     calls.store(0, Ordering::Relaxed);
+    let started = Instant::now();
     let r = Simulation::new(&d, &p)
         .elements(40)
         .direct(&kernels, input)
         .measure_first(3)
         .run()
         .unwrap();
+    let wall = started.elapsed().as_nanos() as f64;
     assert_eq!(calls.load(Ordering::Relaxed), 3);
-    assert!(r.makespan() < 1e9);
+    // The 37 later sort steps take the mean of the first 3, each timed
+    // within this run: 40 of them take at most 40/3 of its time.
+    assert!(work(&r) > cheap, "{}", work(&r));
+    assert!(
+        work(&r) <= (40.0 / 3.0 * wall + cheap) * (1.0 + 1e-12),
+        "{} vs {wall}",
+        work(&r)
+    );
 }
 
 #[test]

@@ -133,29 +133,37 @@ fn direct_execution_runs_each_kernel_on_its_threads_core() {
 }
 
 /// With `direct_together`, the kernels of steps that start at the same
-/// simulated time run at the same time: in a pipeline of two stages, a
-/// kernel that waits (up to 500 ms) for a second one to be running meets
-/// it; one at a time, none ever does.
+/// simulated time run at the same time. In a pipeline of two stages the
+/// first call runs alone and the next two (element 1 entering the first
+/// stage as element 0 enters the second) start together: each of those two
+/// waits until both have started (up to a minute, a guard against a hang),
+/// so the second to arrive finds the first running, however loaded the
+/// machine. One at a time, no call ever finds another running.
 #[test]
 fn kernels_that_start_together_run_together() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
     let d = Design::parse("meet = 1; pipe(meet, meet)").unwrap();
     let cores = Cores::of_current_thread();
     let run = |together: bool| {
-        let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let met = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let (r, m) = (Arc::clone(&running), Arc::clone(&met));
+        let running = Arc::new(AtomicUsize::new(0));
+        let started = Arc::new(AtomicUsize::new(0));
+        let met = Arc::new(AtomicUsize::new(0));
+        let (r, s, m) = (Arc::clone(&running), Arc::clone(&started), Arc::clone(&met));
         let kernels = Kernels::<u8>::new().add("meet", move |_| {
-            use std::sync::atomic::Ordering::SeqCst;
-            r.fetch_add(1, SeqCst);
-            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
-            while r.load(SeqCst) < 2 && std::time::Instant::now() < deadline {
-                std::thread::yield_now();
-            }
-            if r.load(SeqCst) >= 2 {
+            // Running first, then started: a call that waits for the
+            // second start is still running when the other one joins.
+            if r.fetch_add(1, SeqCst) > 0 {
                 m.fetch_add(1, SeqCst);
             }
-            // Stay until the other is done looking, then leave.
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            let call = s.fetch_add(1, SeqCst);
+            if together && (call == 1 || call == 2) {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                while s.load(SeqCst) < 3 && std::time::Instant::now() < deadline {
+                    std::thread::yield_now();
+                }
+            }
+            // Long enough that calls run at once by mistake would overlap.
+            std::thread::sleep(std::time::Duration::from_millis(2));
             r.fetch_sub(1, SeqCst);
         });
         Simulation::new(
@@ -168,14 +176,14 @@ fn kernels_that_start_together_run_together() {
         .direct_together(together)
         .run()
         .unwrap();
-        met.load(std::sync::atomic::Ordering::SeqCst)
+        assert_eq!(started.load(SeqCst), 6);
+        met.load(SeqCst)
     };
     assert_eq!(run(false), 0);
-    // Element 1 enters the first stage as element 0 enters the second: that
-    // pair starts together and meets. (Whether the next pair does depends
-    // on the two measured durations being equal.)
+    // The second and third calls meet; whether the fourth and fifth do
+    // depends on the two measured durations being equal.
     let met = run(true);
-    assert!((2..=4).contains(&met), "{met}");
+    assert!((1..=2).contains(&met), "{met}");
 }
 
 /// A mapReduce's workers on one node run on the cores after its thread's,

@@ -70,7 +70,12 @@ fn validation_runs_end_to_end_on_small_sizes() {
             if row.threads == 1 {
                 for p in &s.round_predictions {
                     let (sim, refined) = (p.simulated.unwrap(), p.refined.unwrap());
-                    assert!((0.0..1.0).contains(&p.variation), "{}", p.variation);
+                    // A spread of measured calls: any value under load.
+                    assert!(
+                        p.variation.is_finite() && p.variation >= 0.0,
+                        "{}",
+                        p.variation
+                    );
                     let tolerance = 1e-9 + 5.0 * p.variation / 2000f64.sqrt();
                     assert!(
                         (sim / refined - 1.0).abs() < tolerance,

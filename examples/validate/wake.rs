@@ -264,23 +264,35 @@ fn waker_cost(cores: &Cores, samples: usize) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// Each is measured and in its range: a wake-up takes time, less than
-    /// the pauses between them; a wait's polling takes less than the wait.
+    /// Each is measured, in ns, within the measurement's own time: a
+    /// wake-up takes time, a wait's polling and a wake-up's cost are CPU
+    /// time of threads that lived no longer than the measurement, and the
+    /// waker's cost is a difference of rounds timed within it (not below
+    /// 0). No bound on how long these take: that depends on the load.
     #[test]
     fn the_ways_threads_wait_are_measured() {
         let cores = Cores::of_current_thread();
-        match measure(&cores, 20) {
-            Some(w) => {
-                assert!(w.latency > 0.0 && w.latency < 1e9, "{w:?}");
-                // (CPU times are read where Linux gives them)
-                let readable = thread_cpu_ns().is_some();
-                assert_eq!(w.spin.is_some(), readable, "{w:?}");
-                assert_eq!(w.cost.is_some(), readable, "{w:?}");
-                assert!(w.spin.is_none_or(|ns| ns > 0.0 && ns < 1e6), "{w:?}");
-                assert!(w.cost.is_none_or(|ns| (0.0..1e6).contains(&ns)), "{w:?}");
-                assert!((0.0..1e6).contains(&w.waker), "{w:?}");
-            }
-            None => assert!(cores.len() < 2 || cores.ids().is_empty()),
-        }
+        let started = Instant::now();
+        let measured = measure(&cores, 20);
+        let wall = started.elapsed().as_nanos() as f64;
+        let Some(w) = measured else {
+            assert!(cores.len() < 2 || cores.ids().is_empty());
+            return;
+        };
+        let within = |ns: f64| ns.is_finite() && ns <= wall;
+        assert!(w.latency > 0.0 && within(w.latency), "{w:?} in {wall} ns");
+        // (CPU times are read where Linux gives them)
+        let readable = thread_cpu_ns().is_some();
+        assert_eq!(w.spin.is_some(), readable, "{w:?}");
+        assert_eq!(w.cost.is_some(), readable, "{w:?}");
+        assert!(
+            w.spin.is_none_or(|ns| ns > 0.0 && within(ns)),
+            "{w:?} in {wall} ns"
+        );
+        assert!(
+            w.cost.is_none_or(|ns| ns >= 0.0 && within(ns)),
+            "{w:?} in {wall} ns"
+        );
+        assert!(w.waker >= 0.0 && within(w.waker), "{w:?} in {wall} ns");
     }
 }

@@ -1,7 +1,9 @@
 //! `pattern sensitivity FILE --at ..`: how the time per element depends on
-//! each atom's coefficients and on each variable and count at a point
-//! (derivatives and elasticities), which atom to speed up first, and with
-//! `--span` the bottleneck stage of the pipeline over a range of a variable.
+//! each atom's coefficients and on each variable at a point (one-sided
+//! derivatives and elasticities, the parameter increasing), what one
+//! worker fewer or more of each count changes, which atom to speed up
+//! first, and with `--span` the bottleneck stage of the pipeline over a
+//! range of a variable.
 
 use super::args::{self, Point};
 use super::crossovers::describe;
@@ -9,7 +11,9 @@ use super::error::CliError;
 use super::output::{Report, Text, json_num, num, point_json, shown};
 use super::read_design;
 use pattern_core::explore::crossover::Span;
-use pattern_core::explore::sensitivity::{bottleneck_stages, design_sensitivity, speed_up_ranking};
+use pattern_core::explore::sensitivity::{
+    Sensitivity, SpeedUp, bottleneck_stages, design_sensitivity, speed_up_ranking,
+};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -17,8 +21,12 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "The elasticity of T to v is (dT/dv)·(v/T): the relative change \
-    of the time per element for a relative change of v. An atom's coefficients are \
-    named `atom.c0`, `atom.c1`, ... in the order its model prints.\n\nExample:\n  \
+    of the time per element for a relative change of v. Where the model has a kink \
+    (stages that tie), the derivative is the one of increasing v. An atom's \
+    coefficients are named `atom.c0`, `atom.c1`, ... in the order its model prints \
+    (1 for a term printed without a number). Counts are integers: for each, the \
+    change of T with one fewer and one more (inf: none left, the design does not \
+    run).\n\nExample:\n  \
     pattern sensitivity examples/data/stages.design --at x=1000,a=4,b=2,c=1 --span 1..1e6"
 )]
 pub struct SensitivityArgs {
@@ -53,19 +61,10 @@ fn elasticity_json(e: Option<f64>) -> Value {
     e.map_or(Value::Null, json_num)
 }
 
-/// Runs `pattern sensitivity`.
-pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
-    let design = read_design(&args.file)?;
-    let at = args.at.bindings();
-    let s = design_sensitivity(&design, &at)?;
-    let ranking = speed_up_ranking(&design, &at)?;
-    let mut text = Text::default();
-    const W: usize = 16;
-    text.row(0, W, "design", shown(design.term()));
-    text.row(0, W, "at", &args.at);
-    text.row(0, W, "time per element", num(s.time));
-    text.line("");
-    text.line("derivatives of the time per element T");
+/// The derivatives' table, then the counts' (the change of T with one
+/// worker fewer and one more).
+fn derivatives_text(s: &Sensitivity, text: &mut Text) {
+    text.line("derivatives of the time per element T (one-sided: v increasing)");
     let width = s
         .coefficients
         .iter()
@@ -80,12 +79,36 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
         let row = columns(c.value, c.derivative, c.elasticity);
         text.row(2, width, &c.name, row);
     }
-    for v in &s.variables {
-        let kind = if v.count { "  (count)" } else { "" };
+    for v in s.variables.iter().filter(|v| !v.count) {
         let row = columns(v.value, v.derivative, v.elasticity);
-        text.row(2, width, &v.name, format!("{row}{kind}"));
+        text.row(2, width, &v.name, row);
+    }
+    if !s.variables.iter().any(|v| v.count) {
+        return;
     }
     text.line("");
+    text.line("counts: the change of T with one fewer and one more");
+    let header = format!("{:>12}  {:>12}  {:>12}", "value", "one fewer", "one more");
+    text.row(2, width, "", header);
+    // Signed: `+` slower, `-` faster.
+    let change = |c: Option<f64>| match c {
+        Some(c) if c > 0.0 => format!("+{}", num(c)),
+        Some(c) => num(c),
+        None => "undefined".into(),
+    };
+    for v in s.variables.iter().filter(|v| v.count) {
+        let row = format!(
+            "{:>12}  {:>12}  {:>12}",
+            num(v.value),
+            change(v.one_fewer),
+            change(v.one_more)
+        );
+        text.row(2, width, &v.name, row);
+    }
+}
+
+/// The atoms in the order to speed them up.
+fn ranking_text(ranking: &[SpeedUp], text: &mut Text) {
     text.line("speed up first");
     let width = ranking
         .iter()
@@ -98,7 +121,7 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
         "elasticity", "T if twice as fast", "gain"
     );
     text.row(2, width, "atom", header);
-    for r in &ranking {
+    for r in ranking {
         let row = format!(
             "{:>10}  {:>18}  {:>12}",
             elasticity(r.elasticity),
@@ -107,9 +130,13 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
         );
         text.row(2, width, &r.atom, row);
     }
-    let mut json = json!({
-        "design": design.term().to_string(),
-        "at": point_json(&at),
+}
+
+/// The report as JSON: the variables apart from the counts, which carry
+/// their changes by one worker instead of a derivative.
+fn sensitivity_json(s: &Sensitivity, ranking: &[SpeedUp]) -> Value {
+    let (counts, variables): (Vec<_>, Vec<_>) = s.variables.iter().partition(|v| v.count);
+    json!({
         "time_per_element": json_num(s.time),
         "coefficients": s.coefficients.iter().map(|c| json!({
             "name": c.name,
@@ -119,12 +146,18 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
             "derivative": json_num(c.derivative),
             "elasticity": elasticity_json(c.elasticity),
         })).collect::<Vec<_>>(),
-        "variables": s.variables.iter().map(|v| json!({
+        "variables": variables.iter().map(|v| json!({
             "name": v.name,
             "value": json_num(v.value),
             "derivative": json_num(v.derivative),
             "elasticity": elasticity_json(v.elasticity),
-            "count": v.count,
+        })).collect::<Vec<_>>(),
+        // An infinite change (none left) is `null`, as JSON has no infinity.
+        "counts": counts.iter().map(|v| json!({
+            "name": v.name,
+            "value": json_num(v.value),
+            "one_fewer": v.one_fewer.map_or(Value::Null, json_num),
+            "one_more": v.one_more.map_or(Value::Null, json_num),
         })).collect::<Vec<_>>(),
         "speed_up": ranking.iter().map(|r| json!({
             "atom": r.atom,
@@ -132,7 +165,27 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
             "time_if_twice_as_fast": json_num(r.time_if_twice_as_fast),
             "gain": json_num(r.gain),
         })).collect::<Vec<_>>(),
-    });
+    })
+}
+
+/// Runs `pattern sensitivity`.
+pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
+    let design = read_design(&args.file)?;
+    let at = args.at.bindings();
+    let s = design_sensitivity(&design, &at)?;
+    let ranking = speed_up_ranking(&design, &at)?;
+    let mut text = Text::default();
+    const W: usize = 16;
+    text.row(0, W, "design", shown(design.term()));
+    text.row(0, W, "at", &args.at);
+    text.row(0, W, "time per element", num(s.time));
+    text.line("");
+    derivatives_text(&s, &mut text);
+    text.line("");
+    ranking_text(&ranking, &mut text);
+    let mut json = sensitivity_json(&s, &ranking);
+    json["design"] = Value::String(design.term().to_string());
+    json["at"] = point_json(&at);
     if let Some((lo, hi)) = args.span {
         // The span's variable varies: the rest of the point binds the others.
         let bound: Vec<(&str, f64)> = at.iter().copied().filter(|(n, _)| *n != args.var).collect();

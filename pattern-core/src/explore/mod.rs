@@ -10,8 +10,9 @@
 //! - [`crossover`]: the intervals of a variable over which each of several
 //!   designs is best, with the crossover points.
 //! - [`sensitivity`]: derivatives of a model with respect to each atom's
-//!   coefficients and each count, the building block to speed up first and
-//!   the bottleneck stage per range of a variable.
+//!   coefficients and each count (one-sided at a tie), the change with one
+//!   worker fewer or more, the building block to speed up first and the
+//!   bottleneck stage per range of a variable.
 //! - [`ranking`]: the best designs reachable from a design by the laws'
 //!   rewrites and by choosing counts, under a thread budget.
 //! - [`sweep`] and [`plot`]: models over grids of variables as CSV and

@@ -2,14 +2,16 @@
 
 use crate::Expr;
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
+use crate::semantics::Throughput;
 use crate::semantics::flat;
-use crate::semantics::{MapReducePhases, Throughput};
 use std::convert::Infallible;
 
 /// The latency of one element: a pipeline adds its stages (the element
-/// visits each in turn), a task pool is as slow as its body, a mapReduce
-/// takes one map, the shuffle and one reduce. A multi-processor task's
-/// latency is its run time, its [`Throughput`] model.
+/// visits each in turn), a task pool is as slow as its body. An element of
+/// a mapReduce is a whole job (its `x` inputs mapped by the `m·n` workers,
+/// shuffled, its `k(x)` keys reduced), so its latency is the job's time,
+/// eq. (5): its [`Throughput`] model. A multi-processor task's latency is
+/// likewise its run time, its throughput model.
 ///
 /// ```
 /// use pattern_core::Design;
@@ -17,6 +19,16 @@ use std::convert::Infallible;
 /// let d = Design::parse("a = 3*x; b = 5; pipe(tpool[2](a), b)").unwrap();
 /// assert_eq!(d.latency().to_string(), "3·x + 5");
 /// assert_eq!(d.model().to_string(), "max(1.5·x, 5)");
+///
+/// // One job of x inputs: x maps, the shuffle, 4 reduces, on 2 workers.
+/// let mr = Design::parse(
+///     "map = 10; shuffle = 100; reduce = 3*x;
+///      mapreduce[m = 1, n = 2, d = x/4, k = 4](map, shuffle, reduce)",
+/// )
+/// .unwrap();
+/// assert_eq!(mr.latency(), mr.model());
+/// // 1000·10/2 + 100 + 4·(3·250)/2
+/// assert_eq!(mr.latency().eval(&[("x", 1000.0)]).unwrap(), 6600.0);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Latency {
@@ -24,7 +36,7 @@ pub struct Latency {
 }
 
 /// The latency of a part, with its throughput model (what the processor
-/// group patterns take as their latency).
+/// group patterns and a mapReduce take as their latency).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timed {
     latency: Expr,
@@ -96,14 +108,11 @@ impl Semantics for Latency {
         reduce: Timed,
         scope: &Scope,
     ) -> Result<Timed, Infallible> {
-        let phases = MapReducePhases::new(params, map.latency, &shuffle.model, reduce.latency);
-        Ok(Timed {
-            latency: flat::sum(vec![phases.map_one, phases.shuffle, phases.reduce_d]),
-            time: time(
-                |t| t.map_reduce(params, map.time, shuffle, reduce.time, scope),
-                &mut self.throughput,
-            ),
-        })
+        // The element is the whole job: its latency is the job's time.
+        Ok(run_time(time(
+            |t| t.map_reduce(params, map.time, shuffle, reduce.time, scope),
+            &mut self.throughput,
+        )))
     }
 
     fn on(&mut self, p: &Count, body: Timed, scope: &Scope) -> Result<Timed, Infallible> {
@@ -154,7 +163,7 @@ impl Semantics for Latency {
     }
 }
 
-/// A multi-processor task: its latency is its run time.
+/// A multi-processor task or a mapReduce's job: its latency is its run time.
 fn run_time(time: Expr) -> Timed {
     Timed {
         latency: time.clone(),

@@ -5,9 +5,9 @@
 //!
 //! Comparisons look at the real part only. Where a function has a kink,
 //! the derivative is the right one (the variable growing): `max` of two
-//! equal values takes the larger slope, `min` the smaller; `ceil`,
-//! `floor`, `round` and `trunc` have slope 0 (their derivative wherever it
-//! exists), `abs` at 0 slope `+eps`.
+//! equal values takes the larger slope, `min` the smaller, `abs` at 0 the
+//! slope `|eps|`; `ceil`, `floor`, `round` and `trunc` have slope 0 (their
+//! derivative wherever it exists).
 
 use num_traits::{Float, Num, NumCast, One, ToPrimitive, Zero};
 use std::cmp::Ordering;
@@ -202,8 +202,13 @@ impl Float for Dual {
     fn fract(self) -> Dual {
         Dual::new(self.re.fract(), self.eps)
     }
+    /// At 0 the right derivative: `|eps|` (the value grows either way).
     fn abs(self) -> Dual {
-        if self.re < 0.0 { -self } else { self }
+        if self.re < 0.0 || (self.re == 0.0 && self.eps < 0.0) {
+            -self
+        } else {
+            self
+        }
     }
     fn signum(self) -> Dual {
         Dual::constant(self.re.signum())
@@ -386,5 +391,10 @@ mod tests {
         assert_eq!(derivative("min(x, 6 - x)", 3.0), -1.0);
         assert_eq!(derivative("max(x, 6 - x)", 4.0), 1.0);
         assert_eq!(derivative("max(x, 6 - x)", 2.0), -1.0);
+        // |3 - x| grows on both sides of 3: to the right with slope 1.
+        let at_three = |slope: f64| Float::abs(Dual::new(0.0, slope)).eps;
+        assert_eq!(at_three(-1.0), 1.0);
+        assert_eq!(at_three(1.0), 1.0);
+        assert_eq!(Float::abs(Dual::new(-1.0, -1.0)).eps, 1.0);
     }
 }

@@ -15,13 +15,27 @@
 //! normal form ([`Expr::simplify`]) outside exponents, in pre-order (the
 //! order they print in, left to right): `5422.97 + 1034.17·x·log₂(x)` has
 //! `qsort.c0 = 5422.97` and `qsort.c1 = 1034.17` (if the atom is named
-//! `qsort`). For a plain model ([`sensitivity`]) the numbers of the model as
-//! given, named `model.c0`, `model.c1`, ...
+//! `qsort`). A term printed without a number has the coefficient 1, in its
+//! place: `x + 20` has `c0 = 1` and `c1 = 20`. For a plain model
+//! ([`sensitivity`]) the numbers of the model as given, named `model.c0`,
+//! `model.c1`, ..., with the same rule.
 //!
-//! **Kinks.** Where the model has no derivative, the right derivative (the
-//! direction of growing the parameter) is given: at a tie of `max` the
-//! larger slope, of `min` the smaller; `ceil` and `floor` have slope 0,
-//! their derivative wherever they have one.
+//! **One-sided derivatives.** Where the model has no derivative (at a tie
+//! of `max`: two stages of a pipeline equally slow), the derivative given
+//! is the one of *increasing* the coefficient, the atom's time or the
+//! variable: the direction in which a building block that grows slower
+//! slows the design. At a tie of `max` that is the larger slope, of `min`
+//! the smaller; `ceil` and `floor` have slope 0, their derivative wherever
+//! they have one. So at a tie every tied atom has the elasticity it has
+//! alone (1 for each of two tied bottleneck stages), and the elasticities
+//! of the atoms sum to more than 1.
+//!
+//! **Counts.** A count is an integer, and it is removing a worker that
+//! slows a design: for each symbolic count the change of the time per
+//! element with one fewer and with one more
+//! ([`VariableSensitivity::one_fewer`], [`VariableSensitivity::one_more`]),
+//! the model evaluated at `count − 1` and `count + 1`. The derivative of the
+//! model relaxed to real counts is kept beside them, one-sided as above.
 //!
 //! ```
 //! use pattern_core::Design;
@@ -75,13 +89,25 @@ pub struct VariableSensitivity {
     pub name: String,
     /// Its value at the point.
     pub value: f64,
-    /// `∂T/∂v` (for a count, of the model relaxed to real counts).
+    /// `∂T/∂v`, the variable increasing (for a count, of the model relaxed
+    /// to real counts: see [`VariableSensitivity::one_fewer`] for what an
+    /// integer count does).
     pub derivative: f64,
     /// `(∂T/∂v)·(v/T)`; `None` where `T = 0`.
     pub elasticity: Option<f64>,
     /// Whether the variable is a symbolic count of the design (a thread
     /// or node count).
     pub count: bool,
+    /// For a count: `T(v − 1) − T`, the change of the time per element with
+    /// one fewer (worker, node, processor or group), the model evaluated
+    /// there; `+∞` where `v − 1 < 1`: with none left the design does not
+    /// run. `None` for a variable that is no count.
+    #[serde(default)]
+    pub one_fewer: Option<f64>,
+    /// For a count: `T(v + 1) − T`, the change with one more. `None` for a
+    /// variable that is no count.
+    #[serde(default)]
+    pub one_more: Option<f64>,
 }
 
 /// The derivatives of a model at a point.
@@ -102,14 +128,16 @@ pub struct SpeedUp {
     /// The atom.
     pub atom: String,
     /// `(∂T/∂s)·(s/T)` at `s = 1`, where the atom's time is scaled by `s`
-    /// (all its coefficients of a PMNF model scaled alike): the share of
-    /// the time the atom is responsible for at the margin (1 for the sole
-    /// bottleneck of a pipeline, 0 for a stage that is not). `None` where
-    /// `T = 0`.
+    /// (all its coefficients of a PMNF model scaled alike), `s` increasing:
+    /// the share of the time the atom is responsible for at the margin (1
+    /// for the sole bottleneck of a pipeline, 0 for a stage that is not;
+    /// 1 for each of two tied bottleneck stages, each of which alone
+    /// slows the pipeline when it grows). `None` where `T = 0`.
     pub elasticity: Option<f64>,
     /// `T` with the atom twice as fast (its time halved), re-evaluated.
     pub time_if_twice_as_fast: f64,
-    /// `T` minus that: the time per element saved.
+    /// `T` minus that: the time per element saved (0 for one of two tied
+    /// bottleneck stages: the other still takes as long).
     pub gain: f64,
 }
 
@@ -171,6 +199,27 @@ fn elasticity(derivative: f64, value: f64, time: f64) -> Option<f64> {
     (time != 0.0).then(|| derivative * value / time)
 }
 
+/// `T` with the count `name` (at `value`) moved by `step`, less `time`: the
+/// model evaluated at `point` with the count moved. A count below 1 leaves
+/// the design without a worker: an infinite time per element.
+fn count_step(
+    model: &Expr,
+    point: &[(&str, f64)],
+    (name, value): (&str, f64),
+    step: f64,
+    time: f64,
+) -> Result<f64, SensitivityError> {
+    let moved = value + step;
+    if moved < 1.0 {
+        return Ok(f64::INFINITY);
+    }
+    let point: Vec<(&str, f64)> = point
+        .iter()
+        .map(|&(n, v)| (n, if n == name { moved } else { v }))
+        .collect();
+    Ok(model.eval(&point)? - time)
+}
+
 /// Derivatives of a model whose coefficients are the `parameters`, at the
 /// point `at` (which binds the model's own variables).
 fn sensitivity_of(
@@ -220,15 +269,24 @@ fn sensitivity_of(
                 .iter()
                 .find(|(n, _)| n == name)
                 .map_or(f64::NAN, |(_, v)| *v);
-            VariableSensitivity {
+            let count = counts.contains(name);
+            let step = |by: f64| count_step(model, &point, (name, value), by, time);
+            let (one_fewer, one_more) = if count {
+                (Some(step(-1.0)?), Some(step(1.0)?))
+            } else {
+                (None, None)
+            };
+            Ok(VariableSensitivity {
                 name: name.clone(),
                 value,
                 derivative,
                 elasticity: elasticity(derivative, value, time),
-                count: counts.contains(name),
-            }
+                count,
+                one_fewer,
+                one_more,
+            })
         })
-        .collect();
+        .collect::<Result<_, SensitivityError>>()?;
     Ok(Sensitivity {
         time,
         coefficients,
@@ -258,7 +316,28 @@ pub fn sensitivity(model: &Expr, at: &[(&str, f64)]) -> Result<Sensitivity, Sens
 
 /// The derivatives of the design's throughput model at `at` (which binds
 /// `x`, the symbolic counts and any other variable of the atoms): with
-/// respect to each coefficient of each atom and to each variable.
+/// respect to each coefficient of each atom and to each variable, each
+/// increasing (one-sided where the model has a kink), and for each count
+/// the change of the time per element with one fewer and one more.
+///
+/// ```
+/// use pattern_core::Design;
+/// use pattern_core::explore::sensitivity::design_sensitivity;
+///
+/// // The two stages tie at 1024 ns: 2·1024/2 = 1024/1.
+/// let d = Design::parse("s1 = 2*x; s2 = x; pipe(tpool[a](s1), tpool[b](s2))").unwrap();
+/// let s = design_sensitivity(&d, &[("x", 1024.0), ("a", 2.0), ("b", 1.0)]).unwrap();
+/// // Either stage growing slows the pipeline: s2 = x has the coefficient 1.
+/// let names: Vec<&str> = s.coefficients.iter().map(|c| c.name.as_str()).collect();
+/// assert_eq!(names, ["s1.c0", "s2.c0"]);
+/// assert_eq!(s.coefficients[0].elasticity, Some(1.0));
+/// assert_eq!(s.coefficients[1].elasticity, Some(1.0));
+/// // One worker fewer in a: 2048 ns; none left in b: the pipeline stops.
+/// let a = s.variables.iter().find(|v| v.name == "a").unwrap();
+/// assert_eq!((a.one_fewer, a.one_more), (Some(1024.0), Some(0.0)));
+/// let b = s.variables.iter().find(|v| v.name == "b").unwrap();
+/// assert_eq!(b.one_fewer, Some(f64::INFINITY));
+/// ```
 pub fn design_sensitivity(
     design: &Design,
     at: &[(&str, f64)],

@@ -23,10 +23,40 @@ pub(crate) fn scale_variable(atom: &str) -> String {
     format!("{atom}.scale")
 }
 
+/// `model` with a coefficient 1 written in front of each of its terms (the
+/// summands, or the model itself if it is no sum) that has no number (or
+/// power of a number, as `x/768` has) as a factor: `x + 20` becomes
+/// `1·x + 20`, so that the term's coefficient has a row like any other
+/// (the normal form leaves a coefficient of 1 out).
+fn with_implicit_coefficients(model: &Expr) -> Expr {
+    let numeric = |f: &Expr| match f {
+        Expr::Num(_) => true,
+        Expr::Pow(base, _) => matches!(**base, Expr::Num(_)),
+        _ => false,
+    };
+    let coefficient = |term: &Expr| match term {
+        t if numeric(t) => term.clone(),
+        Expr::Mul(factors) if factors.iter().any(numeric) => term.clone(),
+        Expr::Mul(factors) => Expr::Mul(
+            std::iter::once(Expr::Num(1.0))
+                .chain(factors.iter().cloned())
+                .collect(),
+        ),
+        _ => Expr::Mul(vec![Expr::Num(1.0), term.clone()]),
+    };
+    match model {
+        Expr::Add(terms) => Expr::Add(terms.iter().map(coefficient).collect()),
+        term => coefficient(term),
+    }
+}
+
 /// `model` with each numeric constant outside an exponent replaced by the
 /// variable `{atom}.c{i}`, `i` counting in pre-order (as printed, left to
-/// right). Without recursion: atom models can be any depth.
+/// right), a term without a number counting a coefficient 1 in front of it
+/// ([`with_implicit_coefficients`]). Without recursion: atom models can be
+/// any depth.
 pub(crate) fn parametrize(model: &Expr, atom: &str) -> (Expr, Vec<Parameter>) {
+    let model = &with_implicit_coefficients(model);
     let mut parameters = Vec::new();
     // (node, children built, whether it is a literal exponent)
     let mut pending: Vec<(&Expr, bool, bool)> = vec![(model, false, false)];
@@ -225,6 +255,40 @@ mod tests {
             ("a.c2", 768.0),
         ];
         assert_eq!(e.eval(&at).unwrap(), model.eval(&[("x", 3.0)]).unwrap());
+    }
+
+    #[test]
+    fn a_term_without_a_number_has_the_coefficient_1() {
+        // The normal form of `x + 20` and of `x` leave the 1 out.
+        for (text, values) in [
+            ("x + 20", vec![1.0, 20.0]),
+            ("x", vec![1.0]),
+            ("x*log2(x) + 3*x", vec![1.0, 3.0]),
+            ("5", vec![5.0]),
+        ] {
+            let model = Expr::parse(text).unwrap().simplify();
+            let (e, p) = parametrize(&model, "a");
+            assert_eq!(
+                p.iter().map(|p| p.value).collect::<Vec<_>>(),
+                values,
+                "{text}"
+            );
+            let mut at: Vec<(&str, f64)> = p.iter().map(|p| (p.name.as_str(), p.value)).collect();
+            at.push(("x", 8.0));
+            assert_eq!(
+                e.eval(&at).unwrap(),
+                model.eval(&[("x", 8.0)]).unwrap(),
+                "{text}"
+            );
+            // Doubling the coefficient doubles its term.
+            at[0].1 *= 2.0;
+            let first = match &model {
+                Expr::Add(terms) => terms[0].clone(),
+                term => term.clone(),
+            };
+            let doubled = model.eval(&[("x", 8.0)]).unwrap() + first.eval(&[("x", 8.0)]).unwrap();
+            assert_eq!(e.eval(&at).unwrap(), doubled, "{text}");
+        }
     }
 
     #[test]
