@@ -7,7 +7,7 @@ use super::error::CliError;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, shown};
 use super::read_design;
-use pattern_core::semantics::Throughput;
+use pattern_core::semantics::{Latency, Throughput};
 use pattern_core::{Design, Expr};
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -112,7 +112,7 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
     } else {
         design.model()
     };
-    let latency = design.latency();
+    let mut latency = design.latency();
     let resources = design.resources();
     let growth = growth(&model, &args.var);
     let mut text = Text::default();
@@ -137,6 +137,10 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
                 text.row(0, W, "communication", format!("on {}", profile.name));
                 json["communication"] = Value::from(profile.name.clone());
                 model = resolved;
+                // Resolved as the model was, so this cannot fail.
+                if let Ok(l) = Latency::new().machine(&profile).latency_of(design.term()) {
+                    latency = l.simplify();
+                }
             }
             Ok(_) => {}
             Err(e) => text.row(0, W, "communication", format!("left symbolic: {e}")),

@@ -8,6 +8,7 @@
 use super::args::{self, Point};
 use super::crossovers::describe;
 use super::error::CliError;
+use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, point_json, shown};
 use super::read_design;
 use pattern_core::explore::crossover::Span;
@@ -41,6 +42,10 @@ pub struct SensitivityArgs {
     /// The variable of --span.
     #[arg(long, default_value = "x", value_name = "NAME")]
     pub var: String,
+    /// The machine the design runs on: the report says where the model's
+    /// assumption of a core per thread fails on it.
+    #[command(flatten)]
+    pub machine: MachineArgs,
 }
 
 fn elasticity(e: Option<f64>) -> String {
@@ -176,14 +181,15 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
     let ranking = speed_up_ranking(&design, &at)?;
     let mut text = Text::default();
     const W: usize = 16;
+    let mut json = sensitivity_json(&s, &ranking);
     text.row(0, W, "design", shown(design.term()));
+    (args.machine).report_designs(&[("design", &design)], &at, &mut text, W, &mut json)?;
     text.row(0, W, "at", &args.at);
     text.row(0, W, "time per element", num(s.time));
     text.line("");
     derivatives_text(&s, &mut text);
     text.line("");
     ranking_text(&ranking, &mut text);
-    let mut json = sensitivity_json(&s, &ranking);
     json["design"] = Value::String(design.term().to_string());
     json["at"] = point_json(&at);
     if let Some((lo, hi)) = args.span {

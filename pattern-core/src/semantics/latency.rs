@@ -1,10 +1,10 @@
 //! The latency semantics: the time one element takes through the design.
 
 use crate::Expr;
+use crate::comm::MachineProfile;
 use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
-use crate::semantics::Throughput;
 use crate::semantics::flat;
-use std::convert::Infallible;
+use crate::semantics::{Resolver, Symbolic, Throughput};
 
 /// The latency of one element: a pipeline adds its stages (the element
 /// visits each in turn), a task pool is as slow as its body. An element of
@@ -30,9 +30,20 @@ use std::convert::Infallible;
 /// // 1000·10/2 + 100 + 4·(3·250)/2
 /// assert_eq!(mr.latency().eval(&[("x", 1000.0)]).unwrap(), 6600.0);
 /// ```
-#[derive(Clone, Debug, Default)]
-pub struct Latency {
-    throughput: Throughput,
+///
+/// With a machine profile ([`Latency::machine`]) the machine functions of
+/// the models are resolved against it, as [`Throughput::machine`] does.
+#[derive(Clone, Debug)]
+pub struct Latency<R = Symbolic> {
+    throughput: Throughput<R>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            throughput: Throughput::new(),
+        }
+    }
 }
 
 /// The latency of a part, with its throughput model (what the processor
@@ -55,47 +66,56 @@ impl Latency {
             .map(Expr::from)
             .unwrap_or_else(|never| match never {})
     }
+
+    /// The latency with the models' machine functions resolved against
+    /// `profile`.
+    pub fn machine(self, profile: &MachineProfile) -> Latency<&MachineProfile> {
+        Latency {
+            throughput: self.throughput.machine(profile),
+        }
+    }
 }
 
-/// Runs the throughput semantics alongside.
-fn time(f: impl FnOnce(&mut Throughput) -> Result<Expr, Infallible>, t: &mut Throughput) -> Expr {
-    f(t).unwrap_or_else(|never| match never {})
+impl<R: Resolver + Clone> Latency<R> {
+    /// The latency of `term` under this semantics, as built (not
+    /// simplified).
+    pub fn latency_of(&self, term: &Term) -> Result<Expr, R::Error> {
+        fold(term, &mut self.clone()).map(Expr::from)
+    }
 }
 
 fn split(parts: Vec<Timed>) -> (Vec<Expr>, Vec<Expr>) {
     parts.into_iter().map(|p| (p.latency, p.time)).unzip()
 }
 
-impl Semantics for Latency {
+impl<R: Resolver> Semantics for Latency<R> {
     type Value = Timed;
-    type Error = Infallible;
+    type Error = R::Error;
 
-    fn atom(&mut self, atom: &Atom, scope: &Scope) -> Result<Timed, Infallible> {
-        Ok(Timed {
-            latency: atom.model.clone(),
-            time: time(|t| t.atom(atom, scope), &mut self.throughput),
-        })
+    fn atom(&mut self, atom: &Atom, scope: &Scope) -> Result<Timed, R::Error> {
+        // An atom's latency is its time, its model resolved.
+        Ok(run_time(self.throughput.atom(atom, scope)?))
     }
 
-    fn seq(&mut self, parts: Vec<Timed>, scope: &Scope) -> Result<Timed, Infallible> {
+    fn seq(&mut self, parts: Vec<Timed>, scope: &Scope) -> Result<Timed, R::Error> {
         let (latency, times) = split(parts);
         Ok(Timed {
             latency: flat::sum(latency),
-            time: time(|t| t.seq(times, scope), &mut self.throughput),
+            time: self.throughput.seq(times, scope)?,
         })
     }
 
-    fn pipe(&mut self, stages: Vec<Timed>, scope: &Scope) -> Result<Timed, Infallible> {
+    fn pipe(&mut self, stages: Vec<Timed>, scope: &Scope) -> Result<Timed, R::Error> {
         let (latency, times) = split(stages);
         Ok(Timed {
             latency: flat::sum(latency),
-            time: time(|t| t.pipe(times, scope), &mut self.throughput),
+            time: self.throughput.pipe(times, scope)?,
         })
     }
 
-    fn tpool(&mut self, n: &Count, body: Timed, scope: &Scope) -> Result<Timed, Infallible> {
+    fn tpool(&mut self, n: &Count, body: Timed, scope: &Scope) -> Result<Timed, R::Error> {
         Ok(Timed {
-            time: time(|t| t.tpool(n, body.time, scope), &mut self.throughput),
+            time: self.throughput.tpool(n, body.time, scope)?,
             latency: body.latency,
         })
     }
@@ -107,19 +127,19 @@ impl Semantics for Latency {
         shuffle: &Atom,
         reduce: Timed,
         scope: &Scope,
-    ) -> Result<Timed, Infallible> {
+    ) -> Result<Timed, R::Error> {
         // The element is the whole job: its latency is the job's time.
-        Ok(run_time(time(
-            |t| t.map_reduce(params, map.time, shuffle, reduce.time, scope),
-            &mut self.throughput,
-        )))
+        Ok(run_time(self.throughput.map_reduce(
+            params,
+            map.time,
+            shuffle,
+            reduce.time,
+            scope,
+        )?))
     }
 
-    fn on(&mut self, p: &Count, body: Timed, scope: &Scope) -> Result<Timed, Infallible> {
-        Ok(run_time(time(
-            |t| t.on(p, body.time, scope),
-            &mut self.throughput,
-        )))
+    fn on(&mut self, p: &Count, body: Timed, scope: &Scope) -> Result<Timed, R::Error> {
+        Ok(run_time(self.throughput.on(p, body.time, scope)?))
     }
 
     fn par(
@@ -127,19 +147,13 @@ impl Semantics for Latency {
         sizes: &[Count],
         parts: Vec<Timed>,
         scope: &Scope,
-    ) -> Result<Timed, Infallible> {
+    ) -> Result<Timed, R::Error> {
         let (_, times) = split(parts);
-        Ok(run_time(time(
-            |t| t.par(sizes, times, scope),
-            &mut self.throughput,
-        )))
+        Ok(run_time(self.throughput.par(sizes, times, scope)?))
     }
 
-    fn groups(&mut self, s: &Count, body: Timed, scope: &Scope) -> Result<Timed, Infallible> {
-        Ok(run_time(time(
-            |t| t.groups(s, body.time, scope),
-            &mut self.throughput,
-        )))
+    fn groups(&mut self, s: &Count, body: Timed, scope: &Scope) -> Result<Timed, R::Error> {
+        Ok(run_time(self.throughput.groups(s, body.time, scope)?))
     }
 
     fn redist(
@@ -148,17 +162,16 @@ impl Semantics for Latency {
         a: Timed,
         b: Timed,
         scope: &Scope,
-    ) -> Result<Timed, Infallible> {
-        Ok(run_time(time(
-            |t| t.redist(cost, a.time, b.time, scope),
-            &mut self.throughput,
-        )))
+    ) -> Result<Timed, R::Error> {
+        Ok(run_time(
+            self.throughput.redist(cost, a.time, b.time, scope)?,
+        ))
     }
 
-    fn program(&mut self, value: Timed) -> Result<Timed, Infallible> {
+    fn program(&mut self, value: Timed) -> Result<Timed, R::Error> {
         Ok(Timed {
-            latency: time(|t| t.program(value.latency), &mut self.throughput),
-            time: time(|t| t.program(value.time), &mut self.throughput),
+            latency: self.throughput.program(value.latency)?,
+            time: self.throughput.program(value.time)?,
         })
     }
 }
