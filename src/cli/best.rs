@@ -48,15 +48,15 @@ pub struct BestArgs {
     #[arg(long)]
     pub cores: Option<u64>,
     /// At most this many nodes (a mapReduce's `m`); the nodes of the
-    /// platform of --simulate, each of --cores cores [default: 1 with
-    /// --simulate, any otherwise].
+    /// machine of --queueing and --simulate, each of --cores cores
+    /// [default: 1 with --queueing or --simulate, any otherwise].
     #[arg(long)]
     pub nodes: Option<u64>,
     /// The values a count may take, `a=1..8` or `a=1..8,b=2..4`.
     #[arg(long, value_name = "RANGES", value_parser = args::ranges)]
     pub range: Vec<Vec<Range>>,
-    /// Minimize the queueing model (MVA on the cores) instead of the plain
-    /// operators.
+    /// Minimize the queueing model (MVA on --nodes nodes of the cores)
+    /// instead of the plain operators.
     #[arg(long, conflicts_with = "simulate")]
     pub queueing: bool,
     /// Minimize the simulated time per element (on --nodes nodes of the
@@ -85,7 +85,6 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let cores_usize = usize::try_from(cores).map_err(|_| {
         CliError::Invalid(format!("{cores} cores are more than this machine counts"))
     })?;
-    let machine = Machine::new(1, cores_usize);
     let nodes = args.nodes.unwrap_or(1);
     let nodes_usize = usize::try_from(nodes).map_err(|_| {
         CliError::Invalid(format!("{nodes} nodes are more than this machine counts"))
@@ -121,7 +120,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     };
     allocator = allocator.max_steps(steps);
     let (semantics, allocator) = if args.queueing {
-        ("queueing", allocator.queueing(&machine))
+        ("queueing", allocator.queueing(&platform))
     } else if args.simulate {
         ("simulation", allocator.simulation(&platform, args.elements))
     } else {
