@@ -332,3 +332,52 @@ proptest! {
         prop_assert!(close(q, r, 1e-9), "{d}: queueing {q}, simulated {r}");
     }
 }
+
+/// A stage of constant atoms (100–1000 ns), at once on nodes `0..k` one
+/// each (`par[1, ..]`) or alone on node 0, in a pool of 1–3 workers or
+/// not.
+fn placed_stage() -> impl Strategy<Value = Term> {
+    (prop::collection::vec(100u32..=1000, 1..=3), 1u64..=3).prop_map(|(ns, n)| {
+        let atoms: Vec<Term> = (ns.iter())
+            .map(|&t| Term::atom(&format!("a{t}"), Expr::num(t as f64)))
+            .collect();
+        let stage = match atoms.len() {
+            1 => atoms[0].clone(),
+            k => Term::Par(vec![1u64.into(); k], atoms),
+        };
+        if n > 1 { Term::tpool(n, stage) } else { stage }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(200)))]
+
+    /// Pipelines of stages spread on up to 3 nodes, on 3 or 4 nodes of
+    /// 1–3 cores at speeds 0.5–2: the slowdowns reach their fixed point
+    /// (every node unslowed or exactly saturated, the network's throughput
+    /// the reported one), however unequal the nodes' shares of a stage.
+    #[test]
+    fn the_slowdowns_reach_their_fixed_point(
+        stages in prop::collection::vec(placed_stage(), 1..=4),
+        nodes in prop::collection::vec((1usize..=3, 0usize..4), 3..=4),
+        buffer in 1usize..=8,
+    ) {
+        let speeds = [0.5, 1.0, 1.5, 2.0];
+        let m = machine(&nodes.iter().map(|&(c, s)| (c, speeds[s])).collect::<Vec<_>>());
+        let t = if stages.len() == 1 { stages[0].clone() } else { Term::pipe_all(stages).unwrap() };
+        let Ok(d) = Design::from_term(t) else { return Ok(()) }; // (one name, two costs)
+        let q = Queueing::new(&m).buffer(buffer).of(d.term()).unwrap();
+        let x = q.solution.throughput();
+        // (to the search's tolerance, 1e-9 in the throughput)
+        prop_assert!((x * q.time_per_element - 1.0).abs() <= 1e-8, "{d}: {} vs {}", 1.0 / x, q.time_per_element);
+        let mut saturated = false;
+        for n in &q.nodes {
+            prop_assert!(n.slowdown >= 1.0);
+            prop_assert!(n.slowdown == 1.0 || (n.utilization - 1.0).abs() <= 1e-8, "{d}: {n:?}");
+            saturated |= (n.utilization - 1.0).abs() <= 1e-8;
+            prop_assert!(q.time_per_element >= n.work / n.cores as f64 * (1.0 - 1e-12));
+        }
+        // Slowed only where the busiest node is full.
+        prop_assert!(q.slowdown == 1.0 || saturated, "{d}");
+    }
+}
