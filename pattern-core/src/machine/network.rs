@@ -92,7 +92,7 @@ pub enum Topology {
 }
 
 /// The network of a machine: each node's link (its latency and bandwidth),
-/// the topology and the sharing rule. See the [module overview](self).
+/// the topology and the sharing rule. See [`crate::machine`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Network {
     /// The latency of a transfer between two nodes, in ns (within a rack
