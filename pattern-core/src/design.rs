@@ -144,8 +144,9 @@ impl Design {
 
     /// The time per element on `machine` at the point `at` (the models'
     /// variables and the symbolic counts), from the [`Queueing`] semantics:
-    /// threads beyond the cores, a task pool's shared queue and the
-    /// hand-overs of a pipeline included.
+    /// the design's threads on the machine's nodes at their speeds, each
+    /// node's cores shared by the threads beyond them, a task pool's shared
+    /// queue and the hand-overs of a pipeline included.
     ///
     /// ```
     /// use pattern_core::Design;

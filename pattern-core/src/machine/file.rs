@@ -20,55 +20,12 @@
 //! An unknown key is an error.
 
 use super::network::{Link, Network, Racks, Sharing, Topology};
+use super::values::{at_least_one, ns, positive};
 use super::waiting::Waiting;
 use super::{Machine, MachineError, Node};
 use crate::comm::MachineProfile;
 use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
-
-/// A finite number of ns `>= 0`.
-pub(crate) fn ns<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(D::Error::custom(format!(
-            "{v} is not a time: a finite number of ns >= 0"
-        )))
-    }
-}
-
-/// A finite number of ns `>= 0`, or `null`.
-pub(crate) fn optional_ns<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    match Option::<f64>::deserialize(d)? {
-        Some(v) if !(v.is_finite() && v >= 0.0) => Err(D::Error::custom(format!(
-            "{v} is not a time: a finite number of ns >= 0, or null for ever"
-        ))),
-        v => Ok(v),
-    }
-}
-
-/// A finite number `> 0` (a speed, a bandwidth).
-fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(D::Error::custom(format!(
-            "{v} is out of range: a finite number > 0"
-        )))
-    }
-}
-
-/// A whole number `>= 1` (cores, nodes).
-fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
-    let v = usize::deserialize(d)?;
-    if v >= 1 {
-        Ok(v)
-    } else {
-        Err(D::Error::custom("0 is out of range: at least 1"))
-    }
-}
 
 fn one() -> usize {
     1

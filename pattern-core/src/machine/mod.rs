@@ -36,6 +36,7 @@
 mod error;
 mod file;
 mod network;
+mod values;
 mod waiting;
 
 pub use error::MachineError;

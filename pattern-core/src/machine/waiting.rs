@@ -23,29 +23,29 @@ use serde::{Deserialize, Serialize};
 pub struct Waiting {
     /// CPU time of handing an element to the next stage of a pipeline:
     /// the steady-state time per element of `pipe(pass, pass)`.
-    #[serde(deserialize_with = "super::file::ns")]
+    #[serde(deserialize_with = "super::values::ns")]
     pub handoff_ns: f64,
     /// CPU time of taking an element from a queue several threads share
     /// (a task pool's).
-    #[serde(deserialize_with = "super::file::ns")]
+    #[serde(deserialize_with = "super::values::ns")]
     pub take_ns: f64,
     /// How long a thread woken while every core it may run on is busy
     /// waits before it runs: the scheduler lets the running thread go on,
     /// and another thread that frees itself meanwhile takes the element.
-    #[serde(deserialize_with = "super::file::ns")]
+    #[serde(deserialize_with = "super::values::ns")]
     pub wake_latency_ns: f64,
     /// How long a thread that finds its queue empty polls it before it
     /// sleeps; `None` (`null` in a file): it polls for ever.
-    #[serde(deserialize_with = "super::file::optional_ns")]
+    #[serde(deserialize_with = "super::values::optional_ns")]
     pub spin_ns: Option<f64>,
     /// CPU time a thread woken for an element another took meanwhile spends
     /// on its core (competing with the thread running there) before it
     /// waits again.
-    #[serde(deserialize_with = "super::file::ns")]
+    #[serde(deserialize_with = "super::values::ns")]
     pub wake_cost_ns: f64,
     /// What waking a thread asleep on a free core costs the thread that
     /// hands it an element, on the waker's core.
-    #[serde(deserialize_with = "super::file::ns")]
+    #[serde(deserialize_with = "super::values::ns")]
     pub waker_cost_ns: f64,
     /// Whether the runtime pins its threads: thread `i` of a design, in the
     /// order of its text (a pool's workers one after another), runs on core

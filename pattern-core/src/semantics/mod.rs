@@ -7,7 +7,7 @@
 //! | [`Throughput`] | `Expr` | time per element in steady state (seed 001 eqs. 2–5); pointwise or asymptotic `pipe`, a machine profile's communication functions, a per-hop cost between pipeline stages — combined freely |
 //! | [`Latency`] | `Expr` | time of one element through the design |
 //! | [`Footprint`] | [`Resources`] | threads and nodes the design occupies: the one definition of a design's threads |
-//! | [`Queueing`] | [`QueueingPrediction`] | time per element on a machine with fewer cores than threads: a closed queueing network solved by MVA |
+//! | [`Queueing`] | [`QueueingPrediction`] | time per element on a machine's nodes, their cores shared by more threads than they have: a closed queueing network solved by MVA |
 //!
 //! ```
 //! use pattern_core::Design;
@@ -32,6 +32,6 @@ mod throughput;
 pub use crate::grammar::{Scope, Semantics, fold};
 pub use footprint::{Footprint, ResourceCounts, ResourceError, Resources};
 pub use latency::{Latency, Timed};
-pub use queueing::{Fragment, Queueing, QueueingError, QueueingPrediction};
+pub use queueing::{Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction};
 pub(crate) use throughput::group_size;
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};

@@ -176,7 +176,7 @@ impl<R: Resolver> Throughput<R> {
 
 /// The variable standing for all processors of the program while folding,
 /// until the outermost `on[p]` is known (then `p` itself).
-const ALL_PROCESSORS: &str = "__all_processors";
+pub(crate) const ALL_PROCESSORS: &str = "__all_processors";
 
 impl<R: Resolver> Semantics for Throughput<R> {
     type Value = Expr;

@@ -21,9 +21,10 @@
 //! monotone in (a mapReduce's, a group's, a count an atom's model names, a
 //! pool around a body with a negative time) is enumerated over its whole
 //! range. Queueing is not monotone beyond the cores, but never below the
-//! operators (each station of `n` servers takes at least its demand over
-//! `n`, and sharing the cores only slows): it is pruned by the operators'
-//! bound, with a relative slack of 1e-9 for rounding. The simulation, and
+//! operators on a machine no faster than the models' (each station of `n`
+//! servers takes at least its demand over `n`, and sharing the cores only
+//! slows): it is then pruned by the operators' bound, with a relative slack
+//! of 1e-9 for rounding; its machine's nodes cap a mapReduce's. The simulation, and
 //! a model of your own unless it says it is bounded below by the operators
 //! ([`TimeModel::bounded_below_by_operators`]), is evaluated at every
 //! feasible allocation; only the thread cap prunes. [`Solution`] says how
@@ -355,8 +356,8 @@ impl<'d> Allocator<'d> {
     }
 
     /// At most `nodes` nodes ([`Design::resources`]: a mapReduce's `m`).
-    /// Under the simulation, the machine's nodes cap them as well: a
-    /// mapReduce of more maps than nodes cannot be placed.
+    /// Under queueing and the simulation, the machine's nodes cap them as
+    /// well: a mapReduce of more maps than nodes cannot be placed.
     pub fn nodes(mut self, nodes: u64) -> Self {
         self.nodes = Some(nodes);
         self

@@ -135,9 +135,11 @@ fn bindings<'b>(point: &'b [(String, f64)], counts: &[(&'b str, u64)]) -> Vec<(&
 
 /// The queueing semantics ([`Design::queueing`]): threads beyond the cores,
 /// a pool's shared queue and the hand-overs included. Not monotone in the
-/// counts beyond the cores, but never below the plain operators (an
-/// element's time at a station of `n` servers is at least its demand over
-/// `n`, and sharing the cores only slows), which the search uses to prune.
+/// counts beyond the cores, but never below the plain operators on a
+/// machine no faster than the models' (an element's time at a station of
+/// `n` servers is at least its demand over `n`, and sharing the cores only
+/// slows), which the search then uses to prune; a node faster than speed 1
+/// may beat the operators, and the search evaluates every allocation.
 #[derive(Clone, Debug)]
 pub struct QueueingTime<'d> {
     design: &'d Design,
@@ -165,7 +167,7 @@ impl TimeModel for QueueingTime<'_> {
     }
 
     fn bounded_below_by_operators(&self) -> bool {
-        true
+        self.machine.groups().iter().all(|g| g.speed <= 1.0)
     }
 }
 

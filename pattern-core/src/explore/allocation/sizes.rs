@@ -6,7 +6,7 @@ use super::search::{Pruning, search_with_ties};
 use super::space::Space;
 use super::{
     Allocation, AllocationError, Allocator, BOUND_SLACK, OperatorsTime, Pricing, QueueingTime,
-    SimulationTime, model_time, operators_time,
+    SimulationTime, TimeModel, model_time, operators_time,
 };
 
 /// Bisections [`Allocator::over_sizes`] makes at most, all brackets
@@ -238,7 +238,13 @@ impl<'d> Allocator<'d> {
             models.push(match &self.choice {
                 Pricing::Operators => AtSize::Operators(ops()?),
                 Pricing::Queueing(m) => {
-                    AtSize::Queueing(QueueingTime::new(self.design, m, &at), ops().ok())
+                    let q = QueueingTime::new(self.design, m, &at);
+                    // The operators bound it only on a machine no faster than the models'.
+                    let bound = q
+                        .bounded_below_by_operators()
+                        .then(ops)
+                        .and_then(Result::ok);
+                    AtSize::Queueing(q, bound)
                 }
                 Pricing::Simulation(s) => AtSize::Simulation(
                     SimulationTime::new(self.design, &s.machine, &at).elements(s.elements),

@@ -1,0 +1,82 @@
+//! Why the queueing semantics could not give a prediction.
+
+use crate::EvalError;
+use crate::machine::MachineError;
+use crate::queue::QueueError;
+
+/// Why the queueing semantics could not give a prediction.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum QueueingError {
+    /// A cost model could not be evaluated at the point.
+    #[error("the model of `{atom}` cannot be evaluated: {source}")]
+    Eval {
+        /// The atom (or `shuffle`, `mapReduce`).
+        atom: String,
+        /// Why.
+        source: EvalError,
+    },
+    /// A model gave a negative time.
+    #[error("the model of `{atom}` gives {value} ns at this point: a time is >= 0")]
+    Negative {
+        /// The atom.
+        atom: String,
+        /// Its value.
+        value: f64,
+    },
+    /// A count that is not bound to a positive integer.
+    #[error("the count `{name}` needs a value: bind it to a positive integer with `at`")]
+    Count {
+        /// The count.
+        name: String,
+    },
+    /// A pattern the semantics does not model.
+    #[error("the queueing semantics does not model {pattern}")]
+    Unsupported {
+        /// The pattern.
+        pattern: &'static str,
+    },
+    /// A part of the design placed on nodes the machine lacks.
+    #[error("the design asks for {asked} nodes (`{part}`), the machine has {available}")]
+    Nodes {
+        /// The part (a stage) that asks for them.
+        part: String,
+        /// The nodes it asks for: one past the highest it uses.
+        asked: usize,
+        /// The machine's.
+        available: usize,
+    },
+    /// A communication function the machine's profile cannot price.
+    #[error("the communications of `{atom}` cannot be priced on this machine: {message}")]
+    Comm {
+        /// The atom (or shuffle, redistribution).
+        atom: String,
+        /// Why (the profile's error).
+        message: String,
+    },
+    /// More processor groups than the semantics holds.
+    #[error("groups[{groups}]: at most {limit} groups")]
+    TooManyGroups {
+        /// The groups asked for.
+        groups: usize,
+        /// The most.
+        limit: usize,
+    },
+    /// A machine out of range.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    /// Channels of no place.
+    #[error("a channel between threads holds at least 1 element in the queueing semantics (got 0)")]
+    Buffer,
+    /// The elements in flight do not fit a `usize`.
+    #[error("the design holds more elements in flight than can be counted")]
+    TooManyInFlight,
+    /// The nodes' slowdowns did not settle.
+    #[error("the nodes' slowdowns found no fixed point in {iterations} solutions of the network")]
+    NoFixedPoint {
+        /// The solutions tried.
+        iterations: usize,
+    },
+    /// The network could not be solved.
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+}

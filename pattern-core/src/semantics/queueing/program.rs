@@ -1,0 +1,401 @@
+//! What one thread does with an element, as the time it takes: steps on
+//! nodes, delays, one after the other (`Sum`) or at once (`Max`), kept in
+//! postfix order so that a design of any depth is built and evaluated
+//! without recursion.
+//!
+//! While folding ([`Stage`]) the amounts are expressions: a group's `p` and
+//! the first node of a group are only known when the enclosing `on`, `par`
+//! or `groups` is folded, which substitutes them ([`Stage::place`]), as
+//! the simulator's planner does. A stage that becomes a station of the
+//! network is evaluated once ([`Stage::evaluate`]) into a [`Program`] of
+//! times on this machine's nodes: a step of `ns` per lane, `lanes` lanes
+//! (a mapReduce's workers on a node) on each of its nodes takes
+//! `ns·lanes / (min(lanes, cores)·speed)` there, alone, and keeps
+//! `ns·lanes / speed` core·ns of the node busy.
+
+use super::QueueingError;
+use crate::Expr;
+use crate::machine::Machine;
+
+/// A step while folding: `ns` (per lane) on each of `width` nodes from
+/// `first`; a width of `None` takes the whole group it is placed on.
+#[derive(Clone, Debug, PartialEq)]
+struct Step {
+    label: String,
+    first: Expr,
+    width: Option<Expr>,
+    lanes: usize,
+    ns: Expr,
+}
+
+/// An operation of a program while folding.
+#[derive(Clone, Debug, PartialEq)]
+enum SymOp {
+    Step(Step),
+    /// A time on no core (a shuffle, a redistribution, by their models).
+    Delay {
+        label: String,
+        ns: Expr,
+    },
+    Sum(usize),
+    Max(usize),
+}
+
+/// A sequential part of a design (one thread), its amounts symbolic.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Stage {
+    pub(super) name: String,
+    ops: Vec<SymOp>,
+    /// Its cost model when it is atoms in sequence on one core (what a
+    /// mapReduce's map and reduce must be).
+    pub(super) model: Option<Expr>,
+}
+
+impl Stage {
+    /// An atom: one step of its model on a core of its group.
+    pub(super) fn atom(name: &str, model: Expr) -> Stage {
+        Stage {
+            name: name.to_string(),
+            ops: vec![SymOp::Step(Step {
+                label: name.to_string(),
+                first: Expr::num(0.0),
+                width: None,
+                lanes: 1,
+                ns: model.clone(),
+            })],
+            model: Some(model),
+        }
+    }
+
+    /// `lanes` workers on each of `nodes` nodes from node 0, `ns` each.
+    pub(super) fn workers(label: String, nodes: usize, lanes: usize, ns: Expr) -> Stage {
+        Stage {
+            name: label.clone(),
+            ops: vec![SymOp::Step(Step {
+                label,
+                first: Expr::num(0.0),
+                width: Some(Expr::num(nodes as f64)),
+                lanes,
+                ns,
+            })],
+            model: None,
+        }
+    }
+
+    /// A time on no core.
+    pub(super) fn delay(label: &str, ns: Expr) -> Stage {
+        Stage {
+            name: label.to_string(),
+            ops: vec![SymOp::Delay {
+                label: label.to_string(),
+                ns,
+            }],
+            model: None,
+        }
+    }
+
+    /// The parts one after the other (`at_once`: all at once), named
+    /// `name`.
+    pub(super) fn join(name: String, parts: Vec<Stage>, at_once: bool) -> Stage {
+        let k = parts.len();
+        let model = if at_once {
+            None
+        } else {
+            (parts.iter().map(|p| p.model.clone()))
+                .collect::<Option<Vec<_>>>()
+                .map(crate::semantics::flat::sum)
+        };
+        let mut parts = parts.into_iter();
+        let mut ops = parts.next().map(|p| p.ops).unwrap_or_default();
+        for p in parts {
+            ops.extend(p.ops);
+        }
+        if k > 1 {
+            ops.push(if at_once {
+                SymOp::Max(k)
+            } else {
+                SymOp::Sum(k)
+            });
+        }
+        Stage { name, ops, model }
+    }
+
+    /// The stage on a group of `size` processors from `offset` (both
+    /// expressions of the level above): `p` is `size` inside it, its node
+    /// numbers shift by `offset`, and a step not yet on a group takes it
+    /// all.
+    pub(super) fn place(mut self, size: &Expr, offset: &Expr) -> Stage {
+        let inside = |e: &Expr| e.subs("p", size);
+        for op in &mut self.ops {
+            match op {
+                SymOp::Step(s) => {
+                    s.ns = inside(&s.ns);
+                    s.first = inside(&s.first) + offset.clone();
+                    s.width = Some(s.width.as_ref().map_or_else(|| size.clone(), inside));
+                }
+                SymOp::Delay { ns, .. } => *ns = inside(ns),
+                SymOp::Sum(_) | SymOp::Max(_) => {}
+            }
+        }
+        self.model = None;
+        self
+    }
+
+    /// The program of this stage at the bindings on `machine`; a step on
+    /// a node the machine lacks is an error naming the nodes asked for.
+    pub(super) fn evaluate(
+        &self,
+        at: &[(&str, f64)],
+        machine: &Machine,
+    ) -> Result<Program, QueueingError> {
+        // (evaluation errors on a value that is not finite)
+        let value = |label: &str, e: &Expr| -> Result<f64, QueueingError> {
+            let e = e.subs(ALL_PROCESSORS, &Expr::var("p"));
+            let v = e.eval(at).map_err(|source| QueueingError::Eval {
+                atom: label.to_string(),
+                source,
+            })?;
+            if v < 0.0 {
+                return Err(QueueingError::Negative {
+                    atom: label.to_string(),
+                    value: v,
+                });
+            }
+            Ok(v)
+        };
+        let mut program = Program::default();
+        for op in &self.ops {
+            let op = match op {
+                SymOp::Step(s) => {
+                    let first = value(&s.label, &s.first)? as usize;
+                    let width = match &s.width {
+                        Some(w) => (value(&s.label, w)? as usize).max(1),
+                        None => 1,
+                    };
+                    let ns = value(&s.label, &s.ns)?;
+                    program.step(&self.name, first, width, s.lanes, ns, machine)?
+                }
+                SymOp::Delay { label, ns } => Op::Delay(value(label, ns)?),
+                SymOp::Sum(k) => Op::Sum(*k),
+                SymOp::Max(k) => Op::Max(*k),
+            };
+            program.ops.push(op);
+        }
+        Ok(program)
+    }
+}
+
+pub(super) use crate::semantics::throughput::ALL_PROCESSORS;
+
+/// An operation of an evaluated program.
+#[derive(Clone, Debug, PartialEq)]
+enum Op {
+    /// On nodes `first..first + times.len()`: each node's time alone (ns);
+    /// the step ends when the slowest node ends.
+    Step {
+        first: usize,
+        times: Vec<f64>,
+    },
+    Delay(f64),
+    Sum(usize),
+    Max(usize),
+}
+
+/// The time one element takes in a stage, as a function of each node's
+/// slowdown, and the core·ns it keeps each node busy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Program {
+    ops: Vec<Op>,
+    /// Core·ns per element, by node (each node once, in order).
+    pub(super) work: Vec<(usize, f64)>,
+    /// The nodes it runs on: one past the highest.
+    pub(super) nodes: usize,
+    /// The node of its first step (its thread's, where it hands elements
+    /// on).
+    pub(super) home: Option<usize>,
+}
+
+impl Program {
+    /// `ns` on a core of node `node`, the same per element: a thread's
+    /// take or hand-over, or a part's time spread on a node.
+    pub(super) fn on_node(node: usize, ns: f64, work: f64) -> Program {
+        Program {
+            ops: vec![Op::Step {
+                first: node,
+                times: vec![ns],
+            }],
+            work: vec![(node, work)],
+            nodes: node + 1,
+            home: Some(node),
+        }
+    }
+
+    /// Times on nodes (`(node, ns, core·ns)`, ascending nodes) and a
+    /// delay, added up: a part that runs alone, spread on the nodes it
+    /// used.
+    pub(super) fn spread(parts: &[(usize, f64, f64)], delay: f64) -> Program {
+        let mut p = Program::default();
+        for &(node, ns, work) in parts {
+            p.ops.push(Op::Step {
+                first: node,
+                times: vec![ns],
+            });
+            p.add_work(node, work);
+            p.nodes = p.nodes.max(node + 1);
+            p.home.get_or_insert(node);
+        }
+        p.ops.push(Op::Delay(delay));
+        p.ops.push(Op::Sum(parts.len() + 1));
+        p
+    }
+
+    fn add_work(&mut self, node: usize, work: f64) {
+        match self.work.binary_search_by_key(&node, |&(n, _)| n) {
+            Ok(i) => self.work[i].1 += work,
+            Err(i) => self.work.insert(i, (node, work)),
+        }
+    }
+
+    /// A step of `ns` per lane on `width` nodes from `first`.
+    fn step(
+        &mut self,
+        stage: &str,
+        first: usize,
+        width: usize,
+        lanes: usize,
+        ns: f64,
+        machine: &Machine,
+    ) -> Result<Op, QueueingError> {
+        let end = first.saturating_add(width);
+        if end > machine.nodes() {
+            return Err(QueueingError::Nodes {
+                part: stage.to_string(),
+                asked: end,
+                available: machine.nodes(),
+            });
+        }
+        let mut times = Vec::with_capacity(width);
+        let busy = ns * lanes as f64;
+        for node in first..end {
+            let (cores, speed) = (machine.node_cores(node), machine.node_speed(node));
+            times.push(busy / (lanes.min(cores) as f64 * speed));
+            self.add_work(node, busy / speed);
+        }
+        self.nodes = self.nodes.max(end);
+        self.home.get_or_insert(first);
+        Ok(Op::Step { first, times })
+    }
+
+    /// The time one element takes with node `j` slowed by `slowdown[j]`
+    /// (nodes beyond the slice are not slowed).
+    pub(super) fn time(&self, slowdown: &[f64]) -> f64 {
+        let mut stack: Vec<f64> = Vec::new();
+        for op in &self.ops {
+            let v = match op {
+                Op::Step { first, times } => (times.iter().enumerate())
+                    .map(|(i, t)| t * slowdown.get(first + i).copied().unwrap_or(1.0))
+                    .fold(0.0, f64::max),
+                Op::Delay(ns) => *ns,
+                Op::Sum(k) => {
+                    let at = stack.len() - k;
+                    stack.drain(at..).sum()
+                }
+                Op::Max(k) => {
+                    let at = stack.len() - k;
+                    stack.drain(at..).fold(0.0, f64::max)
+                }
+            };
+            stack.push(v);
+        }
+        stack.iter().sum()
+    }
+
+    /// Whether it takes no time and no core.
+    pub(super) fn is_free(&self) -> bool {
+        self.time(&[]) == 0.0 && self.work.iter().all(|&(_, w)| w == 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at() -> Vec<(&'static str, f64)> {
+        vec![("x", 10.0)]
+    }
+
+    #[test]
+    fn a_step_on_a_node_takes_its_time_at_its_speed() {
+        let m = Machine::new(1, 4).node(crate::machine::Node::new(2).speed(2.0));
+        // 3 lanes of 10 ns on node 1 (2 cores at speed 2): 30 core·ns at
+        // speed 2 is 15 core·ns, on 2 cores 7.5 ns.
+        let s = Stage::workers("w".into(), 1, 3, Expr::var("x"))
+            .place(&Expr::num(1.0), &Expr::num(1.0));
+        let p = s.evaluate(&at(), &m).unwrap();
+        assert_eq!(p.time(&[]), 7.5);
+        assert_eq!(p.work, vec![(1, 15.0)]);
+        assert_eq!((p.nodes, p.home), (2, Some(1)));
+        // Node 1 slowed twice: 15 ns.
+        assert_eq!(p.time(&[1.0, 2.0]), 15.0);
+    }
+
+    #[test]
+    fn one_after_the_other_adds_at_once_takes_the_slowest() {
+        let m = Machine::new(2, 1);
+        let a = Stage::atom("a", Expr::var("x"));
+        let b = Stage::atom("b", Expr::num(4.0));
+        let seq = Stage::join("seq".into(), vec![a.clone(), b.clone()], false);
+        assert_eq!(seq.evaluate(&at(), &m).unwrap().time(&[]), 14.0);
+        assert_eq!(
+            seq.model.as_ref().map(|e| e.eval(&at()).unwrap()),
+            Some(14.0)
+        );
+        // a on node 0, b on node 1, at once: the slower, 10; node 1 slowed
+        // three times: 12.
+        let par = Stage::join(
+            "par".into(),
+            vec![
+                a.place(&Expr::num(1.0), &Expr::num(0.0)),
+                b.place(&Expr::num(1.0), &Expr::num(1.0)),
+            ],
+            true,
+        );
+        let p = par.evaluate(&at(), &m).unwrap();
+        assert_eq!(p.time(&[]), 10.0);
+        assert_eq!(p.time(&[1.0, 3.0]), 12.0);
+        assert_eq!(p.work, vec![(0, 10.0), (1, 4.0)]);
+    }
+
+    #[test]
+    fn a_group_binds_p_and_a_missing_node_is_an_error() {
+        let m = Machine::new(2, 1);
+        let a = Stage::atom("a", Expr::parse("100 / p").unwrap());
+        let on4 = a.place(&Expr::num(4.0), &Expr::num(0.0));
+        let err = on4.evaluate(&at(), &m).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the design asks for 4 nodes (`a`), the machine has 2"
+        );
+        let on2 = Stage::atom("a", Expr::parse("100 / p").unwrap())
+            .place(&Expr::num(2.0), &Expr::num(0.0));
+        let p = on2.evaluate(&at(), &m).unwrap();
+        assert_eq!(p.time(&[]), 50.0);
+        assert_eq!(p.work, vec![(0, 50.0), (1, 50.0)]);
+    }
+
+    #[test]
+    fn a_delay_is_not_slowed() {
+        let m = Machine::new(1, 1);
+        let d = Stage::join(
+            "r".into(),
+            vec![
+                Stage::atom("a", Expr::num(3.0)),
+                Stage::delay("cost", Expr::num(5.0)),
+            ],
+            false,
+        );
+        let p = d.evaluate(&at(), &m).unwrap();
+        assert_eq!(p.time(&[2.0]), 11.0);
+        assert_eq!(p.work, vec![(0, 3.0)]);
+    }
+}
