@@ -251,12 +251,12 @@ fn a_machine_file_is_described() {
     assert_eq!(doc["description"]["network"]["topology"], "racks");
 }
 
-/// On 8 nodes of 8 cores, the operators and the simulation lay the
-/// mapReduce out the same way: 8 workers on each of the 8 nodes.
+/// On 8 nodes of 8 cores, the three semantics lay the mapReduce out the
+/// same way: 8 workers on each of the 8 nodes.
 #[test]
 fn the_semantics_choose_one_layout_on_a_cluster() {
     let design = data("map_reduce.design");
-    for semantics in [vec![], vec!["--simulate"]] {
+    for semantics in [vec![], vec!["--queueing"], vec!["--simulate"]] {
         let mut args = vec![
             "best", &design, "--budget", "64", "--nodes", "8", "--cores", "8", "--at", "x=1e6",
         ];
