@@ -15,8 +15,10 @@
 //! [`laws`] that relate designs (seed 001 §5), the fitting of models to
 //! measurements ([`fit`]), closed queueing networks solved by Mean Value
 //! Analysis for machines with fewer cores than threads ([`queue`], seed
-//! 002), a discrete-event simulator of flow graphs ([`sim`], seed 003) and
-//! an executor that runs a design for real ([`exec`]).
+//! 002), a discrete-event simulator of flow graphs ([`sim`], seed 003), the
+//! one description of a machine that every semantics prices a design on
+//! ([`machine`]: nodes of cores at speeds, a network, what its threads
+//! cost to wait) and an executor that runs a design for real ([`exec`]).
 //!
 //! ## Quick start
 //!
