@@ -329,3 +329,63 @@ pub fn network(rng: &mut ChaCha8Rng) -> String {
     }
     text
 }
+
+/// A machine file: one to three groups of nodes (counts and cores small,
+/// zero or huge), a star or racks, a sharing rule, and sometimes a waiting
+/// part, with everyday and extreme numbers.
+pub fn machine(rng: &mut ChaCha8Rng) -> String {
+    let small = |rng: &mut ChaCha8Rng| match rng.random_range(0..10) {
+        0 => ["0", "1e20", "18446744073709551616", "-1", "2.5"]
+            .choose(rng)
+            .expect("extremes")
+            .to_string(),
+        _ => rng.random_range(1..6u32).to_string(),
+    };
+    let groups: Vec<String> = (0..rng.random_range(1..4))
+        .map(|_| {
+            format!(
+                r#"{{"count": {}, "cores": {}, "speed": {}}}"#,
+                small(rng),
+                small(rng),
+                demand(rng)
+            )
+        })
+        .collect();
+    let link = |rng: &mut ChaCha8Rng| {
+        format!(
+            r#"{{"latency_ns": {}, "bandwidth_bytes_per_ns": {}}}"#,
+            demand(rng),
+            demand(rng)
+        )
+    };
+    let racks = if rng.random_bool(0.4) {
+        format!(
+            r#", "topology": "racks", "racks": {{"nodes_per_rack": {}, "uplink": {}, "backbone": {}}}"#,
+            small(rng),
+            link(rng),
+            link(rng)
+        )
+    } else {
+        String::new()
+    };
+    let sharing = ["max-min", "equal-share", "fair"]
+        .choose(rng)
+        .expect("rules");
+    let waiting = if rng.random_bool(0.3) {
+        format!(
+            r#", "waiting": {{"handoff_ns": {}, "take_ns": {}, "spin_ns": {}, "pinned": {}}}"#,
+            demand(rng),
+            demand(rng),
+            demand(rng),
+            rng.random_bool(0.5)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"{{"nodes": [{}], "network": {{"latency_ns": {}, "bandwidth_bytes_per_ns": {}, "sharing": "{sharing}"{racks}}}{waiting}}}"#,
+        groups.join(", "),
+        demand(rng),
+        demand(rng)
+    )
+}

@@ -59,6 +59,12 @@ pub const TARGETS: &[Target] = &[
         run: run_profile,
     },
     Target {
+        name: "machine",
+        about: "Machine::from_json, then the file read back, a flow graph simulated and a design priced on it",
+        input: |rng| mutated(rng, generate::machine),
+        run: run_machine,
+    },
+    Target {
         name: "queue",
         about: "a closed network (the driver's line format), then mva, mva_approx, sweep and bounds",
         input: |rng| mutated(rng, generate::network),
@@ -329,6 +335,45 @@ fn run_profile(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     if let Ok(model) = design.model_by(&Throughput::new().machine(&profile)) {
         expr_operations(&model, rng)?;
+    }
+    Ok(())
+}
+
+/// A machine read is valid and reads back equal; a few transfers and a
+/// pipeline on it are an error or times, never a panic.
+fn run_machine(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let Ok(machine) = Machine::from_json(text) else {
+        return Ok(());
+    };
+    machine
+        .check()
+        .map_err(|e| format!("a machine read fails its check: {e}"))?;
+    let back = Machine::from_json(&machine.to_json()).map_err(|e| e.to_string())?;
+    if back != machine {
+        return Err(format!("{machine:?} reads back as {back:?}"));
+    }
+    let _ = machine.summary();
+    let nodes = machine.nodes().min(8);
+    let mut graph = pattern_core::sim::TaskGraph::new();
+    for _ in 0..rng.random_range(1..6) {
+        let (from, to) = (rng.random_range(0..nodes), rng.random_range(0..nodes));
+        let step = graph.compute(from, rng.random_range(0.0..100.0), &[]);
+        graph.transfer(from, to, rng.random_range(0.0..100.0), &[step]);
+    }
+    if let Ok(r) = Simulation::graph(&graph, &machine).run() {
+        if !(r.makespan() >= 0.0) {
+            return Err(format!("a makespan of {}", r.makespan()));
+        }
+    }
+    let design =
+        Design::parse("a = 10; b = 30; pipe(a, tpool[3](b))").map_err(|e| e.to_string())?;
+    if let Ok(p) = design.queueing(&machine, &[]) {
+        if !(p.time_per_element >= 30.0 / 3.0 * (1.0 - 1e-9) / machine.node_speed(0)) {
+            return Err(format!(
+                "a queueing time of {} below the pool's bound",
+                p.time_per_element
+            ));
+        }
     }
     Ok(())
 }
