@@ -8,10 +8,12 @@
 //! simulated on a cluster, its transfers sharing links (seed 003); a
 //! design chosen: the exact thread counts under a budget against
 //! RPL-shell's greedy rules, a crossover in closed form, the building block
-//! to speed up first; and the errors a user sees. Run with `cargo run --release --example tour`.
+//! to speed up first; one machine for every semantics, on which the three
+//! lay a mapReduce out alike; and the errors a user sees. Run with `cargo
+//! run --release --example tour`.
 use pattern_core::comm::MachineProfile;
 use pattern_core::compare::{Domain, compare};
-use pattern_core::explore::allocation::{Allocator, GreedyRule, greedy_gap};
+use pattern_core::explore::allocation::{Allocator, GreedyRule, Pricing, greedy_gap};
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::sensitivity::speed_up_ranking;
 use pattern_core::machine::Machine;
@@ -332,6 +334,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
+    one_machine()?;
+
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
         println!("{e}");
@@ -347,6 +351,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Err(e) = Design::parse(bad) {
             println!("{e}");
         }
+    }
+    Ok(())
+}
+
+/// One machine, one answer: a mapReduce laid out on 8 nodes of 8 cores by
+/// each semantics, and what the operators alone would choose.
+fn one_machine() -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "\nOne machine for every semantics: a mapReduce's m nodes of n workers on 8 nodes of 8 cores, x = 10^6:"
+    );
+    let job = Design::parse(
+        "map = 3*x + 40; reduce = 2*x + 500; shuffle = 0.5*x + 7*o + 900;
+         mapreduce[m = m, n = n, d = x/8, k = 64](map, shuffle, reduce)",
+    )?;
+    let cluster = Machine::new(8, 8).latency(1e3).bandwidth(1.25);
+    let at = [("x", 1e6)];
+    let blind = Allocator::new(&job, 64).at(&at).solve()?.allocation;
+    let on_blind = job.assumptions(&cluster, &blind.bindings())?;
+    println!(
+        "  the operators on no machine: m = {}, n = {} ({})",
+        blind.count("m").unwrap_or(0),
+        blind.count("n").unwrap_or(0),
+        on_blind.join("; ")
+    );
+    for pricing in [
+        Pricing::Operators,
+        Pricing::Queueing(cluster.clone()),
+        Pricing::simulation(&cluster, 20),
+    ] {
+        let best = Allocator::new(&job, 64)
+            .machine(&cluster)
+            .at(&at)
+            .pricing(pricing.clone())
+            .solve()?
+            .allocation;
+        println!(
+            "  {:<10} on the machine: m = {}, n = {}, {:.0} ns per element",
+            pricing.name(),
+            best.count("m").unwrap_or(0),
+            best.count("n").unwrap_or(0),
+            best.time_per_element
+        );
     }
     Ok(())
 }
