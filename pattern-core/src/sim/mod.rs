@@ -7,14 +7,21 @@
 //!
 //! - **Cores.** The `k` compute steps running on a node of `c` cores share
 //!   them by processor sharing: each progresses at rate `min(1, c/k)`.
-//! - **Links.** A transfer takes `latency + bytes / bandwidth` alone. Each
-//!   node has one outgoing and one incoming link to a crossbar that is
-//!   never the bottleneck; the transfers on a link get equal shares of it,
-//!   and a transfer's bytes move at the smaller of its two shares,
-//!   recomputed at every start and end. The latency is a delay before the
-//!   bytes move, which occupies no link.
+//! - **Links.** A transfer waits for its route's latency (a delay that
+//!   occupies no link), then its bytes cross the links of its route
+//!   ([`Network::route`]: the sender's link out and the receiver's link in,
+//!   and between racks the two rack uplinks and the backbone) at one rate.
+//!   The transfers moving bytes share the links max-min (the default:
+//!   progressive filling, recomputed over the transfers a start or an end
+//!   is connected to through shared links) or in equal shares
+//!   ([`Sharing`]). Alone, a transfer takes `latency + bytes / bandwidth`.
+//! - **Speeds.** A step of `t` ns takes `t / speed` alone on a node of
+//!   that speed.
 //! - **Dependencies.** A task starts when every task it depends on has
 //!   ended.
+//!
+//! [`Network::route`]: crate::machine::Network::route
+//! [`Sharing`]: crate::machine::Sharing
 //!
 //! ```
 //! use pattern_core::machine::Machine;
@@ -38,6 +45,7 @@ mod engine;
 mod environment;
 mod error;
 mod graph;
+mod links;
 mod plan;
 mod plot;
 mod resources;

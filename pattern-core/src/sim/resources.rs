@@ -1,22 +1,22 @@
-//! The machine a simulation runs on: every node's cores, every node's two
-//! links and the clock. Its owner (the flow-graph engine, the stream of a
+//! The machine a simulation runs on: every node's cores, the network's
+//! links ([`Links`]) and the clock. Its owner (the flow-graph engine, the stream of a
 //! design) starts *activities* on it — compute steps, transfers, delays —
 //! each named by an id of the owner's choosing, and hears of their ends.
 //!
 //! A node's running steps share its cores ([`Cores`]), or, with threads
 //! pinned, each core's steps share that core: a start or an end costs
 //! `O(log k)`. The next ends of these units sit in a tournament tree, so
-//! the next event is found in `O(log units)` with no stale entry. A transfer's
-//! bytes move at `bandwidth / max(k_out, k_in)`, the smaller of its equal
-//! shares of the sender's outgoing and the receiver's incoming link; a
-//! start or an end settles and reschedules the transfers on those two links
-//! only (stale ends are skipped by version). With a CPU cost per byte, a
+//! the next event is found in `O(log units)` with no stale entry. A transfer
+//! waits for its route's latency, then its bytes move at the rate its links
+//! give it; a start or an end settles and reschedules the transfers whose
+//! rates it changes (stale ends are skipped by version). With a CPU cost per byte, a
 //! transfer also runs a step of `bytes × cost` on the sender's and on the
 //! receiver's cores, and ends when its bytes and both steps are done.
 
 use super::SimError;
 use super::busy::BusyHistory;
 use super::cores::{Cores, Time};
+use super::links::Links;
 use crate::machine::Machine;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -34,20 +34,6 @@ enum Event {
     Flow { flow: usize, version: u64 },
     /// A delay is over.
     Delay { job: usize },
-}
-
-/// A transfer: its links and, while its bytes move, their progress.
-#[derive(Clone, Copy, Default)]
-struct Flow {
-    job: usize,
-    from: usize,
-    to: usize,
-    remaining: f64,
-    rate: f64,
-    updated: f64,
-    version: u64,
-    out_slot: usize,
-    in_slot: usize,
 }
 
 /// An activity in progress: the owner's id and the parts still running
@@ -90,8 +76,6 @@ impl MinTree {
 
 pub(crate) struct Resources {
     pub(crate) now: f64,
-    bandwidth: f64,
-    latency: f64,
     cpu_per_byte: f64,
     seq: u64,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
@@ -103,10 +87,7 @@ pub(crate) struct Resources {
     /// Each node's speed: a step of `ns` takes `ns / speed` there.
     speed: Vec<f64>,
     next_ends: MinTree,
-    out_links: Vec<Vec<usize>>,
-    in_links: Vec<Vec<usize>>,
-    flows: Vec<Flow>,
-    free_flows: Vec<usize>,
+    links: Links,
     jobs: Vec<Job>,
     free_jobs: Vec<usize>,
     ended_jobs: Vec<usize>,
@@ -163,11 +144,8 @@ impl Resources {
             }
         }
         first_unit.push(units.len());
-        let network = machine.network();
         Ok(Resources {
             now: 0.0,
-            bandwidth: network.bandwidth_bytes_per_ns,
-            latency: network.latency_ns,
             cpu_per_byte,
             seq: 0,
             events: BinaryHeap::new(),
@@ -175,10 +153,7 @@ impl Resources {
             units,
             first_unit,
             speed,
-            out_links: vec![Vec::new(); nodes],
-            in_links: vec![Vec::new(); nodes],
-            flows: Vec::new(),
-            free_flows: Vec::new(),
+            links: Links::new(machine),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
             ended_jobs: Vec::new(),
@@ -276,7 +251,12 @@ impl Resources {
         id: usize,
         ended: &mut Vec<usize>,
     ) {
-        if from == to || (bytes == 0.0 && self.latency == 0.0) {
+        let latency = if from == to {
+            0.0
+        } else {
+            self.links.latency(from, to)
+        };
+        if from == to || (bytes == 0.0 && latency == 0.0) {
             ended.push(id);
             return;
         }
@@ -288,28 +268,9 @@ impl Resources {
         }
         self.bytes[from].0 += bytes;
         self.bytes[to].1 += bytes;
-        let flow = Flow {
-            job,
-            from,
-            to,
-            remaining: bytes,
-            ..Flow::default()
-        };
-        let f = match self.free_flows.pop() {
-            Some(f) => {
-                self.flows[f] = Flow {
-                    version: self.flows[f].version + 1,
-                    ..flow
-                };
-                f
-            }
-            None => {
-                self.flows.push(flow);
-                self.flows.len() - 1
-            }
-        };
-        if self.latency > 0.0 {
-            self.push(self.now + self.latency, Event::Latency { flow: f });
+        let f = self.links.open(job, from, to, bytes);
+        if latency > 0.0 {
+            self.push(self.now + latency, Event::Latency { flow: f });
         } else {
             self.move_bytes(f, ended);
         }
@@ -365,10 +326,11 @@ impl Resources {
         self.now = t;
         match event {
             Event::Latency { flow } => self.move_bytes(flow, ended),
-            Event::Flow { flow, version } if version == self.flows[flow].version => {
-                self.end_flow(flow);
-                let job = self.flows[flow].job;
-                self.free_flows.push(flow);
+            Event::Flow { flow, version } if self.links.is_current(flow, version) => {
+                self.links.end(flow, self.now);
+                self.schedule_changed();
+                let job = self.links.job(flow);
+                self.links.release(flow);
                 self.part_done(job, ended);
             }
             Event::Delay { job } => self.part_done(job, ended),
@@ -396,73 +358,27 @@ impl Resources {
         self.next_ends.set(unit, at);
     }
 
-    /// A transfer's latency is over: its bytes join the two links.
+    /// A transfer's latency is over: its bytes join its links (one of no
+    /// bytes ends).
     fn move_bytes(&mut self, f: usize, ended: &mut Vec<usize>) {
-        let flow = &mut self.flows[f];
-        if flow.remaining == 0.0 {
-            let job = flow.job;
-            self.free_flows.push(f);
+        if self.links.is_empty(f) {
+            let job = self.links.job(f);
+            self.links.release(f);
             self.part_done(job, ended);
             return;
         }
-        let (from, to) = (flow.from, flow.to);
-        flow.updated = self.now;
-        flow.out_slot = self.out_links[from].len();
-        flow.in_slot = self.in_links[to].len();
-        self.out_links[from].push(f);
-        self.in_links[to].push(f);
-        self.rerate(from, to);
+        self.links.start(f, self.now);
+        self.schedule_changed();
     }
 
-    fn end_flow(&mut self, f: usize) {
-        let Flow {
-            from,
-            to,
-            out_slot,
-            in_slot,
-            ..
-        } = self.flows[f];
-        self.out_links[from].swap_remove(out_slot);
-        if let Some(&moved) = self.out_links[from].get(out_slot) {
-            self.flows[moved].out_slot = out_slot;
+    /// The transfers whose rates the last start or end changed: their ends
+    /// at their new rates (the old ends are stale by version).
+    fn schedule_changed(&mut self) {
+        let changed = std::mem::take(&mut self.links.changed);
+        for &f in &changed {
+            let (at, version) = self.links.due(f);
+            self.push(at, Event::Flow { flow: f, version });
         }
-        self.in_links[to].swap_remove(in_slot);
-        if let Some(&moved) = self.in_links[to].get(in_slot) {
-            self.flows[moved].in_slot = in_slot;
-        }
-        self.flows[f].version += 1;
-        self.rerate(from, to);
-    }
-
-    /// New rates for the transfers on the outgoing link of `from` and the
-    /// incoming link of `to`, each settled to now and rescheduled.
-    fn rerate(&mut self, from: usize, to: usize) {
-        // By index: the lists do not change while rates do, and copying
-        // them at every start and end would allocate on the hot path.
-        for i in 0..self.out_links[from].len() {
-            self.settle(self.out_links[from][i]);
-        }
-        for i in 0..self.in_links[to].len() {
-            self.settle(self.in_links[to][i]);
-        }
-    }
-
-    /// A transfer's bytes moved so far at its old rate, its new rate from
-    /// its two links' shares, and its end rescheduled (if the rate changed).
-    fn settle(&mut self, f: usize) {
-        let Flow { from, to, .. } = self.flows[f];
-        let share = self.out_links[from].len().max(self.in_links[to].len());
-        let rate = self.bandwidth / share as f64;
-        let now = self.now;
-        let flow = &mut self.flows[f];
-        if flow.rate == rate {
-            return;
-        }
-        flow.remaining = (flow.remaining - flow.rate * (now - flow.updated)).max(0.0);
-        flow.updated = now;
-        flow.rate = rate;
-        flow.version += 1;
-        let (at, version) = (now + flow.remaining / rate, flow.version);
-        self.push(at, Event::Flow { flow: f, version });
+        self.links.changed = changed;
     }
 }
