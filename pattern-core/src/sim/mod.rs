@@ -60,6 +60,7 @@ use crate::exec::Kernels;
 use crate::machine::Machine;
 pub use change::{Change, When};
 use direct::Direct;
+pub use engine::MAX_TASKS;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
 pub use plan::{MAX_THREADS, Shuffle};

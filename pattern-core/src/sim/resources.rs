@@ -225,7 +225,11 @@ impl Resources {
 
     fn unit(&self, node: usize, core: usize) -> usize {
         let first = self.first_unit[node];
-        first + core % (self.first_unit[node + 1] - first)
+        match self.first_unit[node + 1] - first {
+            // Unpinned: the node's cores are one unit (no division).
+            1 => first,
+            units => first + core % units,
+        }
     }
 
     /// Starts a delay of `ns` that uses nothing, named `id`.
