@@ -457,16 +457,25 @@ impl<'d> Stream<'d> {
     }
 
     /// The first item of queue `q`; a place is then free, so the first
-    /// blocked producer puts its item.
+    /// blocked producer puts its item. A queue of no places (a rendezvous)
+    /// holds no item: the first blocked producer hands its own over.
     fn pop(&mut self, q: usize) -> Option<Item> {
-        let item = self.queues[q].items.pop_front();
-        if item.is_some() {
-            if let Some((producer, waiting)) = self.queues[q].blocked.pop_front() {
-                self.queues[q].items.push_back(waiting);
-                self.free.push(producer);
+        let queue = &mut self.queues[q];
+        let item = match queue.items.pop_front() {
+            Some(item) => {
+                if let Some((producer, waiting)) = queue.blocked.pop_front() {
+                    queue.items.push_back(waiting);
+                    self.free.push(producer);
+                }
+                item
             }
-        }
-        item
+            None => {
+                let (producer, item) = queue.blocked.pop_front()?;
+                self.free.push(producer);
+                item
+            }
+        };
+        Some(item)
     }
 
     /// Runs the kernels of the steps that start now at the same time, and
