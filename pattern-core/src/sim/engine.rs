@@ -207,18 +207,18 @@ impl Engine {
                 continue;
             }
             self.runs[task].finish = self.resources.now;
-            let b = &self.books[task];
-            let (inline, count) = (b.inline, b.count as usize);
             if !self.changes.is_empty() {
                 for i in self.changes.after_task(task) {
                     let change = self.changes.get(i);
                     self.apply(change);
                 }
             }
+            let b = self.books[task];
+            let count = b.count as usize;
             let dependents = if count <= INLINE {
-                &inline[..count]
+                &b.inline[..count]
             } else {
-                &self.dependents[inline[0] as usize..][..count]
+                &self.dependents[b.inline[0] as usize..][..count]
             };
             for &d in dependents {
                 let w = &mut self.books[d as usize].waiting;
@@ -227,6 +227,17 @@ impl Engine {
                     ready.push(d as usize);
                 }
             }
+        }
+    }
+
+    /// The dependents of `task`.
+    fn dependents_of(&self, task: usize) -> &[u32] {
+        let b = &self.books[task];
+        let count = b.count as usize;
+        if count <= INLINE {
+            &b.inline[..count]
+        } else {
+            &self.dependents[b.inline[0] as usize..][..count]
         }
     }
 
@@ -240,10 +251,9 @@ impl Engine {
         let r = &mut self.runs[task];
         r.start = self.resources.now;
         let (node, to, amount) = (r.place(), r.to, r.amount);
-        let b = &self.books[task];
         // Its dependents' books are read when it ends, and their runs when
         // they start: fetched now, they are in the cache by then.
-        for &d in &b.inline[..(b.count as usize).min(INLINE)] {
+        for &d in self.dependents_of(task) {
             prefetch(&self.books[d as usize]);
             prefetch(&self.runs[d as usize]);
         }
