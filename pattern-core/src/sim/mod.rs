@@ -37,6 +37,7 @@
 //! # Ok::<(), pattern_core::sim::SimError>(())
 //! ```
 
+mod bound;
 mod busy;
 mod change;
 mod cores;
@@ -51,6 +52,7 @@ mod plot;
 mod resources;
 mod result;
 mod stats;
+mod steady;
 mod stream;
 mod template;
 mod variation;
@@ -68,6 +70,7 @@ pub use resources::{MAX_NODES, MAX_UNITS};
 pub use result::SimResult;
 use std::cell::RefCell;
 use std::fmt;
+pub use steady::SteadyState;
 
 /// What a simulation runs.
 #[derive(Clone, Debug)]
@@ -430,6 +433,7 @@ impl<'a> Simulation<'a> {
         let pools = planner.pools();
         let labels = planner.labels.clone();
         let plan = planner.finish(plan)?;
+        let random = self.variation.0 > 0.0 || self.direct.is_some();
         let mut direct = self.direct.as_ref().map(|d| d.borrow_mut());
         let waits = *self.machine.waiting_costs();
         let options = stream::Options {
@@ -448,12 +452,33 @@ impl<'a> Simulation<'a> {
             direct_together: self.direct_together,
             labels: &labels,
             trace: self.trace,
+            random,
             wake_latency: waits.wake_latency_ns,
             spin: waits.spin(),
             wake_cost: waits.wake_cost_ns,
             waker_cost: waits.waker_cost_ns,
         };
         let stats = stream::Stream::new(&plan, self.machine, pools, options)?.run()?;
-        Ok(SimResult::of_stream(self.machine, stats, &labels))
+        let cx = bound::Context {
+            machine: self.machine,
+            take: waits.take_ns,
+            handoff: waits.handoff_ns,
+            cpu_per_byte: self.cpu_per_byte,
+            changes: &self.changes,
+        };
+        // Varied or measured durations: the work the steps did.
+        let bound = if random {
+            bound::measured_bound(&stats.element_work, self.elements, &cx)
+        } else {
+            bound::capacity_bound(&plan, &cx)
+        };
+        let steady = SteadyState::judge(self.elements, stats.in_flight, stats.slope, bound);
+        Ok(SimResult::of_stream(
+            self.machine,
+            stats,
+            steady,
+            self.elements,
+            &labels,
+        ))
     }
 }

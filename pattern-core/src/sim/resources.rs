@@ -232,6 +232,11 @@ impl Resources {
         }
     }
 
+    /// The speed of node `node`.
+    pub(crate) fn speed(&self, node: usize) -> f64 {
+        self.speed[node]
+    }
+
     /// Starts a delay of `ns` that uses nothing, named `id`.
     pub(crate) fn delay(&mut self, ns: f64, id: usize, ended: &mut Vec<usize>) {
         if ns == 0.0 {

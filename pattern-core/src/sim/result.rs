@@ -5,6 +5,7 @@ use super::busy::BusyHistory;
 use super::graph::{TaskId, Work};
 use super::resources::Resources;
 use super::stats::LatencyHistogram;
+use super::steady::SteadyState;
 use super::stream::StreamStats;
 use crate::machine::Machine;
 use serde_json::json;
@@ -82,6 +83,7 @@ pub struct SimResult {
     events: u64,
     node_work: Vec<f64>,
     time_per_element: f64,
+    steady: Option<SteadyState>,
     latencies: Option<LatencyHistogram>,
     /// Each traced task's name (a design's steps); empty for a flow graph.
     names: Vec<String>,
@@ -105,15 +107,22 @@ impl SimResult {
             events: resources.events_processed,
             node_work: resources.work,
             time_per_element: makespan,
+            steady: None,
             latencies: None,
             names: Vec::new(),
             link_bytes: resources.bytes,
         }
     }
 
-    /// The result of a stream of elements through a design; its trace's
-    /// steps as tasks, named by `labels`.
-    pub(crate) fn of_stream(machine: &Machine, stats: StreamStats, labels: &[String]) -> SimResult {
+    /// The result of a stream of elements through a design, judged
+    /// `steady` or not; its trace's steps as tasks, named by `labels`.
+    pub(crate) fn of_stream(
+        machine: &Machine,
+        stats: StreamStats,
+        steady: SteadyState,
+        elements: usize,
+        labels: &[String],
+    ) -> SimResult {
         let r = stats.resources;
         let n = stats.trace.len();
         let (mut tasks, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -138,7 +147,8 @@ impl SimResult {
             history: r.history,
             events: r.events_processed,
             node_work: r.work,
-            time_per_element: stats.time_per_element,
+            time_per_element: steady.time_per_element(stats.makespan, elements),
+            steady: Some(steady),
             latencies: Some(stats.latencies),
             names,
             link_bytes: r.bytes,
@@ -176,12 +186,62 @@ impl SimResult {
             .collect()
     }
 
-    /// The time per element in steady state, in ns: for a stream through a
-    /// design, the slope of the exit times over the middle half of the
-    /// exits (fill and drain left out; the makespan over the elements for
-    /// fewer than four); for a flow graph, which is one job, its makespan.
+    /// The time per element, in ns. For a stream through a design that
+    /// reached a steady state ([`SimResult::steady_state`]), the slope of
+    /// the exit times over the middle half of the exits (fill and drain
+    /// left out); for one that did not, the makespan over the elements,
+    /// fill and drain included. Either is never below the capacity bound:
+    /// what the design's work asks of the machine's cores per element. For
+    /// a flow graph, which is one job, its makespan.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // 1000 workers of 100 ns on 4 cores, 1000 elements: all start at
+    /// // once and end together; the exits' slope would be 0. Not steady:
+    /// // the makespan per element, 25 ns, the work over the cores.
+    /// let d = Design::parse("a = 100; tpool[1000](a)")?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 4)).elements(1000).run()?;
+    /// let s = r.steady_state().unwrap();
+    /// assert!(!s.steady);
+    /// assert_eq!((s.in_flight, s.elements_needed, s.bound), (1000, 4004, 25.0));
+    /// assert_eq!(r.time_per_element(), 25.0);
+    /// // Long enough, it is steady, at the bound.
+    /// let r = Simulation::new(&d, &Machine::new(1, 4)).elements(s.elements_needed).run()?;
+    /// assert!(r.steady_state().unwrap().steady);
+    /// assert_eq!(r.time_per_element(), 25.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn time_per_element(&self) -> f64 {
         self.time_per_element
+    }
+
+    /// Whether a design's run reached a steady state: long enough for the
+    /// window measured to lie between the fill and the drain, and its slope
+    /// not below the capacity bound; the elements a steady run needs; the
+    /// slope and the bound. `None` for a flow graph.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // Two stages and 4 places between them: 6 elements in flight at
+    /// // most, 28 needed.
+    /// let d = Design::parse("a = 10; b = 30; pipe(a, b)")?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 2)).elements(20).run()?;
+    /// let s = r.steady_state().unwrap();
+    /// assert_eq!((s.steady, s.in_flight, s.elements_needed), (false, 6, 28));
+    /// assert_eq!(r.time_per_element(), r.makespan() / 20.0); // (40 + 19·30)/20
+    /// let r = Simulation::new(&d, &Machine::new(1, 2)).elements(28).run()?;
+    /// assert_eq!(r.steady_state().unwrap().steady, true);
+    /// assert_eq!(r.time_per_element(), 30.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn steady_state(&self) -> Option<SteadyState> {
+        self.steady
     }
 
     /// The `p`-th percentile (0 to 100) of the elements' latencies (from
