@@ -6,7 +6,7 @@ mod common;
 
 use pattern_core::machine::{Machine, MachineError};
 use pattern_core::sim::{MAX_THREADS, SimError, Simulation};
-use pattern_core::strategies::atom;
+use pattern_core::strategies::{atom, shuffle_free_term};
 use pattern_core::{Count, Design, Term};
 use proptest::prelude::*;
 
@@ -70,6 +70,34 @@ proptest! {
         let want = work / (n as f64).min(cores as f64);
         // A pool's exits come in bursts: the fitted slope is within 1e-4.
         prop_assert!((r.time_per_element() / want - 1.0).abs() < 1e-4, "{} vs {want}", r.time_per_element());
+    }
+}
+
+/// `t` with every task pool's count 1.
+fn counts_one(t: &Term) -> Term {
+    match t {
+        Term::Tpool(_, body) => Term::tpool(1u64, counts_one(body)),
+        other => other.map_children(counts_one),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(300)))]
+
+    /// With every count 1 and a core per thread, one element's simulated
+    /// time through any design of atoms, seq, pipe and tpool (that the
+    /// simulator runs) is the latency semantics' value (1e-9).
+    #[test]
+    fn one_element_takes_the_latency_with_every_count_one(t in shuffle_free_term(4)) {
+        let d = Design::from_term(counts_one(&t)).unwrap();
+        let at = [("x", 64.0)];
+        let r = Simulation::new(&d, &Machine::new(1, 1 << 16)).at(&at).run();
+        // (A task pool of a seq with parallel parts is not simulated.)
+        prop_assume!(!matches!(r, Err(SimError::Unsupported { .. })));
+        let r = r.unwrap();
+        let latency = d.latency().eval(&at).unwrap();
+        prop_assert!((r.makespan() / latency - 1.0).abs() < 1e-9,
+            "{d}: one element in {} vs latency {latency}", r.makespan());
     }
 }
 
