@@ -13,9 +13,13 @@
 //!   transfers cross and moves at the smallest of its links' shares; a
 //!   start or an end changes the transfers on its own links only.
 //!
-//! A transfer whose rate changes has its bytes settled to the time of the
-//! change and a new version: the end the caller scheduled for the old one
-//! is stale and skipped ([`Links::is_current`]).
+//! Starts and ends only mark their links; the rates are recomputed once for
+//! all the marks made at one time ([`Links::rerate`], before the clock
+//! moves on): transfers that start together (an all-to-all's, after the
+//! same latency) cost one recomputation, not one each. A transfer whose
+//! rate changes has its bytes settled to the time of the change and a new
+//! version: the end the caller scheduled for the old one is stale and
+//! skipped ([`Links::is_current`]).
 //!
 //! [`Network::route`]: crate::machine::Network::route
 
@@ -54,9 +58,12 @@ pub(crate) struct Links {
     crossing: Vec<Vec<u32>>,
     flows: Vec<Flow>,
     free: Vec<usize>,
-    /// Transfers whose rate changed at the last start or end: their ends
-    /// must be rescheduled ([`Links::due`]).
+    /// Transfers whose rate changed at the last [`Links::rerate`]: their
+    /// ends must be rescheduled ([`Links::due`]).
     pub(crate) changed: Vec<usize>,
+    /// The links a start or an end touched since the last rerate.
+    touched: Vec<u32>,
+    is_touched: Vec<bool>,
     // Max-min's scratch: the component's links and transfers, each link's
     // capacity left and transfers not fixed, the links full at a level.
     pass: u32,
@@ -65,6 +72,7 @@ pub(crate) struct Links {
     component_flows: Vec<u32>,
     left: Vec<f64>,
     unfixed: Vec<u32>,
+    shares: Vec<f64>,
     full: Vec<u32>,
 }
 
@@ -83,12 +91,15 @@ impl Links {
             flows: Vec::new(),
             free: Vec::new(),
             changed: Vec::new(),
+            touched: Vec::new(),
+            is_touched: vec![false; n],
             pass: 0,
             link_seen: vec![0; n],
             component_links: Vec::new(),
             component_flows: Vec::new(),
             left: vec![0.0; n],
             unfixed: vec![0; n],
+            shares: Vec::new(),
             full: Vec::new(),
             bandwidth,
         }
@@ -154,8 +165,8 @@ impl Links {
         self.flows[f].version == version
     }
 
-    /// Transfer `f`'s latency is over at `now`: its bytes join its links,
-    /// and the rates it changes go to [`Links::changed`].
+    /// Transfer `f`'s latency is over at `now`: its bytes join its links
+    /// (their rates change at the next [`Links::rerate`]).
     pub(crate) fn start(&mut self, f: usize, now: f64) {
         let flow = &mut self.flows[f];
         flow.updated = now;
@@ -166,13 +177,13 @@ impl Links {
             self.flows[f].slots[i] = on.len() as u32;
             on.push(f as u32);
         }
-        self.rerate(&route[..len], now);
+        self.touch(&route[..len]);
     }
 
-    /// Transfer `f`'s bytes have all moved at `now`: it leaves its links
-    /// (its version changes), and the rates it changes go to
-    /// [`Links::changed`].
-    pub(crate) fn end(&mut self, f: usize, now: f64) {
+    /// Transfer `f`'s bytes have all moved: it leaves its links (its
+    /// version changes; the others' rates change at the next
+    /// [`Links::rerate`]).
+    pub(crate) fn end(&mut self, f: usize) {
         let Flow {
             route, len, slots, ..
         } = self.flows[f];
@@ -190,15 +201,44 @@ impl Links {
         }
         self.flows[f].version += 1;
         self.flows[f].remaining = 0.0;
-        self.rerate(&route[..len], now);
+        self.touch(&route[..len]);
     }
 
-    fn rerate(&mut self, links: &[u32], now: f64) {
-        self.changed.clear();
-        match self.sharing {
-            Sharing::EqualShare => self.equal_shares(links, now),
-            Sharing::MaxMin => self.max_min(links, now),
+    fn touch(&mut self, links: &[u32]) {
+        for &l in links {
+            if !self.is_touched[l as usize] {
+                self.is_touched[l as usize] = true;
+                self.touched.push(l);
+            }
         }
+    }
+
+    /// Whether a start or an end since the last [`Links::rerate`] changed
+    /// rates.
+    pub(crate) fn is_touched(&self) -> bool {
+        !self.touched.is_empty()
+    }
+
+    /// The rates at `now`, after the starts and ends since the last call:
+    /// the transfers whose rate changed go to [`Links::changed`].
+    pub(crate) fn rerate(&mut self, now: f64) {
+        self.changed.clear();
+        let links = std::mem::take(&mut self.touched);
+        for &l in &links {
+            self.is_touched[l as usize] = false;
+        }
+        match self.sharing {
+            Sharing::EqualShare => self.equal_shares(&links, now),
+            Sharing::MaxMin => self.max_min(&links, now),
+        }
+        self.touched = links;
+        self.touched.clear();
+    }
+
+    /// The links transfer `f` crosses (the first `len` of `route`).
+    fn route(&self, f: usize) -> ([u32; 5], usize) {
+        let flow = &self.flows[f];
+        (flow.route, usize::from(flow.len))
     }
 
     /// Transfer `f` moves at `rate` from `now` on: its bytes so far are
@@ -243,20 +283,22 @@ impl Links {
             self.flows[f as usize].fixed = false;
         }
         let mut unfixed = self.component_flows.len();
+        // The links with transfers not fixed yet: fewer at every level.
+        let mut active = std::mem::take(&mut self.component_links);
         while unfixed > 0 {
+            active.retain(|&l| self.unfixed[l as usize] > 0);
             // The level: the smallest share of capacity left.
+            self.shares.clear();
             let mut level = f64::INFINITY;
-            for &l in &self.component_links {
-                let l = l as usize;
-                if self.unfixed[l] > 0 {
-                    level = level.min(self.left[l] / f64::from(self.unfixed[l]));
-                }
+            for &l in &active {
+                let share = self.left[l as usize] / f64::from(self.unfixed[l as usize]);
+                self.shares.push(share);
+                level = level.min(share);
             }
             let limit = level * (1.0 + SAME_LEVEL);
             self.full.clear();
-            for &l in &self.component_links {
-                let u = self.unfixed[l as usize];
-                if u > 0 && self.left[l as usize] / f64::from(u) <= limit {
+            for (&l, &share) in active.iter().zip(&self.shares) {
+                if share <= limit {
                     self.full.push(l);
                 }
             }
@@ -270,8 +312,8 @@ impl Links {
                     }
                     self.flows[f].fixed = true;
                     unfixed -= 1;
-                    let flow = self.flows[f];
-                    for &k in &flow.route[..usize::from(flow.len)] {
+                    let (route, len) = self.route(f);
+                    for &k in &route[..len] {
                         let k = k as usize;
                         self.left[k] = (self.left[k] - level).max(0.0);
                         self.unfixed[k] -= 1;
@@ -280,6 +322,7 @@ impl Links {
                 }
             }
         }
+        self.component_links = active;
     }
 
     /// The links and transfers connected to `links` through shared links,
@@ -313,8 +356,8 @@ impl Links {
                 }
                 self.flows[f].seen = pass;
                 self.component_flows.push(f as u32);
-                let flow = self.flows[f];
-                for &k in &flow.route[..usize::from(flow.len)] {
+                let (route, len) = self.route(f);
+                for &k in &route[..len] {
                     if self.link_seen[k as usize] != pass {
                         self.link_seen[k as usize] = pass;
                         self.component_links.push(k);

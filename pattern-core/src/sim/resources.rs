@@ -307,6 +307,9 @@ impl Resources {
     /// Moves the clock to the next event and hands the ids of the
     /// activities that ended to `ended`; `false` when nothing runs.
     pub(crate) fn advance(&mut self, ended: &mut Vec<usize>) -> bool {
+        if self.links.is_touched() {
+            self.rerate();
+        }
         let (unit_end, unit) = self.next_ends.min();
         let other = self
             .events
@@ -336,8 +339,7 @@ impl Resources {
         match event {
             Event::Latency { flow } => self.move_bytes(flow, ended),
             Event::Flow { flow, version } if self.links.is_current(flow, version) => {
-                self.links.end(flow, self.now);
-                self.schedule_changed();
+                self.links.end(flow);
                 let job = self.links.job(flow);
                 self.links.release(flow);
                 self.part_done(job, ended);
@@ -377,12 +379,13 @@ impl Resources {
             return;
         }
         self.links.start(f, self.now);
-        self.schedule_changed();
     }
 
-    /// The transfers whose rates the last start or end changed: their ends
-    /// at their new rates (the old ends are stale by version).
-    fn schedule_changed(&mut self) {
+    /// The rates after the starts and ends at this time, and the ends of
+    /// the transfers whose rates they changed (the old ends are stale by
+    /// version).
+    fn rerate(&mut self) {
+        self.links.rerate(self.now);
         let changed = std::mem::take(&mut self.links.changed);
         for &f in &changed {
             let (at, version) = self.links.due(f);

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 fn start(links: &mut Links, from: usize, to: usize) -> usize {
     let f = links.open(0, from, to, 6.0);
     links.start(f, 0.0);
+    links.rerate(0.0);
     f
 }
 
@@ -44,7 +45,8 @@ fn an_end_hands_its_share_on_within_the_component_only() {
     // Another component: 4→5 alone.
     let c = start(&mut links, 4, 5);
     assert_eq!(links.rates()[a], 0.5);
-    links.end(b, 1.0);
+    links.end(b);
+    links.rerate(1.0);
     // A alone on node 0's link from 1 ns on; C was not touched.
     assert_eq!(links.changed, vec![a]);
     assert_eq!(links.rates()[a], 1.0);
@@ -68,7 +70,8 @@ fn racks_route_over_uplinks_and_one_backbone_both_ways() {
     assert_eq!((rates[a], rates[b], rates[c]), (1.0, 1.0, 1.0));
     // Without c, rack 0's uplink up carries a alone (at most 2) and the
     // backbone gives a and b 1.5 each.
-    links.end(c, 0.0);
+    links.end(c);
+    links.rerate(0.0);
     let rates = links.rates();
     assert_eq!((rates[a], rates[b]), (1.5, 1.5));
 }
