@@ -21,6 +21,9 @@ use crate::machine::Machine;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// [`Resources::busy_before`] of a unit not touched.
+const CLEAN: usize = usize::MAX;
+
 /// The most nodes a simulated machine may have.
 pub const MAX_NODES: usize = 1 << 20;
 /// The most cores a simulated machine with pinned threads may have.
@@ -87,6 +90,10 @@ pub(crate) struct Resources {
     /// Each node's speed: a step of `ns` takes `ns / speed` there.
     speed: Vec<f64>,
     next_ends: MinTree,
+    /// The units touched at this time ([`Resources::touch`]), and each
+    /// unit's busy cores before ([`CLEAN`] when untouched).
+    touched: Vec<usize>,
+    busy_before: Vec<usize>,
     links: Links,
     jobs: Vec<Job>,
     free_jobs: Vec<usize>,
@@ -150,6 +157,8 @@ impl Resources {
             seq: 0,
             events: BinaryHeap::new(),
             next_ends: MinTree::new(units.len()),
+            touched: Vec::new(),
+            busy_before: vec![CLEAN; units.len()],
             units,
             first_unit,
             speed,
@@ -204,13 +213,13 @@ impl Resources {
     }
 
     fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) {
-        let ns = ns / self.speed[node];
+        let speed = self.speed[node];
+        // (Most nodes run at the models' speed: no division then.)
+        let ns = if speed == 1.0 { ns } else { ns / speed };
         self.work[node] += ns;
         let unit = self.unit(node, core);
-        let before = self.units[unit].busy();
+        self.touch(unit);
         self.units[unit].start(self.now, ns, job);
-        self.note_busy(unit, before);
-        self.reschedule(unit);
     }
 
     /// Whether a thread woken on core `core` of `node` (on its node's
@@ -297,19 +306,15 @@ impl Resources {
             } else {
                 usize::from(unit - first < cores)
             };
-            let before = self.units[unit].busy();
+            self.touch(unit);
             self.units[unit].set_cores(self.now, given);
-            self.note_busy(unit, before);
-            self.reschedule(unit);
         }
     }
 
     /// Moves the clock to the next event and hands the ids of the
     /// activities that ended to `ended`; `false` when nothing runs.
     pub(crate) fn advance(&mut self, ended: &mut Vec<usize>) -> bool {
-        if self.links.is_touched() {
-            self.rerate();
-        }
+        self.settle();
         let (unit_end, unit) = self.next_ends.min();
         let other = self
             .events
@@ -321,11 +326,9 @@ impl Resources {
         self.events_processed += 1;
         if unit_end <= other {
             self.now = unit_end;
-            let before = self.units[unit].busy();
+            self.touch(unit);
             let mut jobs = std::mem::take(&mut self.ended_jobs);
             self.units[unit].end_next(self.now, &mut jobs);
-            self.note_busy(unit, before);
-            self.reschedule(unit);
             for job in jobs.drain(..) {
                 self.part_done(job, ended);
             }
@@ -350,11 +353,32 @@ impl Resources {
         true
     }
 
-    fn note_busy(&mut self, unit: usize, before: usize) {
-        let after = self.units[unit].busy();
-        if before != after {
-            self.busy_cores = self.busy_cores + after - before;
+    /// Unit `unit`'s steps are about to change now: its busy cores and its
+    /// next end are settled once, before the clock moves on (a step that
+    /// ends and the next that starts at once cost one).
+    fn touch(&mut self, unit: usize) {
+        if self.busy_before[unit] == CLEAN {
+            self.busy_before[unit] = self.units[unit].busy();
+            self.touched.push(unit);
+        }
+    }
+
+    /// Settles what changed at this time: the busy cores and the next ends
+    /// of the units touched, and the rates of the links touched.
+    pub(crate) fn settle(&mut self) {
+        if !self.touched.is_empty() {
+            let mut touched = std::mem::take(&mut self.touched);
+            for &unit in &touched {
+                let before = std::mem::replace(&mut self.busy_before[unit], CLEAN);
+                self.busy_cores = self.busy_cores + self.units[unit].busy() - before;
+                self.reschedule(unit);
+            }
+            touched.clear();
+            self.touched = touched;
             self.history.set(self.now, self.busy_cores);
+        }
+        if self.links.is_touched() {
+            self.rerate();
         }
     }
 
