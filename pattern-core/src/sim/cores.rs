@@ -4,24 +4,8 @@
 //! done since the start) and a heap of the virtual times they end at: a
 //! start or an end costs `O(log k)`.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// A time or a virtual time, ordered totally (never NaN here).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Time(pub(crate) f64);
-
-impl Eq for Time {}
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
 
 /// A step's end as one integer that orders as (end, id) do: a virtual
 /// time is a finite number `>= 0` (a sum of non-negative work), whose bits

@@ -274,6 +274,15 @@ impl Links {
     /// Max-min fairness over the component of `links`.
     fn max_min(&mut self, links: &[u32], now: f64) {
         self.component(links);
+        // Alone in its component (most transfers): its slowest link.
+        if let [f] = self.component_flows[..] {
+            let (route, len) = self.route(f as usize);
+            let rate = (route[..len].iter())
+                .map(|&l| self.bandwidth[l as usize])
+                .fold(f64::INFINITY, f64::min);
+            self.set_rate(f as usize, rate, now);
+            return;
+        }
         for &l in &self.component_links {
             let l = l as usize;
             self.left[l] = self.bandwidth[l];

@@ -15,7 +15,7 @@
 
 use super::SimError;
 use super::busy::BusyHistory;
-use super::cores::{Cores, Time};
+use super::cores::Cores;
 use super::links::Links;
 use crate::machine::Machine;
 use std::cmp::Reverse;
@@ -39,6 +39,48 @@ enum Event {
     Delay { job: usize },
 }
 
+/// An event at a time, in the order of (time, when it was scheduled),
+/// packed into one integer: times are `>= 0` (or infinite), whose bits
+/// order as they do, so the heap compares one integer, not a float by
+/// `total_cmp`, a counter and the event.
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    key: u128,
+    event: Event,
+}
+
+impl Scheduled {
+    fn new(time: f64, seq: u64, event: Event) -> Scheduled {
+        // +0.0 for -0.0, so that the bits order.
+        let time = time + 0.0;
+        Scheduled {
+            key: (u128::from(time.to_bits()) << 64) | u128::from(seq),
+            event,
+        }
+    }
+
+    fn time(&self) -> f64 {
+        f64::from_bits((self.key >> 64) as u64)
+    }
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
 /// An activity in progress: the owner's id and the parts still running
 /// (a transfer with a CPU cost has three).
 #[derive(Clone, Copy)]
@@ -50,7 +92,9 @@ struct Job {
 /// The minimum of one time per node, updated in `O(log nodes)`.
 struct MinTree {
     size: usize,
-    tree: Vec<(Time, usize)>,
+    /// Each node's time and index packed as [`Scheduled`]'s key is (the
+    /// time's bits, then the index): one integer compare per level.
+    tree: Vec<u128>,
 }
 
 impl MinTree {
@@ -58,13 +102,14 @@ impl MinTree {
         let size = n.next_power_of_two();
         MinTree {
             size,
-            tree: vec![(Time(f64::INFINITY), usize::MAX); 2 * size],
+            tree: vec![u128::MAX; 2 * size],
         }
     }
 
     fn set(&mut self, i: usize, t: f64) {
         let mut k = self.size + i;
-        self.tree[k] = (Time(t), i);
+        // +0.0 for -0.0, so that the bits order; an index fits 64 bits.
+        self.tree[k] = (u128::from((t + 0.0).to_bits()) << 64) | i as u128;
         while k > 1 {
             k /= 2;
             self.tree[k] = self.tree[2 * k].min(self.tree[2 * k + 1]);
@@ -72,8 +117,10 @@ impl MinTree {
     }
 
     fn min(&self) -> (f64, usize) {
-        let (Time(t), i) = self.tree[1];
-        (t, i)
+        match self.tree[1] {
+            u128::MAX => (f64::INFINITY, usize::MAX),
+            k => (f64::from_bits((k >> 64) as u64), k as u64 as usize),
+        }
     }
 }
 
@@ -81,7 +128,7 @@ pub(crate) struct Resources {
     pub(crate) now: f64,
     cpu_per_byte: f64,
     seq: u64,
-    events: BinaryHeap<Reverse<(Time, u64, Event)>>,
+    events: BinaryHeap<Reverse<Scheduled>>,
     /// What shares cores: each node's cores as one unit, or (threads
     /// pinned) each core a unit of its own; node `n`'s units are
     /// `first_unit[n]..first_unit[n + 1]`.
@@ -202,7 +249,8 @@ impl Resources {
     fn push(&mut self, time: f64, event: Event) {
         self.overflowed |= !time.is_finite();
         self.seq += 1;
-        self.events.push(Reverse((Time(time), self.seq, event)));
+        self.events
+            .push(Reverse(Scheduled::new(time, self.seq, event)));
     }
 
     /// Starts `ns` of one core's work on `node`, named `id`, for a thread
@@ -319,7 +367,7 @@ impl Resources {
         let other = self
             .events
             .peek()
-            .map_or(f64::INFINITY, |Reverse((t, ..))| t.0);
+            .map_or(f64::INFINITY, |Reverse(e)| e.time());
         if unit_end.is_infinite() && other.is_infinite() {
             return false;
         }
@@ -335,10 +383,11 @@ impl Resources {
             self.ended_jobs = jobs;
             return true;
         }
-        let Some(Reverse((Time(t), _, event))) = self.events.pop() else {
+        let Some(Reverse(scheduled)) = self.events.pop() else {
             return false;
         };
-        self.now = t;
+        self.now = scheduled.time();
+        let event = scheduled.event;
         match event {
             Event::Latency { flow } => self.move_bytes(flow, ended),
             Event::Flow { flow, version } if self.links.is_current(flow, version) => {
