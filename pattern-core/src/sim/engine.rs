@@ -51,6 +51,33 @@ fn spill(books: &mut [Book], mut more: Vec<(u32, u32)>) -> Vec<u32> {
     dependents
 }
 
+/// Asks the kernel to back `v`'s buffer with huge pages where it spans
+/// them (Linux; advice it may ignore): a graph of 10^6 tasks fills 48 MB of
+/// fresh memory, and its 12,000 page faults of 4 kB took a fifth of a run.
+fn huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start.saturating_add(v.capacity().saturating_mul(size_of::<T>()));
+        let (first, last) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if last > first {
+            // SAFETY: advice on whole pages of a buffer this thread owns
+            // (allocated, not yet written); it changes no byte of it, and
+            // a refusal is harmless.
+            unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
 /// Asks the processor to bring `value` into the cache, without waiting.
 #[inline(always)]
 fn prefetch<T>(value: &T) {
@@ -96,6 +123,8 @@ impl Engine {
         let nodes = machine.nodes();
         let mut books: Vec<Book> = Vec::with_capacity(n);
         let mut runs: Vec<TaskRun> = Vec::with_capacity(n);
+        huge_pages(&books);
+        huge_pages(&runs);
         let mut more: Vec<(u32, u32)> = Vec::new();
         let mut total = 0usize;
         for (i, task) in graph.tasks.iter().enumerate() {
