@@ -254,13 +254,14 @@ impl Resources {
     }
 
     /// Starts `ns` of one core's work on `node`, named `id`, for a thread
-    /// pinned to core `core mod cores` (when threads are pinned).
-    pub(crate) fn compute(&mut self, node: usize, core: usize, ns: f64, id: usize) {
+    /// pinned to core `core mod cores` (when threads are pinned); returns
+    /// the step's time alone at the node's speed.
+    pub(crate) fn compute(&mut self, node: usize, core: usize, ns: f64, id: usize) -> f64 {
         let job = self.job(id, 1);
-        self.run_on(node, core, ns, job);
+        self.run_on(node, core, ns, job)
     }
 
-    fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) {
+    fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) -> f64 {
         let speed = self.speed[node];
         // (Most nodes run at the models' speed: no division then.)
         let ns = if speed == 1.0 { ns } else { ns / speed };
@@ -268,6 +269,7 @@ impl Resources {
         let unit = self.unit(node, core);
         self.touch(unit);
         self.units[unit].start(self.now, ns, job);
+        ns
     }
 
     /// Whether a thread woken on core `core` of `node` (on its node's

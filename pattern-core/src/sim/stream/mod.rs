@@ -519,8 +519,8 @@ impl<'d> Stream<'d> {
         for (w, m) in together.iter().zip(measured) {
             let ns = self.o.variation.apply(m.unwrap_or(w.ns));
             for i in 0..w.width {
-                self.resources.compute(w.node + i, w.core, ns, w.id);
-                self.element_work[w.node + i] += ns / self.resources.speed(w.node + i);
+                let alone = self.resources.compute(w.node + i, w.core, ns, w.id);
+                self.element_work[w.node + i] += alone;
             }
         }
     }
@@ -578,8 +578,8 @@ impl<'d> Stream<'d> {
                 let ns = self.o.variation.apply(measured.unwrap_or(ns));
                 self.threads[t].parts[step as usize] = width as u32;
                 for w in 0..width {
-                    self.resources.compute(node + w, pin, ns, id);
-                    self.element_work[node + w] += ns / self.resources.speed(node + w);
+                    let alone = self.resources.compute(node + w, pin, ns, id);
+                    self.element_work[node + w] += alone;
                 }
             }
             Leaf::Transfer { from, to, bytes } => {
