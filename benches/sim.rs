@@ -2,12 +2,15 @@
 //! a flow graph (stage s of element i after stage s of element i − 1 and
 //! stage s − 1 of element i), on one node of 16 cores and of 2 cores
 //! (processor sharing), and with a transfer between every two stages over
-//! 4 nodes. Events per second are the tasks simulated over the median time.
-//! And one element through designs 10^3 to 10^5 levels deep, for the
+//! 4 nodes, its links shared max-min and in equal shares; an all-to-all
+//! exchange among 16 nodes, where every transfer shares links with all
+//! the others (max-min recomputes them all at each start and end), under
+//! both rules. Events per second are the tasks simulated over the median
+//! time. And one element through designs 10^3 to 10^5 levels deep, for the
 //! planner's growth with depth.
 //! Run with `cargo bench --bench sim`.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use pattern_core::machine::Machine;
+use pattern_core::machine::{Machine, Sharing};
 use pattern_core::sim::{Simulation, TaskGraph, TaskId};
 use pattern_core::{Count, Design, Expr, Term};
 use std::hint::black_box;
@@ -41,6 +44,30 @@ fn pipeline(elements: usize, nodes: usize) -> TaskGraph {
     g
 }
 
+/// `rounds` rounds of an all-to-all exchange among `nodes` nodes: each node
+/// computes, then sends every other node a message (sizes differ, so that
+/// transfers end one by one and the rest are recomputed), and the next
+/// round's step on a node waits for every message it received.
+fn all_to_all(nodes: usize, rounds: usize) -> TaskGraph {
+    let mut g = TaskGraph::new();
+    let mut received: Vec<Vec<TaskId>> = vec![Vec::new(); nodes];
+    for _ in 0..rounds {
+        let steps: Vec<TaskId> = (0..nodes)
+            .map(|n| g.compute(n, 100.0, &received[n]))
+            .collect();
+        received = vec![Vec::new(); nodes];
+        for (from, &step) in steps.iter().enumerate() {
+            for (to, inbox) in received.iter_mut().enumerate() {
+                if to != from {
+                    let bytes = 1000.0 + 37.0 * ((from * nodes + to) % 29) as f64;
+                    inbox.push(g.transfer(from, to, bytes, &[step]));
+                }
+            }
+        }
+    }
+    g
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("sim");
     group.sample_size(10);
@@ -63,20 +90,52 @@ fn bench(c: &mut Criterion) {
     }
     let spread = pipeline(elements, 4);
     group.throughput(Throughput::Elements(spread.len() as u64));
-    let platform = Machine::new(4, 4).latency(1000.0).bandwidth(10.0);
-    group.bench_function(
-        "16-stage pipeline over 4 nodes with transfers, 10^5 elements",
-        |b| {
-            b.iter(|| {
-                black_box(
-                    Simulation::graph(&spread, &platform)
-                        .run()
-                        .unwrap()
-                        .makespan(),
-                )
-            })
-        },
-    );
+    for (rule, sharing) in [
+        ("max-min", Sharing::MaxMin),
+        ("equal shares", Sharing::EqualShare),
+    ] {
+        let platform = Machine::new(4, 4)
+            .latency(1000.0)
+            .bandwidth(10.0)
+            .sharing(sharing);
+        group.bench_function(
+            format!("16-stage pipeline over 4 nodes with transfers, 10^5 elements, {rule}"),
+            |b| {
+                b.iter(|| {
+                    black_box(
+                        Simulation::graph(&spread, &platform)
+                            .run()
+                            .unwrap()
+                            .makespan(),
+                    )
+                })
+            },
+        );
+    }
+    let exchange = all_to_all(16, 50);
+    group.throughput(Throughput::Elements(exchange.len() as u64));
+    for (rule, sharing) in [
+        ("max-min", Sharing::MaxMin),
+        ("equal shares", Sharing::EqualShare),
+    ] {
+        let platform = Machine::new(16, 1)
+            .latency(100.0)
+            .bandwidth(1.0)
+            .sharing(sharing);
+        group.bench_function(
+            format!("all-to-all of 16 nodes, 50 rounds of 240 transfers, {rule}"),
+            |b| {
+                b.iter(|| {
+                    black_box(
+                        Simulation::graph(&exchange, &platform)
+                            .run()
+                            .unwrap()
+                            .makespan(),
+                    )
+                })
+            },
+        );
+    }
     // The case: a 16-stage pipeline design, 10^6 elements, as a
     // stream (no graph held): one event per step, 1.6 × 10^7 in all.
     let stages: Vec<String> = (0..STAGES).map(|s| format!("s{s}")).collect();

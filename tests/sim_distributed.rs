@@ -7,6 +7,7 @@ mod common;
 use pattern_core::exec::Kernels;
 use pattern_core::machine::Machine;
 use pattern_core::sim::{Change, Shuffle, SimError, SimResult, Simulation, TaskGraph, When};
+use pattern_core::strategies::{atom, map_reduce};
 use pattern_core::{Count, Design, Expr, Term};
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -39,6 +40,31 @@ proptest! {
         prop_assert!(close(r.time_per_element(), model, 0.01), "{} vs {model}", r.time_per_element());
         let one = Simulation::new(&d, &p).at(&at).run().unwrap();
         prop_assert!(close(one.makespan(), model, 1e-9), "{} vs {model}", one.makespan());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(200)))]
+
+    /// A mapReduce's latency is its whole job: one element through atoms
+    /// around a mapReduce (in a pipe or a seq), with a core per thread,
+    /// takes the atoms' models plus the mapReduce's throughput model
+    /// (eq. 5), to 1e-9.
+    #[test]
+    fn one_element_through_a_map_reduce_takes_its_eq5(
+        mr in map_reduce(0), before in atom(), after in atom(), pipe in any::<bool>(),
+    ) {
+        let at = [("x", 64.0), ("m", 3.0), ("n", 2.0)];
+        let eval = |t: &Term| Design::from_term(t.clone()).unwrap().model().eval(&at).unwrap();
+        let want = eval(&before) + eval(&mr) + eval(&after);
+        let t = if pipe {
+            Term::pipe(Term::pipe(before, mr), after)
+        } else {
+            Term::seq(Term::seq(before, mr), after)
+        };
+        let d = Design::from_term(t).unwrap();
+        let r = Simulation::new(&d, &Machine::new(8, 24)).at(&at).run().unwrap();
+        prop_assert!((r.makespan() / want - 1.0).abs() < 1e-9, "{d}: {} vs {want}", r.makespan());
     }
 }
 

@@ -3,7 +3,7 @@
 //! and properties of random graphs against what holds on any schedule.
 mod common;
 
-use pattern_core::machine::Machine;
+use pattern_core::machine::{Link, Machine, Racks, Sharing};
 use pattern_core::sim::{SimError, Simulation, TaskGraph, TaskId};
 use proptest::prelude::*;
 
@@ -12,19 +12,67 @@ fn run(g: &TaskGraph, p: &Machine) -> pattern_core::sim::SimResult {
 }
 
 #[test]
-fn a_transfer_moves_at_the_smaller_of_its_two_link_shares() {
+fn under_equal_shares_a_transfer_moves_at_the_smaller_of_its_link_shares() {
     // Node 0 sends to nodes 1 and 2, node 3 to node 1; 1 byte/ns links.
     let mut g = TaskGraph::new();
     let a = g.transfer(0, 1, 10.0, &[]); // out 0: 2 flows, in 1: 2 flows -> 0.5
     let b = g.transfer(0, 2, 10.0, &[]); // out 0: 2 flows, in 2: 1 flow -> 0.5
     let c = g.transfer(3, 1, 4.0, &[]); // out 3: 1 flow, in 1: 2 flows -> 0.5
-    let r = run(&g, &Machine::new(4, 1));
+    let r = run(&g, &Machine::new(4, 1).sharing(Sharing::EqualShare));
     // c ends at 8 (4 bytes at 0.5); then a has in-link 1 to itself but
     // still shares out-link 0 with b: both stay at 0.5 and end at 20.
     assert_eq!(r.finish(c), 8.0);
     assert_eq!((r.finish(a), r.finish(b)), (20.0, 20.0));
-    // The unused half of in-link 2 is not handed to b: equal shares, as
-    // the model states (not max-min fairness).
+}
+
+#[test]
+fn max_min_hands_on_what_a_transfer_cannot_use_and_equal_shares_do_not() {
+    // Four 6-byte transfers at 1 byte/ns: A 0→1, B 0→2, C 3→2, D 4→2.
+    // Node 2's link in carries B, C and D: a third each, until all three
+    // end at 18. Max-min gives A the rest of node 0's link out, 1 − 1/3:
+    // A ends at 6 / (2/3) = 9 (8.999999999999998 in doubles, where
+    // 1 − 1/3 rounds up). Equal shares keep A at half: 12.
+    let mut g = TaskGraph::new();
+    let ids: Vec<TaskId> = [(0, 1), (0, 2), (3, 2), (4, 2)]
+        .iter()
+        .map(|&(from, to)| g.transfer(from, to, 6.0, &[]))
+        .collect();
+    let max_min = run(&g, &Machine::new(5, 1));
+    assert!((max_min.finish(ids[0]) - 9.0).abs() <= 1e-15 * 9.0);
+    let equal = run(&g, &Machine::new(5, 1).sharing(Sharing::EqualShare));
+    assert_eq!(equal.finish(ids[0]), 12.0);
+    for r in [&max_min, &equal] {
+        for &t in &ids[1..] {
+            assert_eq!(r.finish(t), 18.0);
+        }
+    }
+    // With a latency of 1 ns, every transfer starts moving at 1: 10 and 19.
+    let late = run(&g, &Machine::new(5, 1).latency(1.0));
+    assert!((late.finish(ids[0]) - 10.0).abs() <= 1e-15 * 10.0);
+    assert_eq!(late.finish(ids[1]), 19.0);
+}
+
+#[test]
+fn between_racks_a_transfer_pays_the_uplinks_and_the_backbone() {
+    // Racks of 2: {0, 1} and {2, 3}. Node links: 1 ns, 4 bytes/ns;
+    // uplinks 3 ns, 2 bytes/ns; backbone 5 ns, 3 bytes/ns.
+    let racks = Racks::new(2, Link::new(3.0, 2.0), Link::new(5.0, 3.0));
+    let m = Machine::new(4, 1).latency(1.0).bandwidth(4.0).racks(racks);
+    let mut g = TaskGraph::new();
+    let near = g.transfer(0, 1, 8.0, &[]); // 1 + 8/4
+    let far = g.transfer(2, 0, 8.0, &[]); // 1 + 2·3 + 5 = 12, then 8/2
+    let empty = g.transfer(1, 3, 0.0, &[]); // the latency alone
+    let r = run(&g, &m);
+    assert_eq!(r.finish(near), 3.0);
+    assert_eq!(r.finish(far), 16.0);
+    assert_eq!(r.finish(empty), 12.0);
+    // Two transfers between the racks, one each way, share the backbone
+    // (one link for both directions): 1.5 bytes/ns each, 12 + 6/1.5.
+    let mut g = TaskGraph::new();
+    let there = g.transfer(0, 2, 6.0, &[]);
+    let back = g.transfer(3, 1, 6.0, &[]);
+    let r = run(&g, &m);
+    assert_eq!((r.finish(there), r.finish(back)), (16.0, 16.0));
 }
 
 #[test]

@@ -36,8 +36,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .at(&at)
             .elements(elements)
             .run()?;
+        // Too short a run has no steady state: its figure is the makespan's.
+        let steady = match r.steady_state() {
+            Some(s) if s.steady => "steady".to_string(),
+            Some(s) => format!("not steady, {} elements needed", s.elements_needed),
+            None => String::new(),
+        };
         println!(
-            "  {elements:>6} elements: makespan {:>9.2} ms, {:.3} ms per element (fill and drain included: {:.3})",
+            "  {elements:>6} elements: makespan {:>9.2} ms, {:.3} ms per element ({steady}; fill and drain included: {:.3})",
             r.makespan() / 1e6,
             r.time_per_element() / 1e6,
             r.makespan() / elements as f64 / 1e6

@@ -1,6 +1,7 @@
 //! `pattern simulate FILE`: a stream of elements through a design on a
 //! machine, by the discrete-event simulator. Prints the
-//! makespan, the steady-state time per element, latency percentiles and
+//! makespan, the time per element (and whether the run reached a steady
+//! state, with the capacity bound no run beats), latency percentiles and
 //! the cores' (and links') utilization; writes a Chrome trace, the dynamic
 //! efficiency and a Gantt chart on request.
 
@@ -40,7 +41,8 @@ pub struct SimulateArgs {
     /// Values of the models' variables and the symbolic counts, `x=1024,n=4`.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
-    /// Places of each buffer between two stages of a pipeline.
+    /// Places of each buffer between two stages of a pipeline (0: a
+    /// rendezvous, the sender waits until the next stage takes the element).
     #[arg(long, default_value_t = 4)]
     pub buffer: usize,
     /// Coefficient of variation of every step's duration (Gamma
@@ -132,6 +134,24 @@ fn report(args: &SimulateArgs, on: &OnMachine, design: &str, at: &Point, r: &Sim
     text.row(0, W, "elements", args.elements);
     text.row(0, W, "makespan", num(r.makespan()));
     text.row(0, W, "time per element", num(r.time_per_element()));
+    let steady = r.steady_state();
+    if let Some(s) = steady {
+        let verdict = if s.steady {
+            "reached".to_string()
+        } else if args.elements < s.elements_needed {
+            format!(
+                "not reached: the time per element is the makespan's; {} elements needed ({} in flight at most)",
+                s.elements_needed, s.in_flight
+            )
+        } else {
+            format!(
+                "not reached: the slope {} is below the bound; the time per element is the makespan's",
+                num(s.slope)
+            )
+        };
+        text.row(0, W, "steady state", verdict);
+        text.row(0, W, "capacity bound", num(s.bound));
+    }
     let mut percentiles = serde_json::Map::new();
     for p in PERCENTILES {
         if let Some(l) = r.latency_percentile(p) {
@@ -166,6 +186,13 @@ fn report(args: &SimulateArgs, on: &OnMachine, design: &str, at: &Point, r: &Sim
         "elements": args.elements,
         "makespan": json_num(r.makespan()),
         "time_per_element": json_num(r.time_per_element()),
+        "steady_state": steady.map(|s| json!({
+            "steady": s.steady,
+            "in_flight": s.in_flight,
+            "elements_needed": s.elements_needed,
+            "slope": json_num(s.slope),
+            "bound": json_num(s.bound),
+        })),
         "latency": percentiles,
         "core_utilization": cores.iter().map(|u| json_num(*u)).collect::<Vec<_>>(),
         "link_utilization": links.iter().map(|(o, i)| json!({"out": json_num(*o), "in": json_num(*i)})).collect::<Vec<_>>(),

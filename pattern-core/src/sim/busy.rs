@@ -12,6 +12,10 @@ pub(crate) struct BusyHistory {
     width: f64,
     busy: usize,
     since: f64,
+    /// The bin `since` falls in and its end (`f64::NEG_INFINITY` before the
+    /// first change: no fast path yet).
+    bin: usize,
+    bin_end: f64,
 }
 
 impl BusyHistory {
@@ -22,6 +26,8 @@ impl BusyHistory {
             width,
             busy: 0,
             since: 0.0,
+            bin: 0,
+            bin_end: f64::NEG_INFINITY,
         }
     }
 
@@ -36,7 +42,20 @@ impl BusyHistory {
 
     /// Adds the busy core-time from `self.since` to `now` to the bins it
     /// covers.
+    #[inline]
     fn spread(&mut self, now: f64) {
+        // Most changes fall in the bin of the last: added there at once.
+        if self.since < now && now < self.bin_end && self.bin < self.bins.len() {
+            self.bins[self.bin] += self.busy as f64 * (now - self.since);
+            self.since = now;
+        } else {
+            self.spread_over(now);
+        }
+    }
+
+    /// [`BusyHistory::spread`] over any bins.
+    #[cold]
+    fn spread_over(&mut self, now: f64) {
         if now <= self.since {
             return;
         }
@@ -59,11 +78,19 @@ impl BusyHistory {
             }
         }
         self.since = now;
+        self.locate();
+    }
+
+    /// The bin `since` falls in, and where it ends.
+    fn locate(&mut self) {
+        self.bin = (self.since / self.width) as usize;
+        self.bin_end = (self.bin + 1) as f64 * self.width;
     }
 
     fn widen(&mut self) {
         self.bins = self.bins.chunks(2).map(|pair| pair.iter().sum()).collect();
         self.width *= 2.0;
+        self.locate();
     }
 
     /// Closes the history at the end of the run.

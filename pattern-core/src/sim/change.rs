@@ -51,6 +51,10 @@ impl Changes {
         self.0.len()
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub(crate) fn get(&self, i: usize) -> (When, Change) {
         self.0[i]
     }

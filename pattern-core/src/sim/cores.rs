@@ -4,23 +4,22 @@
 //! done since the start) and a heap of the virtual times they end at: a
 //! start or an end costs `O(log k)`.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A time or a virtual time, ordered totally (never NaN here).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Time(pub(crate) f64);
-
-impl Eq for Time {}
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// A step's end as one integer that orders as (end, id) do: a virtual
+/// time is a finite number `>= 0` (a sum of non-negative work), whose bits
+/// order as it does; the heap then compares one integer, not two floats
+/// by `total_cmp`.
+fn key(end: f64, id: usize) -> u128 {
+    // +0.0 for -0.0 (a duration of -0.0 passes the checks), so the bits order.
+    let end = end + 0.0;
+    (u128::from(end.to_bits()) << 64) | id as u128
 }
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
+
+/// The (end, id) of a [`key`].
+fn unkey(k: u128) -> (f64, usize) {
+    (f64::from_bits((k >> 64) as u64), k as u64 as usize)
 }
 
 /// The running steps of one node, each named by an id of its owner's
@@ -28,17 +27,26 @@ impl Ord for Time {
 #[derive(Debug)]
 pub(crate) struct Cores {
     cores: f64,
+    /// `cores` as a count (a float's conversion on every start and end
+    /// cost more than the rest of [`Cores::busy`]).
+    count: usize,
     running: usize,
+    /// `min(1, cores/running)`, kept as those change (a division less on
+    /// every start and end).
+    rate: f64,
     virtual_time: f64,
     updated: f64,
-    ends: BinaryHeap<Reverse<(Time, usize)>>,
+    /// The running steps' ends: virtual time and id, packed by [`key`].
+    ends: BinaryHeap<Reverse<u128>>,
 }
 
 impl Cores {
     pub(crate) fn new(cores: usize) -> Cores {
         Cores {
             cores: cores as f64,
+            count: cores,
             running: 0,
+            rate: 0.0,
             virtual_time: 0.0,
             updated: 0.0,
             ends: BinaryHeap::new(),
@@ -47,7 +55,7 @@ impl Cores {
 
     /// The cores busy now: the running steps, at most the cores.
     pub(crate) fn busy(&self) -> usize {
-        self.running.min(self.cores as usize)
+        self.running.min(self.count)
     }
 
     /// Whether every core runs a step, with `more` steps about to start
@@ -56,32 +64,32 @@ impl Cores {
         (self.running + more) as f64 >= self.cores
     }
 
-    fn rate(&self) -> f64 {
-        if self.running == 0 {
+    fn set_rate(&mut self) {
+        self.rate = if self.running == 0 {
             0.0
         } else {
             (self.cores / self.running as f64).min(1.0)
-        }
+        };
     }
 
     fn advance(&mut self, now: f64) {
-        self.virtual_time += self.rate() * (now - self.updated);
+        self.virtual_time += self.rate * (now - self.updated);
         self.updated = now;
     }
 
     /// Starts a step of `work` ns named `id` at `now`.
     pub(crate) fn start(&mut self, now: f64, work: f64, id: usize) {
         self.advance(now);
-        self.ends
-            .push(Reverse((Time(self.virtual_time + work), id)));
+        self.ends.push(Reverse(key(self.virtual_time + work, id)));
         self.running += 1;
+        self.set_rate();
     }
 
     /// When the next step ends if nothing starts before, or `None` when
     /// none runs.
     pub(crate) fn next_end(&self, now: f64) -> Option<f64> {
-        let Reverse((Time(end), _)) = self.ends.peek()?;
-        let rate = self.rate();
+        let end = unkey(self.ends.peek()?.0).0;
+        let rate = self.rate;
         (rate > 0.0).then(|| now + (end - self.virtual_time).max(0.0) / rate)
     }
 
@@ -90,6 +98,8 @@ impl Cores {
     pub(crate) fn set_cores(&mut self, now: f64, cores: usize) {
         self.advance(now);
         self.cores = cores as f64;
+        self.count = cores;
+        self.set_rate();
     }
 
     /// Ends, at `now` (the time [`Cores::next_end`] gave), the next step and
@@ -97,11 +107,13 @@ impl Cores {
     /// `ended`.
     pub(crate) fn end_next(&mut self, now: f64, ended: &mut Vec<usize>) {
         self.advance(now);
-        if let Some(Reverse((Time(end), _))) = self.ends.peek() {
+        if let Some(&Reverse(k)) = self.ends.peek() {
+            let end = unkey(k).0;
             // Rounding may leave the clock a hair short of the end it was set for.
-            self.virtual_time = self.virtual_time.max(*end);
+            self.virtual_time = self.virtual_time.max(end);
         }
-        while let Some(&Reverse((Time(end), id))) = self.ends.peek() {
+        while let Some(&Reverse(k)) = self.ends.peek() {
+            let (end, id) = unkey(k);
             if end > self.virtual_time {
                 break;
             }
@@ -109,5 +121,6 @@ impl Cores {
             self.running -= 1;
             ended.push(id);
         }
+        self.set_rate();
     }
 }

@@ -18,6 +18,15 @@ pub enum SimError {
         /// The most the simulator holds.
         limit: u64,
     },
+    /// A flow graph of more tasks (or dependencies) than the simulator
+    /// numbers.
+    #[error("the graph has {tasks} tasks or dependencies: the simulator holds at most {limit}")]
+    GraphTooLarge {
+        /// How many the graph has.
+        tasks: usize,
+        /// The most the simulator holds.
+        limit: usize,
+    },
     /// A task on a node the machine does not have.
     #[error("task {task} runs on node {node}, but the machine has nodes 0..{nodes}")]
     UnknownNode {

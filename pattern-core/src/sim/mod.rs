@@ -7,14 +7,21 @@
 //!
 //! - **Cores.** The `k` compute steps running on a node of `c` cores share
 //!   them by processor sharing: each progresses at rate `min(1, c/k)`.
-//! - **Links.** A transfer takes `latency + bytes / bandwidth` alone. Each
-//!   node has one outgoing and one incoming link to a crossbar that is
-//!   never the bottleneck; the transfers on a link get equal shares of it,
-//!   and a transfer's bytes move at the smaller of its two shares,
-//!   recomputed at every start and end. The latency is a delay before the
-//!   bytes move, which occupies no link.
+//! - **Links.** A transfer waits for its route's latency (a delay that
+//!   occupies no link), then its bytes cross the links of its route
+//!   ([`Network::route`]: the sender's link out and the receiver's link in,
+//!   and between racks the two rack uplinks and the backbone) at one rate.
+//!   The transfers moving bytes share the links max-min (the default:
+//!   progressive filling, recomputed over the transfers a start or an end
+//!   is connected to through shared links) or in equal shares
+//!   ([`Sharing`]). Alone, a transfer takes `latency + bytes / bandwidth`.
+//! - **Speeds.** A step of `t` ns takes `t / speed` alone on a node of
+//!   that speed.
 //! - **Dependencies.** A task starts when every task it depends on has
 //!   ended.
+//!
+//! [`Network::route`]: crate::machine::Network::route
+//! [`Sharing`]: crate::machine::Sharing
 //!
 //! ```
 //! use pattern_core::machine::Machine;
@@ -30,6 +37,7 @@
 //! # Ok::<(), pattern_core::sim::SimError>(())
 //! ```
 
+mod bound;
 mod busy;
 mod change;
 mod cores;
@@ -38,11 +46,13 @@ mod engine;
 mod environment;
 mod error;
 mod graph;
+mod links;
 mod plan;
 mod plot;
 mod resources;
 mod result;
 mod stats;
+mod steady;
 mod stream;
 mod template;
 mod variation;
@@ -52,6 +62,7 @@ use crate::exec::Kernels;
 use crate::machine::Machine;
 pub use change::{Change, When};
 use direct::Direct;
+pub use engine::MAX_TASKS;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
 pub use plan::{MAX_THREADS, Shuffle};
@@ -59,6 +70,7 @@ pub use resources::{MAX_NODES, MAX_UNITS};
 pub use result::SimResult;
 use std::cell::RefCell;
 use std::fmt;
+pub use steady::SteadyState;
 
 /// What a simulation runs.
 #[derive(Clone, Debug)]
@@ -310,7 +322,28 @@ impl<'a> Simulation<'a> {
     }
 
     /// The places of each buffer between two stages of a pipeline (4
-    /// unless set).
+    /// unless set). 0 places make a rendezvous, as a channel of no
+    /// capacity (or SimGrid's mailboxes) does: a stage that has done its
+    /// step waits until the next stage takes the element.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // The first stage (10 ns) hands an element to the second (30 ns)
+    /// // only when that one takes it: from the third on, an element
+    /// // enters when the one before it is taken, and takes 60 ns through.
+    /// let d = Design::parse("a = 10; b = 30; pipe(a, b)")?;
+    /// let run = |places| Simulation::new(&d, &Machine::new(1, 2)).elements(100).buffer(places).run();
+    /// let (rendezvous, one) = (run(0)?, run(1)?);
+    /// assert_eq!(rendezvous.makespan(), 10.0 + 100.0 * 30.0);
+    /// assert_eq!(one.makespan(), rendezvous.makespan());
+    /// // One place more holds an element 30 ns longer: 90 ns through.
+    /// assert!((rendezvous.latency_percentile(100.0).unwrap() / 60.0 - 1.0).abs() < 0.01);
+    /// assert!((one.latency_percentile(100.0).unwrap() / 90.0 - 1.0).abs() < 0.01);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn buffer(mut self, places: usize) -> Simulation<'a> {
         self.buffer = places;
         self
@@ -382,7 +415,6 @@ impl<'a> Simulation<'a> {
             }
         };
         positive("the number of elements", self.elements)?;
-        positive("a buffer's places", self.buffer)?;
         if let Some(k) = self.measure_first {
             positive("the calls measured", k)?;
         }
@@ -401,6 +433,7 @@ impl<'a> Simulation<'a> {
         let pools = planner.pools();
         let labels = planner.labels.clone();
         let plan = planner.finish(plan)?;
+        let random = self.variation.0 > 0.0 || self.direct.is_some();
         let mut direct = self.direct.as_ref().map(|d| d.borrow_mut());
         let waits = *self.machine.waiting_costs();
         let options = stream::Options {
@@ -419,12 +452,33 @@ impl<'a> Simulation<'a> {
             direct_together: self.direct_together,
             labels: &labels,
             trace: self.trace,
+            random,
             wake_latency: waits.wake_latency_ns,
             spin: waits.spin(),
             wake_cost: waits.wake_cost_ns,
             waker_cost: waits.waker_cost_ns,
         };
         let stats = stream::Stream::new(&plan, self.machine, pools, options)?.run()?;
-        Ok(SimResult::of_stream(self.machine, stats, &labels))
+        let cx = bound::Context {
+            machine: self.machine,
+            take: waits.take_ns,
+            handoff: waits.handoff_ns,
+            cpu_per_byte: self.cpu_per_byte,
+            changes: &self.changes,
+        };
+        // Varied or measured durations: the work the steps did.
+        let bound = if random {
+            bound::measured_bound(&stats.element_work, self.elements, &cx)
+        } else {
+            bound::capacity_bound(&plan, &cx)
+        };
+        let steady = SteadyState::judge(self.elements, stats.in_flight, stats.slope, bound);
+        Ok(SimResult::of_stream(
+            self.machine,
+            stats,
+            steady,
+            self.elements,
+            &labels,
+        ))
     }
 }

@@ -3,7 +3,6 @@
 //! takes any plotters backend, so that [`crate::explore::plot`] renders
 //! the same charts to PNG.
 
-use super::graph::Work;
 use super::{SimError, SimResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -140,14 +139,16 @@ impl SimResult {
             .map_err(plot_error)?;
         let bars = lanes.iter().map(|&(t, lane)| {
             let row = self.row(t, lane) as f64;
-            let color = match self.work[t] {
-                Work::Compute { .. } => BLUE.mix(0.7).filled(),
-                Work::Transfer { .. } => RGBColor(230, 140, 30).mix(0.7).filled(),
+            let task = &self.tasks[t];
+            let color = if task.is_compute() {
+                BLUE.mix(0.7).filled()
+            } else {
+                RGBColor(230, 140, 30).mix(0.7).filled()
             };
             Rectangle::new(
                 [
-                    (self.start[t] / 1e6, row + 0.1),
-                    (self.finish[t] / 1e6, row + 0.9),
+                    (task.start / 1e6, row + 0.1),
+                    (task.finish / 1e6, row + 0.9),
                 ],
                 color,
             )

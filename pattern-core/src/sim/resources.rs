@@ -1,25 +1,28 @@
-//! The machine a simulation runs on: every node's cores, every node's two
-//! links and the clock. Its owner (the flow-graph engine, the stream of a
+//! The machine a simulation runs on: every node's cores, the network's
+//! links ([`Links`]) and the clock. Its owner (the flow-graph engine, the stream of a
 //! design) starts *activities* on it — compute steps, transfers, delays —
 //! each named by an id of the owner's choosing, and hears of their ends.
 //!
 //! A node's running steps share its cores ([`Cores`]), or, with threads
 //! pinned, each core's steps share that core: a start or an end costs
 //! `O(log k)`. The next ends of these units sit in a tournament tree, so
-//! the next event is found in `O(log units)` with no stale entry. A transfer's
-//! bytes move at `bandwidth / max(k_out, k_in)`, the smaller of its equal
-//! shares of the sender's outgoing and the receiver's incoming link; a
-//! start or an end settles and reschedules the transfers on those two links
-//! only (stale ends are skipped by version). With a CPU cost per byte, a
+//! the next event is found in `O(log units)` with no stale entry. A transfer
+//! waits for its route's latency, then its bytes move at the rate its links
+//! give it; a start or an end settles and reschedules the transfers whose
+//! rates it changes (stale ends are skipped by version). With a CPU cost per byte, a
 //! transfer also runs a step of `bytes × cost` on the sender's and on the
 //! receiver's cores, and ends when its bytes and both steps are done.
 
 use super::SimError;
 use super::busy::BusyHistory;
-use super::cores::{Cores, Time};
+use super::cores::Cores;
+use super::links::Links;
 use crate::machine::Machine;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// [`Resources::busy_before`] of a unit not touched.
+const CLEAN: usize = usize::MAX;
 
 /// The most nodes a simulated machine may have.
 pub const MAX_NODES: usize = 1 << 20;
@@ -36,18 +39,46 @@ enum Event {
     Delay { job: usize },
 }
 
-/// A transfer: its links and, while its bytes move, their progress.
-#[derive(Clone, Copy, Default)]
-struct Flow {
-    job: usize,
-    from: usize,
-    to: usize,
-    remaining: f64,
-    rate: f64,
-    updated: f64,
-    version: u64,
-    out_slot: usize,
-    in_slot: usize,
+/// An event at a time, in the order of (time, when it was scheduled),
+/// packed into one integer: times are `>= 0` (or infinite), whose bits
+/// order as they do, so the heap compares one integer, not a float by
+/// `total_cmp`, a counter and the event.
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    key: u128,
+    event: Event,
+}
+
+impl Scheduled {
+    fn new(time: f64, seq: u64, event: Event) -> Scheduled {
+        // +0.0 for -0.0, so that the bits order.
+        let time = time + 0.0;
+        Scheduled {
+            key: (u128::from(time.to_bits()) << 64) | u128::from(seq),
+            event,
+        }
+    }
+
+    fn time(&self) -> f64 {
+        f64::from_bits((self.key >> 64) as u64)
+    }
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
 }
 
 /// An activity in progress: the owner's id and the parts still running
@@ -61,7 +92,9 @@ struct Job {
 /// The minimum of one time per node, updated in `O(log nodes)`.
 struct MinTree {
     size: usize,
-    tree: Vec<(Time, usize)>,
+    /// Each node's time and index packed as [`Scheduled`]'s key is (the
+    /// time's bits, then the index): one integer compare per level.
+    tree: Vec<u128>,
 }
 
 impl MinTree {
@@ -69,13 +102,14 @@ impl MinTree {
         let size = n.next_power_of_two();
         MinTree {
             size,
-            tree: vec![(Time(f64::INFINITY), usize::MAX); 2 * size],
+            tree: vec![u128::MAX; 2 * size],
         }
     }
 
     fn set(&mut self, i: usize, t: f64) {
         let mut k = self.size + i;
-        self.tree[k] = (Time(t), i);
+        // +0.0 for -0.0, so that the bits order; an index fits 64 bits.
+        self.tree[k] = (u128::from((t + 0.0).to_bits()) << 64) | i as u128;
         while k > 1 {
             k /= 2;
             self.tree[k] = self.tree[2 * k].min(self.tree[2 * k + 1]);
@@ -83,18 +117,18 @@ impl MinTree {
     }
 
     fn min(&self) -> (f64, usize) {
-        let (Time(t), i) = self.tree[1];
-        (t, i)
+        match self.tree[1] {
+            u128::MAX => (f64::INFINITY, usize::MAX),
+            k => (f64::from_bits((k >> 64) as u64), k as u64 as usize),
+        }
     }
 }
 
 pub(crate) struct Resources {
     pub(crate) now: f64,
-    bandwidth: f64,
-    latency: f64,
     cpu_per_byte: f64,
     seq: u64,
-    events: BinaryHeap<Reverse<(Time, u64, Event)>>,
+    events: BinaryHeap<Reverse<Scheduled>>,
     /// What shares cores: each node's cores as one unit, or (threads
     /// pinned) each core a unit of its own; node `n`'s units are
     /// `first_unit[n]..first_unit[n + 1]`.
@@ -103,10 +137,11 @@ pub(crate) struct Resources {
     /// Each node's speed: a step of `ns` takes `ns / speed` there.
     speed: Vec<f64>,
     next_ends: MinTree,
-    out_links: Vec<Vec<usize>>,
-    in_links: Vec<Vec<usize>>,
-    flows: Vec<Flow>,
-    free_flows: Vec<usize>,
+    /// The units touched at this time ([`Resources::touch`]), and each
+    /// unit's busy cores before ([`CLEAN`] when untouched).
+    touched: Vec<usize>,
+    busy_before: Vec<usize>,
+    links: Links,
     jobs: Vec<Job>,
     free_jobs: Vec<usize>,
     ended_jobs: Vec<usize>,
@@ -163,22 +198,18 @@ impl Resources {
             }
         }
         first_unit.push(units.len());
-        let network = machine.network();
         Ok(Resources {
             now: 0.0,
-            bandwidth: network.bandwidth_bytes_per_ns,
-            latency: network.latency_ns,
             cpu_per_byte,
             seq: 0,
             events: BinaryHeap::new(),
             next_ends: MinTree::new(units.len()),
+            touched: Vec::new(),
+            busy_before: vec![CLEAN; units.len()],
             units,
             first_unit,
             speed,
-            out_links: vec![Vec::new(); nodes],
-            in_links: vec![Vec::new(); nodes],
-            flows: Vec::new(),
-            free_flows: Vec::new(),
+            links: Links::new(machine),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
             ended_jobs: Vec::new(),
@@ -218,24 +249,27 @@ impl Resources {
     fn push(&mut self, time: f64, event: Event) {
         self.overflowed |= !time.is_finite();
         self.seq += 1;
-        self.events.push(Reverse((Time(time), self.seq, event)));
+        self.events
+            .push(Reverse(Scheduled::new(time, self.seq, event)));
     }
 
     /// Starts `ns` of one core's work on `node`, named `id`, for a thread
-    /// pinned to core `core mod cores` (when threads are pinned).
-    pub(crate) fn compute(&mut self, node: usize, core: usize, ns: f64, id: usize) {
+    /// pinned to core `core mod cores` (when threads are pinned); returns
+    /// the step's time alone at the node's speed.
+    pub(crate) fn compute(&mut self, node: usize, core: usize, ns: f64, id: usize) -> f64 {
         let job = self.job(id, 1);
-        self.run_on(node, core, ns, job);
+        self.run_on(node, core, ns, job)
     }
 
-    fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) {
-        let ns = ns / self.speed[node];
+    fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) -> f64 {
+        let speed = self.speed[node];
+        // (Most nodes run at the models' speed: no division then.)
+        let ns = if speed == 1.0 { ns } else { ns / speed };
         self.work[node] += ns;
         let unit = self.unit(node, core);
-        let before = self.units[unit].busy();
+        self.touch(unit);
         self.units[unit].start(self.now, ns, job);
-        self.note_busy(unit, before);
-        self.reschedule(unit);
+        ns
     }
 
     /// Whether a thread woken on core `core` of `node` (on its node's
@@ -250,7 +284,16 @@ impl Resources {
 
     fn unit(&self, node: usize, core: usize) -> usize {
         let first = self.first_unit[node];
-        first + core % (self.first_unit[node + 1] - first)
+        match self.first_unit[node + 1] - first {
+            // Unpinned: the node's cores are one unit (no division).
+            1 => first,
+            units => first + core % units,
+        }
+    }
+
+    /// The speed of node `node`.
+    pub(crate) fn speed(&self, node: usize) -> f64 {
+        self.speed[node]
     }
 
     /// Starts a delay of `ns` that uses nothing, named `id`.
@@ -276,7 +319,12 @@ impl Resources {
         id: usize,
         ended: &mut Vec<usize>,
     ) {
-        if from == to || (bytes == 0.0 && self.latency == 0.0) {
+        let latency = if from == to {
+            0.0
+        } else {
+            self.links.latency(from, to)
+        };
+        if from == to || (bytes == 0.0 && latency == 0.0) {
             ended.push(id);
             return;
         }
@@ -288,28 +336,9 @@ impl Resources {
         }
         self.bytes[from].0 += bytes;
         self.bytes[to].1 += bytes;
-        let flow = Flow {
-            job,
-            from,
-            to,
-            remaining: bytes,
-            ..Flow::default()
-        };
-        let f = match self.free_flows.pop() {
-            Some(f) => {
-                self.flows[f] = Flow {
-                    version: self.flows[f].version + 1,
-                    ..flow
-                };
-                f
-            }
-            None => {
-                self.flows.push(flow);
-                self.flows.len() - 1
-            }
-        };
-        if self.latency > 0.0 {
-            self.push(self.now + self.latency, Event::Latency { flow: f });
+        let f = self.links.open(job, from, to, bytes);
+        if latency > 0.0 {
+            self.push(self.now + latency, Event::Latency { flow: f });
         } else {
             self.move_bytes(f, ended);
         }
@@ -327,48 +356,46 @@ impl Resources {
             } else {
                 usize::from(unit - first < cores)
             };
-            let before = self.units[unit].busy();
+            self.touch(unit);
             self.units[unit].set_cores(self.now, given);
-            self.note_busy(unit, before);
-            self.reschedule(unit);
         }
     }
 
     /// Moves the clock to the next event and hands the ids of the
     /// activities that ended to `ended`; `false` when nothing runs.
     pub(crate) fn advance(&mut self, ended: &mut Vec<usize>) -> bool {
+        self.settle();
         let (unit_end, unit) = self.next_ends.min();
         let other = self
             .events
             .peek()
-            .map_or(f64::INFINITY, |Reverse((t, ..))| t.0);
+            .map_or(f64::INFINITY, |Reverse(e)| e.time());
         if unit_end.is_infinite() && other.is_infinite() {
             return false;
         }
         self.events_processed += 1;
         if unit_end <= other {
             self.now = unit_end;
-            let before = self.units[unit].busy();
+            self.touch(unit);
             let mut jobs = std::mem::take(&mut self.ended_jobs);
             self.units[unit].end_next(self.now, &mut jobs);
-            self.note_busy(unit, before);
-            self.reschedule(unit);
             for job in jobs.drain(..) {
                 self.part_done(job, ended);
             }
             self.ended_jobs = jobs;
             return true;
         }
-        let Some(Reverse((Time(t), _, event))) = self.events.pop() else {
+        let Some(Reverse(scheduled)) = self.events.pop() else {
             return false;
         };
-        self.now = t;
+        self.now = scheduled.time();
+        let event = scheduled.event;
         match event {
             Event::Latency { flow } => self.move_bytes(flow, ended),
-            Event::Flow { flow, version } if version == self.flows[flow].version => {
-                self.end_flow(flow);
-                let job = self.flows[flow].job;
-                self.free_flows.push(flow);
+            Event::Flow { flow, version } if self.links.is_current(flow, version) => {
+                self.links.end(flow);
+                let job = self.links.job(flow);
+                self.links.release(flow);
                 self.part_done(job, ended);
             }
             Event::Delay { job } => self.part_done(job, ended),
@@ -377,11 +404,32 @@ impl Resources {
         true
     }
 
-    fn note_busy(&mut self, unit: usize, before: usize) {
-        let after = self.units[unit].busy();
-        if before != after {
-            self.busy_cores = self.busy_cores + after - before;
+    /// Unit `unit`'s steps are about to change now: its busy cores and its
+    /// next end are settled once, before the clock moves on (a step that
+    /// ends and the next that starts at once cost one).
+    fn touch(&mut self, unit: usize) {
+        if self.busy_before[unit] == CLEAN {
+            self.busy_before[unit] = self.units[unit].busy();
+            self.touched.push(unit);
+        }
+    }
+
+    /// Settles what changed at this time: the busy cores and the next ends
+    /// of the units touched, and the rates of the links touched.
+    pub(crate) fn settle(&mut self) {
+        if !self.touched.is_empty() {
+            let mut touched = std::mem::take(&mut self.touched);
+            for &unit in &touched {
+                let before = std::mem::replace(&mut self.busy_before[unit], CLEAN);
+                self.busy_cores = self.busy_cores + self.units[unit].busy() - before;
+                self.reschedule(unit);
+            }
+            touched.clear();
+            self.touched = touched;
             self.history.set(self.now, self.busy_cores);
+        }
+        if self.links.is_touched() {
+            self.rerate();
         }
     }
 
@@ -396,73 +444,28 @@ impl Resources {
         self.next_ends.set(unit, at);
     }
 
-    /// A transfer's latency is over: its bytes join the two links.
+    /// A transfer's latency is over: its bytes join its links (one of no
+    /// bytes ends).
     fn move_bytes(&mut self, f: usize, ended: &mut Vec<usize>) {
-        let flow = &mut self.flows[f];
-        if flow.remaining == 0.0 {
-            let job = flow.job;
-            self.free_flows.push(f);
+        if self.links.is_empty(f) {
+            let job = self.links.job(f);
+            self.links.release(f);
             self.part_done(job, ended);
             return;
         }
-        let (from, to) = (flow.from, flow.to);
-        flow.updated = self.now;
-        flow.out_slot = self.out_links[from].len();
-        flow.in_slot = self.in_links[to].len();
-        self.out_links[from].push(f);
-        self.in_links[to].push(f);
-        self.rerate(from, to);
+        self.links.start(f, self.now);
     }
 
-    fn end_flow(&mut self, f: usize) {
-        let Flow {
-            from,
-            to,
-            out_slot,
-            in_slot,
-            ..
-        } = self.flows[f];
-        self.out_links[from].swap_remove(out_slot);
-        if let Some(&moved) = self.out_links[from].get(out_slot) {
-            self.flows[moved].out_slot = out_slot;
+    /// The rates after the starts and ends at this time, and the ends of
+    /// the transfers whose rates they changed (the old ends are stale by
+    /// version).
+    fn rerate(&mut self) {
+        self.links.rerate(self.now);
+        let changed = std::mem::take(&mut self.links.changed);
+        for &f in &changed {
+            let (at, version) = self.links.due(f);
+            self.push(at, Event::Flow { flow: f, version });
         }
-        self.in_links[to].swap_remove(in_slot);
-        if let Some(&moved) = self.in_links[to].get(in_slot) {
-            self.flows[moved].in_slot = in_slot;
-        }
-        self.flows[f].version += 1;
-        self.rerate(from, to);
-    }
-
-    /// New rates for the transfers on the outgoing link of `from` and the
-    /// incoming link of `to`, each settled to now and rescheduled.
-    fn rerate(&mut self, from: usize, to: usize) {
-        // By index: the lists do not change while rates do, and copying
-        // them at every start and end would allocate on the hot path.
-        for i in 0..self.out_links[from].len() {
-            self.settle(self.out_links[from][i]);
-        }
-        for i in 0..self.in_links[to].len() {
-            self.settle(self.in_links[to][i]);
-        }
-    }
-
-    /// A transfer's bytes moved so far at its old rate, its new rate from
-    /// its two links' shares, and its end rescheduled (if the rate changed).
-    fn settle(&mut self, f: usize) {
-        let Flow { from, to, .. } = self.flows[f];
-        let share = self.out_links[from].len().max(self.in_links[to].len());
-        let rate = self.bandwidth / share as f64;
-        let now = self.now;
-        let flow = &mut self.flows[f];
-        if flow.rate == rate {
-            return;
-        }
-        flow.remaining = (flow.remaining - flow.rate * (now - flow.updated)).max(0.0);
-        flow.updated = now;
-        flow.rate = rate;
-        flow.version += 1;
-        let (at, version) = (now + flow.remaining / rate, flow.version);
-        self.push(at, Event::Flow { flow: f, version });
+        self.links.changed = changed;
     }
 }

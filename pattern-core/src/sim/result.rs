@@ -2,30 +2,88 @@
 //! utilization of cores and links, dynamic efficiency and a trace.
 
 use super::busy::BusyHistory;
-use super::graph::{TaskGraph, TaskId, Work};
+use super::graph::{TaskId, Work};
 use super::resources::Resources;
 use super::stats::LatencyHistogram;
+use super::steady::SteadyState;
 use super::stream::StreamStats;
 use crate::machine::Machine;
 use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// A task as run: what it did (compactly: a run holds millions) and when.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TaskRun {
+    /// Its duration (a compute step) or its bytes (a transfer).
+    pub(crate) amount: f64,
+    pub(crate) start: f64,
+    pub(crate) finish: f64,
+    /// Its node, or the sending node of a transfer.
+    pub(crate) node: u32,
+    /// The receiving node of a transfer; [`TaskRun::COMPUTE`] for a
+    /// compute step.
+    pub(crate) to: u32,
+}
+
+impl TaskRun {
+    /// [`TaskRun::to`] of a compute step.
+    pub(crate) const COMPUTE: u32 = u32::MAX;
+
+    /// A task doing `work` (its nodes below [`super::MAX_NODES`]), not run
+    /// yet.
+    pub(crate) fn of(work: &Work) -> TaskRun {
+        let (amount, node, to) = match *work {
+            Work::Compute { node, duration } => (duration, node, TaskRun::COMPUTE),
+            Work::Transfer { from, to, bytes } => (bytes, from, to as u32),
+        };
+        TaskRun {
+            amount,
+            start: f64::NAN,
+            finish: f64::NAN,
+            node: node as u32,
+            to,
+        }
+    }
+
+    pub(crate) fn work(&self) -> Work {
+        match self.to {
+            TaskRun::COMPUTE => Work::Compute {
+                node: self.node as usize,
+                duration: self.amount,
+            },
+            to => Work::Transfer {
+                from: self.node as usize,
+                to: to as usize,
+                bytes: self.amount,
+            },
+        }
+    }
+
+    /// The node of a compute step, the sending node of a transfer.
+    pub(crate) fn place(&self) -> usize {
+        self.node as usize
+    }
+
+    pub(crate) fn is_compute(&self) -> bool {
+        self.to == TaskRun::COMPUTE
+    }
+}
+
 /// The outcome of a simulation: every task's start and end, in ns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimResult {
-    pub(crate) work: Vec<Work>,
+    pub(crate) tasks: Vec<TaskRun>,
     pub(crate) nodes: usize,
     /// Each node's cores.
     node_cores: Vec<usize>,
     bandwidth: f64,
-    pub(crate) start: Vec<f64>,
-    pub(crate) finish: Vec<f64>,
     makespan: f64,
     history: BusyHistory,
     events: u64,
     node_work: Vec<f64>,
     time_per_element: f64,
+    steady: Option<SteadyState>,
     latencies: Option<LatencyHistogram>,
     /// Each traced task's name (a design's steps); empty for a flow graph.
     names: Vec<String>,
@@ -34,67 +92,63 @@ pub struct SimResult {
 }
 
 impl SimResult {
-    pub(crate) fn new(
-        graph: &TaskGraph,
-        machine: &Machine,
-        start: Vec<f64>,
-        finish: Vec<f64>,
-        resources: Resources,
-    ) -> SimResult {
-        let makespan = finish.iter().copied().fold(0.0, f64::max);
+    /// The result of a flow graph's run: its tasks as they ran.
+    pub(crate) fn new(machine: &Machine, tasks: Vec<TaskRun>, resources: Resources) -> SimResult {
+        let makespan = tasks.iter().map(|t| t.finish).fold(0.0, f64::max);
         let mut history = resources.history;
         history.finish(makespan);
         SimResult {
-            work: graph.tasks.iter().map(|t| t.work.clone()).collect(),
+            tasks,
             nodes: machine.nodes(),
             node_cores: machine.each_node().map(|(c, _)| c).collect(),
             bandwidth: machine.network().bandwidth_bytes_per_ns,
-            start,
-            finish,
             makespan,
             history,
             events: resources.events_processed,
             node_work: resources.work,
             time_per_element: makespan,
+            steady: None,
             latencies: None,
             names: Vec::new(),
             link_bytes: resources.bytes,
         }
     }
 
-    /// The result of a stream of elements through a design; its trace's
-    /// steps as tasks, named by `labels`.
-    pub(crate) fn of_stream(machine: &Machine, stats: StreamStats, labels: &[String]) -> SimResult {
+    /// The result of a stream of elements through a design, judged
+    /// `steady` or not; its trace's steps as tasks, named by `labels`.
+    pub(crate) fn of_stream(
+        machine: &Machine,
+        stats: StreamStats,
+        steady: SteadyState,
+        elements: usize,
+        labels: &[String],
+    ) -> SimResult {
         let r = stats.resources;
         let n = stats.trace.len();
-        let (mut work, mut start, mut finish, mut names) = (
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-        );
+        let (mut tasks, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for (w, label, s, f) in stats.trace {
             names.push(match labels.get(label) {
                 Some(l) => l.clone(),
                 None if matches!(w, Work::Transfer { .. }) => "transfer".to_string(),
                 None => "queue overhead".to_string(),
             });
-            work.push(w);
-            start.push(s);
-            finish.push(f);
+            tasks.push(TaskRun {
+                start: s,
+                finish: f,
+                ..TaskRun::of(&w)
+            });
         }
         SimResult {
-            work,
+            tasks,
             nodes: machine.nodes(),
             node_cores: machine.each_node().map(|(c, _)| c).collect(),
             bandwidth: machine.network().bandwidth_bytes_per_ns,
-            start,
-            finish,
             makespan: stats.makespan,
             history: r.history,
             events: r.events_processed,
             node_work: r.work,
-            time_per_element: stats.time_per_element,
+            time_per_element: steady.time_per_element(stats.makespan, elements),
+            steady: Some(steady),
             latencies: Some(stats.latencies),
             names,
             link_bytes: r.bytes,
@@ -109,13 +163,13 @@ impl SimResult {
     /// When `task` of the simulated flow graph ended, in ns (NaN for a
     /// task the run did not have).
     pub fn finish(&self, task: TaskId) -> f64 {
-        self.finish.get(task.0).copied().unwrap_or(f64::NAN)
+        self.tasks.get(task.0).map_or(f64::NAN, |t| t.finish)
     }
 
     /// When `task` started (its dependencies ended), in ns (NaN for a task
     /// the run did not have).
     pub fn start(&self, task: TaskId) -> f64 {
-        self.start.get(task.0).copied().unwrap_or(f64::NAN)
+        self.tasks.get(task.0).map_or(f64::NAN, |t| t.start)
     }
 
     /// The events the loop processed (completions, latencies, stale ones).
@@ -132,12 +186,62 @@ impl SimResult {
             .collect()
     }
 
-    /// The time per element in steady state, in ns: for a stream through a
-    /// design, the slope of the exit times over the middle half of the
-    /// exits (fill and drain left out; the makespan over the elements for
-    /// fewer than four); for a flow graph, which is one job, its makespan.
+    /// The time per element, in ns. For a stream through a design that
+    /// reached a steady state ([`SimResult::steady_state`]), the slope of
+    /// the exit times over the middle half of the exits (fill and drain
+    /// left out); for one that did not, the makespan over the elements,
+    /// fill and drain included. Either is never below the capacity bound:
+    /// what the design's work asks of the machine's cores per element. For
+    /// a flow graph, which is one job, its makespan.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // 1000 workers of 100 ns on 4 cores, 1000 elements: all start at
+    /// // once and end together; the exits' slope would be 0. Not steady:
+    /// // the makespan per element, 25 ns, the work over the cores.
+    /// let d = Design::parse("a = 100; tpool[1000](a)")?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 4)).elements(1000).run()?;
+    /// let s = r.steady_state().unwrap();
+    /// assert!(!s.steady);
+    /// assert_eq!((s.in_flight, s.elements_needed, s.bound), (1000, 4004, 25.0));
+    /// assert_eq!(r.time_per_element(), 25.0);
+    /// // Long enough, it is steady, at the bound.
+    /// let r = Simulation::new(&d, &Machine::new(1, 4)).elements(s.elements_needed).run()?;
+    /// assert!(r.steady_state().unwrap().steady);
+    /// assert_eq!(r.time_per_element(), 25.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn time_per_element(&self) -> f64 {
         self.time_per_element
+    }
+
+    /// Whether a design's run reached a steady state: long enough for the
+    /// window measured to lie between the fill and the drain, and its slope
+    /// not below the capacity bound; the elements a steady run needs; the
+    /// slope and the bound. `None` for a flow graph.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // Two stages and 4 places between them: 6 elements in flight at
+    /// // most, 28 needed.
+    /// let d = Design::parse("a = 10; b = 30; pipe(a, b)")?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 2)).elements(20).run()?;
+    /// let s = r.steady_state().unwrap();
+    /// assert_eq!((s.steady, s.in_flight, s.elements_needed), (false, 6, 28));
+    /// assert_eq!(r.time_per_element(), r.makespan() / 20.0); // (40 + 19·30)/20
+    /// let r = Simulation::new(&d, &Machine::new(1, 2)).elements(28).run()?;
+    /// assert_eq!(r.steady_state().unwrap().steady, true);
+    /// assert_eq!(r.time_per_element(), 30.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn steady_state(&self) -> Option<SteadyState> {
+        self.steady
     }
 
     /// The `p`-th percentile (0 to 100) of the elements' latencies (from
@@ -212,16 +316,17 @@ impl SimResult {
                 Some(name) => name.clone(),
                 None => format!("task {task}"),
             };
-            let (pid, name) = match &self.work[task] {
-                Work::Compute { node, .. } => (*node, what),
+            let t = &self.tasks[task];
+            let (pid, name) = match t.work() {
+                Work::Compute { node, .. } => (node, what),
                 Work::Transfer { from, to, bytes } => {
                     (self.nodes + from, format!("{what}: {bytes} B to node {to}"))
                 }
             };
             events.push(json!({
                 "ph": "X", "name": name, "pid": pid, "tid": lane,
-                "ts": self.start[task] / 1e3,
-                "dur": (self.finish[task] - self.start[task]) / 1e3,
+                "ts": t.start / 1e3,
+                "dur": (t.finish - t.start) / 1e3,
             }));
         }
         json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
@@ -230,22 +335,27 @@ impl SimResult {
     /// The row of the Gantt chart of `task` in `lane`: each node's lanes,
     /// then each link's, in order, 64 rows per place at most.
     pub(crate) fn row(&self, task: usize, lane: usize) -> usize {
-        let place = match &self.work[task] {
-            Work::Compute { node, .. } => *node,
-            Work::Transfer { from, .. } => self.nodes + from,
-        };
+        let place = self.place(task);
         place * 64 + lane.min(63)
+    }
+
+    /// The process of `task` in a trace: its node, or `nodes + from` for
+    /// a transfer (the sender's link out).
+    fn place(&self, task: usize) -> usize {
+        let t = &self.tasks[task];
+        if t.is_compute() {
+            t.place()
+        } else {
+            self.nodes + t.place()
+        }
     }
 
     /// A lane for every task, so that tasks in one lane of one process never
     /// overlap: by start time, the free lane that ended first.
     pub(crate) fn lanes(&self) -> Vec<(usize, usize)> {
-        let place = |t: usize| match &self.work[t] {
-            Work::Compute { node, .. } => *node,
-            Work::Transfer { from, .. } => self.nodes + from,
-        };
-        let mut order: Vec<usize> = (0..self.work.len()).collect();
-        order.sort_by(|&a, &b| self.start[a].total_cmp(&self.start[b]).then(a.cmp(&b)));
+        let start = |t: usize| self.tasks[t].start;
+        let mut order: Vec<usize> = (0..self.tasks.len()).collect();
+        order.sort_by(|&a, &b| start(a).total_cmp(&start(b)).then(a.cmp(&b)));
         let mut free: Vec<BinaryHeap<Reverse<(u64, usize)>>> =
             (0..2 * self.nodes).map(|_| BinaryHeap::new()).collect();
         let mut busy: Vec<BinaryHeap<Reverse<(u64, usize)>>> =
@@ -253,8 +363,8 @@ impl SimResult {
         let mut count = vec![0usize; 2 * self.nodes];
         let mut out = Vec::with_capacity(order.len());
         for t in order {
-            let p = place(t);
-            let start = self.start[t].to_bits();
+            let p = self.place(t);
+            let start = self.tasks[t].start.to_bits();
             while let Some(&Reverse((end, lane))) = busy[p].peek() {
                 if end > start {
                     break;
@@ -269,7 +379,7 @@ impl SimResult {
                     count[p] - 1
                 }
             };
-            busy[p].push(Reverse((self.finish[t].to_bits(), lane)));
+            busy[p].push(Reverse((self.tasks[t].finish.to_bits(), lane)));
             out.push((t, lane));
         }
         out

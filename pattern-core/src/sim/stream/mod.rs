@@ -12,7 +12,7 @@ use super::direct::Direct;
 use super::graph::Work;
 use super::plan::{MAX_THREADS, Plan};
 use super::resources::Resources;
-use super::stats::{LatencyHistogram, Slope, marks};
+use super::stats::{Fit, LatencyHistogram, marks};
 use super::template::{Leaf, Template};
 use super::variation::Variation;
 use crate::machine::Machine;
@@ -60,10 +60,9 @@ struct Queue {
 
 /// The queue after a phase: the arrivals, fitted for the phase's time per
 /// element.
-#[derive(Default)]
 struct Phase {
     arrived: usize,
-    fit: Slope,
+    fit: Fit,
 }
 
 struct Thread {
@@ -112,7 +111,13 @@ pub(crate) struct Overheads {
 /// What a stream run measured.
 pub(crate) struct StreamStats {
     pub(crate) makespan: f64,
-    pub(crate) time_per_element: f64,
+    /// The slope of the exits over the window (each phase's added), if
+    /// every window had enough exits.
+    pub(crate) slope: Option<f64>,
+    /// The most elements in flight at once: threads and buffer places.
+    pub(crate) in_flight: usize,
+    /// Each node's work for the elements' steps, in ns at its speed.
+    pub(crate) element_work: Vec<f64>,
     pub(crate) latencies: LatencyHistogram,
     pub(crate) resources: Resources,
     pub(crate) trace: Vec<(Work, usize, f64, f64)>,
@@ -132,6 +137,9 @@ pub(crate) struct Options<'d> {
     pub(crate) direct_together: bool,
     pub(crate) labels: &'d [String],
     pub(crate) trace: bool,
+    /// Durations vary (random or measured): the slope is a least-squares
+    /// line's, not the hull's.
+    pub(crate) random: bool,
     /// The machine's wake-up latency, in ns.
     pub(crate) wake_latency: f64,
     /// The machine's spin, in ns.
@@ -163,7 +171,9 @@ pub(crate) struct Stream<'d> {
     last_left: f64,
     /// The core number of the next thread added.
     next_pin: usize,
-    fit: Slope,
+    fit: Fit,
+    /// Each node's work for the elements' steps so far, in ns at its speed.
+    element_work: Vec<f64>,
     latencies: LatencyHistogram,
     trace: Option<Vec<(Work, usize, f64, f64)>>,
     /// Directly executed steps starting now, run together before the clock
@@ -201,7 +211,10 @@ impl<'d> Stream<'d> {
                     } else {
                         queues.push(Queue {
                             capacity,
-                            phase: phases.then(Phase::default),
+                            phase: phases.then(|| Phase {
+                                arrived: 0,
+                                fit: Fit::new(o.random),
+                            }),
                             ..Queue::default()
                         });
                         queues.len() - 1
@@ -274,7 +287,8 @@ impl<'d> Stream<'d> {
             left: 0,
             last_left: 0.0,
             next_pin: 0,
-            fit: Slope::default(),
+            fit: Fit::new(o.random),
+            element_work: vec![0.0; machine.nodes()],
             latencies: LatencyHistogram::default(),
             trace: o.trace.then(Vec::new),
             together: Vec::new(),
@@ -404,20 +418,32 @@ impl<'d> Stream<'d> {
         // The stream ends when its last element leaves, whatever is still
         // due (a change at a later time, a wake-up that finds nothing).
         let now = self.last_left;
-        let mut time_per_element = self.fit.slope().unwrap_or(now / self.o.elements as f64);
+        let mut slope = self.fit.slope();
         for q in &self.queues {
             if let Some(p) = &q.phase {
-                time_per_element += p.fit.slope().unwrap_or(0.0);
+                slope = slope.zip(p.fit.slope()).map(|(a, b)| a + b);
             }
         }
         self.resources.history.finish(now);
         Ok(StreamStats {
             makespan: now,
-            time_per_element,
+            slope,
+            in_flight: self.in_flight(),
+            element_work: self.element_work,
             latencies: self.latencies,
             resources: self.resources,
             trace: self.trace.unwrap_or_default(),
         })
+    }
+
+    /// The most elements in flight at once: every thread (one element
+    /// each, the workers added during the run counted) and every place of
+    /// a pipeline's buffers (the queues between phases, which hold the
+    /// whole stream, start a phase of their own).
+    fn in_flight(&self) -> usize {
+        (self.queues.iter().skip(2))
+            .filter(|q| q.phase.is_none())
+            .fold(self.threads.len(), |n, q| n.saturating_add(q.capacity))
     }
 
     /// Thread `t` is free: it takes the next item of its input, or waits.
@@ -457,16 +483,25 @@ impl<'d> Stream<'d> {
     }
 
     /// The first item of queue `q`; a place is then free, so the first
-    /// blocked producer puts its item.
+    /// blocked producer puts its item. A queue of no places (a rendezvous)
+    /// holds no item: the first blocked producer hands its own over.
     fn pop(&mut self, q: usize) -> Option<Item> {
-        let item = self.queues[q].items.pop_front();
-        if item.is_some() {
-            if let Some((producer, waiting)) = self.queues[q].blocked.pop_front() {
-                self.queues[q].items.push_back(waiting);
-                self.free.push(producer);
+        let queue = &mut self.queues[q];
+        let item = match queue.items.pop_front() {
+            Some(item) => {
+                if let Some((producer, waiting)) = queue.blocked.pop_front() {
+                    queue.items.push_back(waiting);
+                    self.free.push(producer);
+                }
+                item
             }
-        }
-        item
+            None => {
+                let (producer, item) = queue.blocked.pop_front()?;
+                self.free.push(producer);
+                item
+            }
+        };
+        Some(item)
     }
 
     /// Runs the kernels of the steps that start now at the same time, and
@@ -484,7 +519,8 @@ impl<'d> Stream<'d> {
         for (w, m) in together.iter().zip(measured) {
             let ns = self.o.variation.apply(m.unwrap_or(w.ns));
             for i in 0..w.width {
-                self.resources.compute(w.node + i, w.core, ns, w.id);
+                let alone = self.resources.compute(w.node + i, w.core, ns, w.id);
+                self.element_work[w.node + i] += alone;
             }
         }
     }
@@ -542,11 +578,17 @@ impl<'d> Stream<'d> {
                 let ns = self.o.variation.apply(measured.unwrap_or(ns));
                 self.threads[t].parts[step as usize] = width as u32;
                 for w in 0..width {
-                    self.resources.compute(node + w, pin, ns, id);
+                    let alone = self.resources.compute(node + w, pin, ns, id);
+                    self.element_work[node + w] += alone;
                 }
             }
             Leaf::Transfer { from, to, bytes } => {
                 self.threads[t].parts[step as usize] = 1;
+                if from != to {
+                    let cpu = self.o.cpu_per_byte * bytes;
+                    self.element_work[from] += cpu / self.resources.speed(from);
+                    self.element_work[to] += cpu / self.resources.speed(to);
+                }
                 self.resources
                     .transfer(from, to, pin, bytes, id, &mut self.ended);
             }

@@ -89,7 +89,13 @@ impl Stream<'_> {
             if let Some(item) = self.pop(output) {
                 self.begin(w, item);
             }
-            if queued {
+            // Through a rendezvous the waker's own element went, and the
+            // waker goes on (freed by the pop): after the waker cost too.
+            let handed = !queued && self.free.last() == Some(&t);
+            if handed {
+                self.free.pop();
+            }
+            if queued || handed {
                 self.go_on_after_waking(t);
             }
             return;
