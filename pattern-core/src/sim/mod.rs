@@ -67,6 +67,9 @@ pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
 pub use plan::{MAX_THREADS, Shuffle};
 pub use resources::{MAX_NODES, MAX_UNITS};
+
+/// The most elements [`Simulation::run_steady`] runs a design for.
+pub const MAX_STEADY_ELEMENTS: usize = 1 << 20;
 pub use result::SimResult;
 use std::cell::RefCell;
 use std::fmt;
@@ -373,12 +376,50 @@ impl<'a> Simulation<'a> {
         self
     }
 
+    /// Runs the simulation of a design long enough for its steady state:
+    /// a run too short for it ([`SimResult::steady_state`]) is run again
+    /// with the elements it needs, up to [`MAX_STEADY_ELEMENTS`] (direct
+    /// execution, whose kernels run once per element, is run once). The
+    /// decisions made on simulated times (`explore`) take these.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // 1000 workers on 4 cores: 1000 elements all start at once.
+    /// let d = Design::parse("a = 100; b = 1; pipe(tpool[1000](a), b)")?;
+    /// let four = Machine::new(1, 4);
+    /// let short = Simulation::new(&d, &four).elements(1000).run()?;
+    /// assert!(!short.steady_state().unwrap().steady);
+    /// let long = Simulation::new(&d, &four).elements(1000).run_steady()?;
+    /// assert!(long.steady_state().unwrap().steady);
+    /// assert!((long.time_per_element() - 101.0 / 4.0).abs() < 1e-6);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_steady(&self) -> Result<SimResult, SimError> {
+        let first = self.run()?;
+        let needed = match first.steady_state() {
+            Some(s) if !s.steady && s.elements_needed > self.elements => s.elements_needed,
+            _ => return Ok(first),
+        };
+        if self.direct.is_some() || needed > MAX_STEADY_ELEMENTS {
+            return Ok(first);
+        }
+        self.run_elements(needed)
+    }
+
     /// Runs the simulation. A node or a dependency the graph names that
     /// does not exist, a negative or non-finite duration or size, a
     /// machine out of range, an atom whose model has no value at the
     /// bindings, an unbound count, a pattern the design simulator does not
     /// run yet, or no elements is a [`SimError`].
     pub fn run(&self) -> Result<SimResult, SimError> {
+        self.run_elements(self.elements)
+    }
+
+    /// [`Simulation::run`] with `elements` elements.
+    fn run_elements(&self, elements: usize) -> Result<SimResult, SimError> {
         let variation = variation::Variation::new(self.variation.0, self.variation.1)?;
         if !(self.cpu_per_byte.is_finite() && self.cpu_per_byte >= 0.0) {
             return Err(SimError::InvalidCpuCost {
@@ -394,7 +435,7 @@ impl<'a> Simulation<'a> {
                 self.changes.clone(),
             )?
             .run(self.machine),
-            Source::Design(design) => self.run_design(design, variation),
+            Source::Design(design) => self.run_design(design, variation, elements),
         }
     }
 
@@ -402,6 +443,7 @@ impl<'a> Simulation<'a> {
         &self,
         design: &Design,
         variation: variation::Variation,
+        elements: usize,
     ) -> Result<SimResult, SimError> {
         let positive = |what, value: usize| {
             if value == 0 {
@@ -414,7 +456,7 @@ impl<'a> Simulation<'a> {
                 Ok(())
             }
         };
-        positive("the number of elements", self.elements)?;
+        positive("the number of elements", elements)?;
         if let Some(k) = self.measure_first {
             positive("the calls measured", k)?;
         }
@@ -437,7 +479,7 @@ impl<'a> Simulation<'a> {
         let mut direct = self.direct.as_ref().map(|d| d.borrow_mut());
         let waits = *self.machine.waiting_costs();
         let options = stream::Options {
-            elements: self.elements,
+            elements: elements,
             buffer: self.buffer,
             variation,
             overheads: stream::Overheads {
@@ -468,16 +510,16 @@ impl<'a> Simulation<'a> {
         };
         // Varied or measured durations: the work the steps did.
         let bound = if random {
-            bound::measured_bound(&stats.element_work, self.elements, &cx)
+            bound::measured_bound(&stats.element_work, elements, &cx)
         } else {
             bound::capacity_bound(&plan, &cx)
         };
-        let steady = SteadyState::judge(self.elements, stats.in_flight, stats.slope, bound);
+        let steady = SteadyState::judge(elements, stats.in_flight, stats.slope, bound);
         Ok(SimResult::of_stream(
             self.machine,
             stats,
             steady,
-            self.elements,
+            elements,
             &labels,
         ))
     }

@@ -298,7 +298,7 @@ impl Pricing {
             Pricing::Simulation(s) => crate::sim::Simulation::new(design, &s.machine)
                 .at(at)
                 .elements(s.elements)
-                .run()?
+                .run_steady()?
                 .time_per_element(),
         })
     }

@@ -173,7 +173,8 @@ impl TimeModel for QueueingTime<'_> {
 
 /// The discrete-event simulation of a stream of elements through the design
 /// ([`Simulation::new`]) with the counts bound: its steady-state time per
-/// element. A finite run's measured slope may fall below the operators'
+/// element, a run too short for its steady state run again with the
+/// elements it needs ([`Simulation::run_steady`]). A finite run's measured slope may fall below the operators'
 /// model, so the search enumerates every feasible allocation.
 #[derive(Clone, Debug)]
 pub struct SimulationTime<'d> {
@@ -219,7 +220,7 @@ impl TimeModel for SimulationTime<'_> {
             .at(&at)
             .elements(self.elements)
             .buffer(self.buffer)
-            .run()?;
+            .run_steady()?;
         Ok(run.time_per_element())
     }
 }

@@ -113,7 +113,8 @@ impl<'a> ThreadSweep<'a> {
     }
 
     /// Also simulate a stream of `elements` elements on the machine at
-    /// each count.
+    /// each count (more where a count needs them for its steady state,
+    /// [`Simulation::run_steady`]).
     pub fn simulate(mut self, elements: usize) -> Self {
         self.simulation = Some(elements);
         self
@@ -166,7 +167,7 @@ impl<'a> ThreadSweep<'a> {
                         let run = Simulation::new(self.design, &self.machine)
                             .at(&bindings)
                             .elements(elements)
-                            .run()
+                            .run_steady()
                             .map_err(|source| SweepError::Simulation { count, source })?;
                         Some(finite("simulation", run.time_per_element())?)
                     }
