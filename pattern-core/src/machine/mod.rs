@@ -457,11 +457,11 @@ impl Machine {
                 Sharing::EqualShare => "equal shares",
             };
             let shape = match n.topology {
-                Topology::Star => "star".to_string(),
+                Topology::Star => "star network".to_string(),
                 Topology::Racks(r) => format!("racks of {} nodes", r.nodes_per_rack),
             };
             s += &format!(
-                ", {shape} network ({} ns, {} bytes/ns, {sharing})",
+                ", {shape} ({} ns, {} bytes/ns, {sharing})",
                 short(n.latency_ns),
                 short(n.bandwidth_bytes_per_ns)
             );
