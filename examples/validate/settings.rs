@@ -120,21 +120,21 @@ pub struct Settings {
     pub fitter: Fitter,
     /// How long a thread woken on a busy core waits before it runs, which
     /// the simulations give their platform
-    /// ([`Platform::wake_latency`](pattern_core::sim::Platform::wake_latency)):
+    /// ([`Waiting::wake_latency_ns`](pattern_core::machine::Waiting::wake_latency_ns)):
     /// measured at the start of a pinned run ([`crate::wake`]), zero
     /// otherwise.
     pub wake_latency: Duration,
     /// How long a thread waiting on the executor's channel polls before
-    /// it sleeps ([`Platform::spin`](pattern_core::sim::Platform::spin)),
+    /// it sleeps ([`Waiting::spin_ns`](pattern_core::machine::Waiting::spin_ns)),
     /// measured with the latency; `None`: forever (the simulator's
     /// default, first come first served among the threads that can run).
     pub wait_spin: Option<Duration>,
     /// What a wake-up that finds nothing costs the thread busy on its core
-    /// ([`Platform::wake_cost`](pattern_core::sim::Platform::wake_cost)),
+    /// ([`Waiting::wake_cost_ns`](pattern_core::machine::Waiting::wake_cost_ns)),
     /// measured with the latency; zero otherwise.
     pub wake_cost: Duration,
     /// What waking a thread asleep on a free core costs the waker
-    /// ([`Platform::waker_cost`](pattern_core::sim::Platform::waker_cost)),
+    /// ([`Waiting::waker_cost_ns`](pattern_core::machine::Waiting::waker_cost_ns)),
     /// measured with the latency; zero otherwise.
     pub waker_cost: Duration,
 }

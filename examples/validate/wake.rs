@@ -1,9 +1,9 @@
 //! How threads wait on this machine, for the simulation's platform: the
-//! wake-up latency on a busy core (`Platform::wake_latency`), how long a
+//! wake-up latency on a busy core (`Waiting::wake_latency_ns`), how long a
 //! receiver blocked on the executor's channel polls before it sleeps
-//! (`Platform::spin`), what a wake-up costs the thread busy on the woken
-//! one's core (`Platform::wake_cost`), and what waking a thread asleep on
-//! a free core costs the waker (`Platform::waker_cost`). Each is measured
+//! (`Waiting::spin_ns`), what a wake-up costs the thread busy on the woken
+//! one's core (`Waiting::wake_cost_ns`), and what waking a thread asleep on
+//! a free core costs the waker (`Waiting::waker_cost_ns`). Each is measured
 //! with the executor's channel (crossbeam's bounded channel, received as
 //! the executor does when its threads outnumber the cores: blocking at
 //! once).

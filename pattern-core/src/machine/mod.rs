@@ -106,8 +106,21 @@ impl Machine {
     /// network with no latency and a byte per ns on each link, shared
     /// max-min; waiting is free.
     pub fn new(nodes: usize, cores: usize) -> Machine {
+        Machine::of(Node::new(cores).count(nodes))
+    }
+
+    /// The nodes of `node` (its count of them) alone, on a star network
+    /// with no latency and a byte per ns; then [`Machine::node`] for more.
+    ///
+    /// ```
+    /// use pattern_core::machine::{Machine, Node};
+    ///
+    /// let m = Machine::of(Node::new(16).speed(2.0)).node(Node::new(8).count(3));
+    /// assert_eq!((m.nodes(), m.cores(), m.node_speed(0)), (4, 40, 2.0));
+    /// ```
+    pub fn of(node: Node) -> Machine {
         Machine {
-            nodes: vec![Node::new(cores).count(nodes)],
+            nodes: vec![node],
             network: Network::default(),
             waiting: None,
             profile: None,
