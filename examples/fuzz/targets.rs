@@ -361,14 +361,15 @@ fn run_machine(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
         graph.transfer(from, to, rng.random_range(0.0..100.0), &[step]);
     }
     if let Ok(r) = Simulation::graph(&graph, &machine).run() {
-        if !(r.makespan() >= 0.0) {
+        if r.makespan().is_nan() || r.makespan() < 0.0 {
             return Err(format!("a makespan of {}", r.makespan()));
         }
     }
     let design =
         Design::parse("a = 10; b = 30; pipe(a, tpool[3](b))").map_err(|e| e.to_string())?;
     if let Ok(p) = design.queueing(&machine, &[]) {
-        if !(p.time_per_element >= 30.0 / 3.0 * (1.0 - 1e-9) / machine.node_speed(0)) {
+        let bound = 30.0 / 3.0 * (1.0 - 1e-9) / machine.node_speed(0);
+        if p.time_per_element.is_nan() || p.time_per_element < bound {
             return Err(format!(
                 "a queueing time of {} below the pool's bound",
                 p.time_per_element

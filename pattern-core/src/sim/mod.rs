@@ -479,7 +479,7 @@ impl<'a> Simulation<'a> {
         let mut direct = self.direct.as_ref().map(|d| d.borrow_mut());
         let waits = *self.machine.waiting_costs();
         let options = stream::Options {
-            elements: elements,
+            elements,
             buffer: self.buffer,
             variation,
             overheads: stream::Overheads {
