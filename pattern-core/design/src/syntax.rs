@@ -5,8 +5,9 @@
 
 use crate::error::DesignErrorKind;
 
-/// At most this many levels of nested calls: the parser recurses once per
-/// level (chains of `pipe(a, b, ..)` are flat and have no limit).
+/// At most this many levels of nested patterns around an atom: the parser
+/// recurses once per level (chains of `pipe(a, b, ..)` are flat and have no
+/// limit).
 pub const MAX_DEPTH: usize = 200;
 
 /// `name = model;` as written.
@@ -236,7 +237,8 @@ impl<'a> Reader<'a> {
     }
 
     fn term(&mut self) -> Result<Syn, SyntaxError> {
-        if self.depth >= MAX_DEPTH {
+        // `depth` patterns enclose this term: past MAX_DEPTH of them, refuse.
+        if self.depth > MAX_DEPTH {
             let (_, at) = self.peek();
             return Err((
                 DesignErrorKind::Syntax {
@@ -367,6 +369,22 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `levels` pools nested around one atom.
+    fn pools(levels: usize) -> String {
+        format!("a = x; {}a{}", "tpool[1](".repeat(levels), ")".repeat(levels))
+    }
+
+    /// The limit the docs state is the limit enforced: 200 nested patterns
+    /// read, 201 do not, and the error points inside the 201st.
+    #[test]
+    fn nesting_limit_is_max_depth_patterns() {
+        assert!(read(&pools(MAX_DEPTH)).is_ok());
+        let (kind, at) = read(&pools(MAX_DEPTH + 1)).unwrap_err();
+        assert!(kind.to_string().contains("at most 200 levels"), "{kind}");
+        // Just past the 201st `tpool[1](`.
+        assert_eq!(at, "a = x; ".len() + (MAX_DEPTH + 1) * "tpool[1](".len());
+    }
 
     #[test]
     fn shapes_with_offsets() {
