@@ -7,16 +7,18 @@
 
 use super::error::{CliError, excerpt};
 use super::output::{Report, Text, json_num, num};
-use pattern_core::fit::extrap_io::{Experiment, Series};
-use pattern_core::fit::{Aggregate, Fit, Fitter, stats};
+use super::read_text;
+use pattern_core::fit::extrap_io::{Experiment, Series, is_json_path};
+use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, stats};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::path::PathBuf;
 
 /// The options of `pattern fit`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Files ending in .json or .jsonl are read as Extra-P's JSON formats, \
-    others as its text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
+    after_help = "Files ending in .json or .jsonl (in any case) are read as Extra-P's JSON formats, \
+    others as its text format; standard input (`-`) as JSON if it starts with `{`.\n\nExample:\n  pattern fit examples/data/kernels.txt"
 )]
 pub struct FitArgs {
     /// The measurements: an Extra-P text, JSON or JSON Lines file.
@@ -35,25 +37,49 @@ pub struct FitArgs {
     /// squares, the mean, no noise test.
     #[arg(long, conflicts_with = "mean")]
     pub extrap_compatible: bool,
+    /// Fit series with negative values (differences, offsets); times and
+    /// counts cannot be negative, so they are refused by default.
+    #[arg(long)]
+    pub allow_negative: bool,
+}
+
+/// The experiment in `path` (`-`: standard input), its errors with the
+/// line at fault.
+fn read_experiment(path: &Path) -> Result<Experiment, CliError> {
+    let text = read_text(path)?;
+    let read = if path.as_os_str() == "-" {
+        Experiment::read_any(&text)
+    } else if is_json_path(path) {
+        Experiment::read_json(&text)
+    } else {
+        Experiment::read_text(&text)
+    };
+    read.map_err(|source| {
+        let shown = source
+            .position()
+            .map(|(line, column)| excerpt(&text, line, column))
+            .unwrap_or_default();
+        CliError::Extrap {
+            path: path.display().to_string(),
+            source,
+            excerpt: shown,
+        }
+    })
+}
+
+/// A series' fit error as the command line says it: the flag that allows
+/// negative values named.
+fn fit_error(e: &FitError) -> String {
+    match e {
+        FitError::NegativeValue { .. } => format!("{e}; give --allow-negative to fit them"),
+        other => other.to_string(),
+    }
 }
 
 /// Runs `pattern fit`.
 pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     let path = args.data.display().to_string();
-    let experiment = Experiment::read_file(&args.data).map_err(|source| {
-        let shown = source
-            .position()
-            .and_then(|(line, column)| {
-                let text = std::fs::read_to_string(&args.data).ok()?;
-                Some(excerpt(&text, line, column))
-            })
-            .unwrap_or_default();
-        CliError::Extrap {
-            path: path.clone(),
-            source,
-            excerpt: shown,
-        }
-    })?;
+    let experiment = read_experiment(&args.data)?;
     let chosen: Vec<&Series> = experiment
         .series
         .iter()
@@ -84,7 +110,8 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         Fitter::default().aggregate(Aggregate::Mean)
     } else {
         Fitter::default()
-    };
+    }
+    .allow_negative_values(args.allow_negative);
     let mut text = Text::default();
     let mut series_json = Vec::new();
     let mut failed = 0;
@@ -104,8 +131,9 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
             }
             Err(e) => {
                 failed += 1;
-                text.line(format!("    no model: {e}"));
-                json!({"error": e.to_string()})
+                let message = fit_error(e);
+                text.line(format!("    no model: {message}"));
+                json!({"error": message})
             }
         };
         series_json.push(json!({

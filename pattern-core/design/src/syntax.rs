@@ -372,7 +372,11 @@ mod tests {
 
     /// `levels` pools nested around one atom.
     fn pools(levels: usize) -> String {
-        format!("a = x; {}a{}", "tpool[1](".repeat(levels), ")".repeat(levels))
+        format!(
+            "a = x; {}a{}",
+            "tpool[1](".repeat(levels),
+            ")".repeat(levels)
+        )
     }
 
     /// The limit the docs state is the limit enforced: 200 nested patterns

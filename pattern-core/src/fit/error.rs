@@ -53,15 +53,38 @@ pub enum FitError {
         value: f64,
     },
     /// A measured value is negative (see
-    /// [`super::Fitter::allow_negative_values`]).
-    #[error(
-        "point {index}: negative value {value} (times and counts cannot be negative; allow them with Fitter::allow_negative_values)"
-    )]
+    /// [`super::Fitter::allow_negative_values`], which allows them).
+    #[error("point {index}: negative value {value} (times and counts cannot be negative)")]
     NegativeValue {
         /// Index of the point in the input.
         index: usize,
         /// The value.
         value: f64,
+    },
+    /// Too few points along every line of a parameter: the points vary it
+    /// only together with others (a diagonal design), so no
+    /// single-parameter model of it can be fitted.
+    #[error(
+        "the points vary all parameters at once: `{param}` takes {distinct} values, but at most {along} of them with the other parameters fixed (each parameter needs 3 points, 5 recommended, where only it changes)"
+    )]
+    NotAlongLines {
+        /// The parameter.
+        param: String,
+        /// Its distinct values over all points.
+        distinct: usize,
+        /// The most points on one line along it (the others fixed).
+        along: usize,
+    },
+    /// Values so large that the fit's arithmetic overflows: a coefficient
+    /// or the residual sum of squares is not finite.
+    #[error(
+        "the values overflow the fit (the largest is {largest:e}; its residual sum of squares is {rss}): rescale them, e.g. to a larger unit"
+    )]
+    Overflow {
+        /// The largest value in magnitude.
+        largest: f64,
+        /// The residual sum of squares of the model chosen.
+        rss: f64,
     },
     /// The parameter names are empty or repeated.
     #[error("invalid parameter names: {0}")]

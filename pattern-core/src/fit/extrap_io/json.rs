@@ -106,11 +106,19 @@ impl NewJson {
                     let c = p.point.into_vec();
                     if c.len() != ex.parameters.len() {
                         return Err(ExtrapError::Invalid(format!(
-                            "point {c:?} of `{region}`/`{metric}` does not have {} coordinates",
+                            "point {} of `{region}`/`{metric}` does not have {} coordinates",
+                            coordinate_text(&c),
                             ex.parameters.len()
                         )));
                     }
-                    filler.add(&region, &metric, &c, &p.values.into_vec());
+                    let values = p.values.into_vec();
+                    if values.is_empty() {
+                        return Err(ExtrapError::Invalid(format!(
+                            "point {} of `{region}`/`{metric}` has no values",
+                            coordinate_text(&c)
+                        )));
+                    }
+                    filler.add(&region, &metric, &c, &values);
                 }
             }
         }
@@ -192,6 +200,7 @@ impl LegacyJson {
         let metrics: std::collections::HashMap<_, _> =
             self.metrics.iter().rev().map(|n| (n.id, n)).collect();
         let mut filler = SeriesFiller::default();
+        let mut measured = std::collections::HashSet::new();
         for m in &self.measurements {
             let region = name_of(&callpaths, m.callpath_id, "callpath")?;
             let metric = name_of(&metrics, m.metric_id, "metric")?;
@@ -199,10 +208,23 @@ impl LegacyJson {
                 ExtrapError::Invalid(format!("unknown coordinate id {}", m.coordinate_id))
             })?;
             filler.add(&region, &metric, c, &[m.value]);
+            measured.insert(m.coordinate_id);
+        }
+        // A coordinate no measurement names would vanish from the fit.
+        if let Some(id) = coordinates.keys().find(|id| !measured.contains(*id)) {
+            return Err(ExtrapError::Invalid(format!(
+                "coordinate {id} has no measurements"
+            )));
         }
         ex.series = filler.into_series();
         Ok(ex)
     }
+}
+
+/// A coordinate as the files write it, `[1024, 4]`.
+fn coordinate_text(c: &[f64]) -> String {
+    let parts: Vec<String> = c.iter().map(f64::to_string).collect();
+    format!("[{}]", parts.join(", "))
 }
 
 /// A JSON object read as `(key, number)` pairs in document order (parameter
@@ -331,6 +353,36 @@ mod tests {
         let e = Experiment::read_json("[1, 2").unwrap_err();
         assert!(matches!(e, ExtrapError::Json { line: 1, .. }), "{e}");
         let e = Experiment::read_json(r#"{"parameters": ["x", "y"], "measurements": {"r": {"m": [{"point": [1], "values": [1]}]}}}"#).unwrap_err();
-        assert!(e.to_string().contains("does not have 2 coordinates"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "invalid experiment: point [1] of `r`/`m` does not have 2 coordinates"
+        );
+    }
+
+    /// A coordinate without measurements is refused, not dropped.
+    #[test]
+    fn coordinates_without_values_are_refused() {
+        let e = Experiment::read_json(
+            r#"{"parameters": ["x"], "measurements": {"r": {"m": [
+            {"point": [1], "values": [1]}, {"point": [2], "values": []}]}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid experiment: point [2] of `r`/`m` has no values"
+        );
+        let legacy = r#"{
+          "parameters": [{"id": 1, "name": "p"}],
+          "callpaths": [{"id": 1, "name": "main"}],
+          "metrics": [{"id": 1, "name": "time"}],
+          "coordinates": [
+              {"id": 1, "parameter_value_pairs": [{"parameter_id": 1, "parameter_value": 4}]},
+              {"id": 2, "parameter_value_pairs": [{"parameter_id": 1, "parameter_value": 8}]}],
+          "measurements": [{"coordinate_id": 1, "callpath_id": 1, "metric_id": 1, "value": 7.5}]}"#;
+        let e = Experiment::read_json(legacy).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid experiment: coordinate 2 has no measurements"
+        );
     }
 }

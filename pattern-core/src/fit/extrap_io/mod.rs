@@ -35,18 +35,37 @@ use std::path::Path;
 pub use experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, Point, Series};
 
 impl Experiment {
-    /// Reads a file: JSON (`.json`, `.jsonl`) or text (anything else).
+    /// Reads a file: JSON (`.json`, `.jsonl`, in any case: Extra-P's own
+    /// test files end in `.JSON`) or text (anything else).
     pub fn read_file(path: impl AsRef<Path>) -> Result<Experiment, ExtrapError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ExtrapError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("json" | "jsonl") => Experiment::read_json(&text),
-            _ => Experiment::read_text(&text),
+        if is_json_path(path) {
+            Experiment::read_json(&text)
+        } else {
+            Experiment::read_text(&text)
         }
     }
+
+    /// Reads a text whose name tells nothing (standard input): JSON if it
+    /// starts with `{`, Extra-P's text format otherwise.
+    pub fn read_any(text: &str) -> Result<Experiment, ExtrapError> {
+        if text.trim_start().starts_with('{') {
+            Experiment::read_json(text)
+        } else {
+            Experiment::read_text(text)
+        }
+    }
+}
+
+/// Whether `path` names a JSON file: `.json` or `.jsonl`, in any case.
+pub fn is_json_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("jsonl"))
 }
 
 #[cfg(test)]
@@ -68,12 +87,42 @@ DATA 4
 DATA 5 5.5 6
 METRIC visits
 DATA 10
+DATA 20
+DATA 30
+DATA 40
+DATA 50
 ";
 
     #[test]
+    fn json_is_told_by_extension_in_any_case_or_by_its_first_character() {
+        for (name, json) in [
+            ("a.json", true),
+            ("a.JSON", true),
+            ("a.JsonL", true),
+            ("a.txt", false),
+            ("json", false),
+        ] {
+            assert_eq!(is_json_path(Path::new(name)), json, "{name}");
+        }
+        let dir = std::env::temp_dir().join(format!("extrap-case-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("input.JSON");
+        let doc = r#"{"parameters": ["x"], "measurements": {"r": {"m": [{"point": [1], "values": [2]}]}}}"#;
+        std::fs::write(&path, doc).unwrap();
+        let ex = Experiment::read_file(&path).unwrap();
+        assert_eq!(ex.series("r", "m").unwrap().points[0].values, [2.0]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(Experiment::read_any(&format!("  {doc}")).unwrap(), ex);
+        let text = Experiment::read_any("PARAMETER x\nPOINTS 1\nREGION r\nMETRIC m\nDATA 2\n");
+        assert_eq!(text.unwrap(), ex);
+    }
+
+    #[test]
     fn text_and_json_round_trip() {
-        let ex = Experiment::read_text(TWO_PARAMS).unwrap();
+        let mut ex = Experiment::read_text(TWO_PARAMS).unwrap();
+        assert!(ex.to_text().is_ok());
         // Not writable: the metrics cover different points.
+        ex.add("main", "visits", &[16.0, 1000.0], &[60.0]);
         assert!(matches!(ex.to_text(), Err(ExtrapError::Unwritable(_))));
         let mut ex = Experiment::new(&["x", "n"]);
         for (x, n, v) in [(1.0, 2.0, 3.5), (2.0, 2.0, 1e-7), (4.0, 2.0, 123456789.0)] {

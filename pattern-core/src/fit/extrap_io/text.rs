@@ -16,9 +16,9 @@ impl Experiment {
         let mut coordinates: Vec<Vec<f64>> = Vec::new();
         let mut region = DEFAULT_REGION.to_string();
         let mut metric = DEFAULT_METRIC.to_string();
-        let mut next_point = 0;
         let mut any_data = false;
         let mut filler = SeriesFiller::default();
+        let mut block = Block::default();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
             let line = raw.trim();
@@ -57,12 +57,13 @@ impl Experiment {
                     if value.is_empty() {
                         return Err(at(field, format!("{field} without a name")));
                     }
+                    block.close(coordinates.len(), &region, &metric)?;
                     if field == "REGION" {
                         region = value.to_string();
                     } else {
                         metric = value.to_string();
                     }
-                    next_point = 0;
+                    block = Block::default();
                 }
                 "DATA" => {
                     let values = value
@@ -75,7 +76,7 @@ impl Experiment {
                     if values.is_empty() {
                         return Err(at(field, "DATA without values".into()));
                     }
-                    let Some(c) = coordinates.get(next_point) else {
+                    let Some(c) = coordinates.get(block.lines) else {
                         return Err(at(
                             field,
                             format!(
@@ -85,7 +86,10 @@ impl Experiment {
                         ));
                     };
                     filler.add(&region, &metric, c, &values);
-                    next_point += 1;
+                    block
+                        .first_data
+                        .get_or_insert((line_no, column_of(raw, field)));
+                    block.lines += 1;
                     any_data = true;
                 }
                 other => {
@@ -101,6 +105,7 @@ impl Experiment {
         if ex.parameters.is_empty() {
             return Err(ExtrapError::Invalid("no PARAMETER line".into()));
         }
+        block.close(coordinates.len(), &region, &metric)?;
         if !any_data {
             return Err(ExtrapError::Invalid("no DATA line".into()));
         }
@@ -145,6 +150,35 @@ impl Experiment {
             }
         }
         Ok(out)
+    }
+}
+
+/// The `DATA` lines since the last `REGION` or `METRIC` line: one for each
+/// point of `POINTS`, or none.
+#[derive(Default)]
+struct Block {
+    /// How many.
+    lines: usize,
+    /// Line and column of the first.
+    first_data: Option<(usize, usize)>,
+}
+
+impl Block {
+    /// An error unless the block has a line for each of the `points`, or
+    /// none (a `REGION` line followed by its first `METRIC`): fewer would
+    /// put the values on the wrong points.
+    fn close(&self, points: usize, region: &str, metric: &str) -> Result<(), ExtrapError> {
+        match self.first_data {
+            Some((line, column)) if self.lines != points => Err(ExtrapError::syntax(
+                line,
+                column,
+                format!(
+                    "region `{region}`, metric `{metric}` has {} DATA lines from here, but POINTS has {points} points (one DATA line for each point, in order)",
+                    self.lines
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -224,13 +258,23 @@ mod tests {
         assert_eq!(time.points[4].coordinate, [4.0, 2000.0]);
         assert_eq!(time.points[4].values, [5.0, 5.5, 6.0]);
         let visits = ex.series("main", "visits").unwrap();
-        assert_eq!(visits.points.len(), 1);
+        assert_eq!(visits.points.len(), 5);
+        assert_eq!(visits.points[4].values, [50.0]);
         assert_eq!(time.points_multi().len(), 8);
     }
 
     #[test]
     fn text_errors_have_line_numbers() {
         let err = |t: &str| Experiment::read_text(t).unwrap_err().to_string();
+        // Fewer DATA lines than points: refused, not put on the first points.
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1 2 3 4 5\nDATA 1\nDATA 2\nDATA 3\nDATA 4\n"),
+            "line 3, column 1: region `<root>`, metric `<default>` has 4 DATA lines from here, but POINTS has 5 points (one DATA line for each point, in order)"
+        );
+        assert_eq!(
+            err("PARAMETER x\nPOINTS 1 2\nREGION r\nMETRIC a\nDATA 1\nMETRIC b\nDATA 1\nDATA 2\n"),
+            "line 5, column 1: region `r`, metric `a` has 1 DATA lines from here, but POINTS has 2 points (one DATA line for each point, in order)"
+        );
         assert_eq!(
             err("PARAMETER x\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n"),
             "line 5, column 1: more DATA lines than POINTS (2) for region `<root>`, metric `<default>`"

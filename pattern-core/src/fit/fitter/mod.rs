@@ -41,7 +41,7 @@ impl Fitter {
         )?;
         let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
         let single = self.fit_line(&self.var, &xs, &data.values, data.errors.as_deref())?;
-        Ok(single.into_fit(&self.var, xs, data.values))
+        finite(single.into_fit(&self.var, xs, data.values))
     }
 
     /// Fits a model in several parameters, like Extra-P's multi-parameter
@@ -98,8 +98,78 @@ impl Fitter {
         if names.len() == 1 {
             let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
             let single = self.fit_line(&names[0], &xs, &data.values, data.errors.as_deref())?;
-            return Ok(single.into_fit(&names[0], xs, data.values));
+            return finite(single.into_fit(&names[0], xs, data.values));
         }
-        multi::fit(self, &names, data)
+        finite(multi::fit(self, &names, data)?)
+    }
+}
+
+/// The fit, or [`FitError::Overflow`] where values near `f64::MAX` made its
+/// coefficients or its residuals overflow: a model `1e999` is no model.
+fn finite(fit: Fit) -> Result<Fit, FitError> {
+    let coefficients =
+        std::iter::once(fit.constant()).chain(fit.terms().iter().map(|t| t.coefficient));
+    let rss = fit.stats().rss;
+    if rss.is_finite() && coefficients.into_iter().all(f64::is_finite) {
+        return Ok(fit);
+    }
+    let largest = fit
+        .points()
+        .iter()
+        .map(|(_, y)| y.abs())
+        .fold(0.0, f64::max);
+    Err(FitError::Overflow { largest, rss })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values near `f64::MAX` overflow the residuals: an error, not `1e999`.
+    #[test]
+    fn overflowing_values_are_an_error() {
+        let points = [
+            (1.0, 1e300),
+            (2.0, 1e305),
+            (3.0, 1e307),
+            (4.0, 1.5e308),
+            (5.0, 1.7e308),
+        ];
+        match Fitter::default().fit(&points) {
+            Err(FitError::Overflow { largest, rss }) => {
+                assert_eq!(largest, 1.7e308);
+                assert!(!rss.is_finite());
+            }
+            other => panic!("{other:?}"),
+        }
+        // The same shape, scaled down, fits.
+        let scaled: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x, y * 1e-300)).collect();
+        assert!(Fitter::default().fit(&scaled).is_ok());
+    }
+
+    /// Points on the diagonal vary every parameter at once: the error says
+    /// so instead of counting one value of `p`.
+    #[test]
+    fn a_diagonal_design_is_named() {
+        let points: Vec<([f64; 2], f64)> = (1..=5).map(|i| ([i as f64; 2], i as f64)).collect();
+        let e = Fitter::default()
+            .fit_multi(&["p", "n"], &points)
+            .unwrap_err();
+        assert_eq!(
+            e,
+            FitError::NotAlongLines {
+                param: "p".into(),
+                distinct: 5,
+                along: 1
+            }
+        );
+        assert!(
+            e.to_string()
+                .starts_with("the points vary all parameters at once")
+        );
+        // Too few values at all is still counted as such.
+        let two: Vec<([f64; 2], f64)> = (1..=2).map(|i| ([i as f64, 1.0], 1.0)).collect();
+        let e = Fitter::default().fit_multi(&["p", "n"], &two).unwrap_err();
+        assert!(matches!(e, FitError::TooFewPoints { .. }), "{e}");
     }
 }

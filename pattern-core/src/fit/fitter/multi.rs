@@ -94,6 +94,29 @@ fn line_along(data: &Data, p: usize) -> (Vec<f64>, Vec<f64>) {
     (xs, sums)
 }
 
+/// [`FitError::NotAlongLines`] when the longest line along parameter `p`
+/// has too few points for a model although `p` takes enough values: the
+/// points vary it only together with the others.
+fn check_line(data: &Data, p: usize, name: &str, along: usize) -> Result<(), FitError> {
+    // A hypothesis has two coefficients; cross-validation needs one more.
+    const NEEDED: usize = 3;
+    if along >= NEEDED {
+        return Ok(());
+    }
+    let mut values: Vec<u64> = data.coords.iter().map(|c| c[p].to_bits()).collect();
+    values.sort_unstable();
+    values.dedup();
+    if values.len() < NEEDED {
+        // Too few values at all: the single-parameter fit says so.
+        return Ok(());
+    }
+    Err(FitError::NotAlongLines {
+        param: name.to_string(),
+        distinct: values.len(),
+        along,
+    })
+}
+
 /// A scored structure: its monomials (sets of parameter positions) and their
 /// columns at the points.
 struct Candidate {
@@ -109,6 +132,7 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
     let mut leading: Vec<(usize, TermClass)> = Vec::new();
     for (p, name) in names.iter().enumerate() {
         let (xs, ys) = line_along(&data, p);
+        check_line(&data, p, name, xs.len())?;
         let single = fitter.fit_line(name, &xs, &ys, None)?;
         evaluated += single.evaluated;
         log_terms_dropped |= single.log_terms_dropped;
