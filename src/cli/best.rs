@@ -5,10 +5,12 @@
 //! sizes and the one robust choice.
 
 use super::args::{self, Point, Range};
-use super::error::CliError;
+use super::error::{CliError, DEFAULT_ELEMENTS};
 use super::machine::MachineArgs;
+use super::names::Known;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
 use super::{progress, read_design};
+use pattern_core::Design;
 use pattern_core::explore::allocation::{
     Allocation, AllocationError, Allocator, DEFAULT_MAX_STEPS, GreedyRule, SizePlan, greedy_gap,
 };
@@ -16,9 +18,6 @@ use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::Axis;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-
-/// The largest count: beyond 2^53 a float is no exact integer.
-const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// The steps of a search under the simulator unless --max-steps says
 /// otherwise: each is a simulation, and every feasible allocation is one.
@@ -62,7 +61,7 @@ pub struct BestArgs {
     #[arg(long)]
     pub simulate: bool,
     /// Elements of each simulated stream (with --simulate).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = DEFAULT_ELEMENTS)]
     pub elements: usize,
     /// Stop after this many steps of the search (evaluations and
     /// branches) with an error instead of running on [default: 50000000,
@@ -78,7 +77,8 @@ pub struct BestArgs {
 /// Runs `pattern best`.
 pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
-    let at = args.at.clone().unwrap_or_default();
+    let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
+    check_options(args, &design, &at)?;
     let on = args.machine.for_budget(&design, args.budget)?;
     let mut allocator = Allocator::new(&design, args.budget);
     if args.machine.given() {
@@ -92,12 +92,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let (fixed, free): (Vec<_>, Vec<_>) = at.0.into_iter().partition(|(n, _)| names.contains(n));
     let at = Point(free);
     for (name, value) in fixed {
-        if value.fract() != 0.0 || !(1.0..=MAX_EXACT).contains(&value) {
-            return Err(CliError::Invalid(format!(
-                "--at {name}={value}: a count is a whole number from 1 to 2^53"
-            )));
-        }
-        // A whole number in range: exact.
+        // Checked with the point: a whole number from 1 to 2^53, exact.
         let count = value as u64;
         allocator = allocator.range(&name, count..=count);
     }
@@ -134,6 +129,41 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         None => at_point(allocator, &at, &mut text, &mut json)?,
     }
     Ok(Report { text: text.0, json })
+}
+
+/// The options that name the design's variables and counts checked, and
+/// none given where it would be ignored.
+fn check_options(args: &BestArgs, design: &Design, at: &Point) -> Result<(), CliError> {
+    let known = Known::of(&[design]);
+    for r in args.range.iter().flatten() {
+        known.check_count("--range", &r.var)?;
+        if at.0.iter().any(|(n, _)| *n == r.var) {
+            return Err(CliError::Invalid(format!(
+                "--range {0} and --at {0}=..: a count is either fixed or searched, give one",
+                r.var
+            )));
+        }
+    }
+    if let Some(sizes) = &args.sizes {
+        let (variable, _) =
+            args::named_axis(sizes).map_err(|e| CliError::Invalid(format!("--sizes: {e}")))?;
+        known.check_name("--sizes", &variable)?;
+        if known.is_count(&variable) {
+            return Err(CliError::Invalid(format!(
+                "--sizes {variable}: `{variable}` is a count, which the search chooses; give a size such as `x`"
+            )));
+        }
+        if at.0.iter().any(|(n, _)| *n == variable) {
+            return Err(CliError::Invalid(format!(
+                "--sizes {variable}=.. and --at {variable}=..: the sizes give `{variable}`, drop it from --at"
+            )));
+        }
+    }
+    CliError::refuse_unused(
+        args.elements != DEFAULT_ELEMENTS && !args.simulate,
+        "--elements",
+        "--simulate",
+    )
 }
 
 /// The work is long: the simulation, or many sizes.

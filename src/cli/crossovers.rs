@@ -42,7 +42,11 @@ pub struct CrossoversArgs {
 pub fn run(args: &CrossoversArgs) -> Result<Report, CliError> {
     let named = read_designs(&args.files)?;
     let (names, designs): (Vec<String>, Vec<Design>) = named.into_iter().unzip();
+    let all: Vec<&Design> = designs.iter().collect();
+    let known = super::names::Known::of(&all);
+    known.check_var(&args.var)?;
     let at = args.at.clone().unwrap_or_default();
+    known.check_point("--at", &at)?;
     let span = Span::new(&args.var, args.span.0, args.span.1);
     let found = design_crossovers(&designs, span, &at.bindings())?;
     let mut text = Text::default();

@@ -174,7 +174,28 @@ pub fn excerpt(text: &str, line: usize, column: usize) -> String {
     }
 }
 
+/// The elements of a simulated stream unless `--elements` says otherwise
+/// (a value other than it with no simulation to run is refused).
+pub const DEFAULT_ELEMENTS: usize = 1000;
+
 impl CliError {
+    /// An error for `option`, given where the command would ignore it:
+    /// it is for `only_for`.
+    pub fn unused(option: &str, only_for: &str) -> CliError {
+        CliError::Invalid(format!(
+            "{option} is only for {only_for}: here it would be ignored"
+        ))
+    }
+
+    /// [`CliError::unused`] if `given`.
+    pub fn refuse_unused(given: bool, option: &str, only_for: &str) -> Result<(), CliError> {
+        if given {
+            Err(CliError::unused(option, only_for))
+        } else {
+            Ok(())
+        }
+    }
+
     /// An allocation's error, its step limit spoken of as `--max-steps`.
     pub fn from_allocation(e: AllocationError) -> CliError {
         match e {

@@ -17,6 +17,7 @@ pub mod fit;
 pub mod machine;
 pub mod model;
 pub mod mva;
+pub mod names;
 pub mod network;
 pub mod output;
 pub mod plot;

@@ -5,6 +5,7 @@
 use super::args::{self, Point};
 use super::error::CliError;
 use super::machine::MachineArgs;
+use super::names::Known;
 use super::output::{Report, Text, json_num, num, shown};
 use super::read_design;
 use pattern_core::semantics::{Latency, Throughput};
@@ -85,6 +86,11 @@ fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
                 .into(),
         ));
     }
+    let known = Known::of_expr(model);
+    known.check_var(&args.var)?;
+    for point in &args.at {
+        known.check_point("--at", point)?;
+    }
     let mut text = Text::default();
     let growth = growth(model, &args.var);
     text.row(0, 10, "expression", shown(model));
@@ -107,6 +113,11 @@ fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
 }
 
 fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
+    let known = Known::of(&[design]);
+    known.check_var(&args.var)?;
+    for point in &args.at {
+        known.check_point("--at", point)?;
+    }
     let mut model = if args.asymptotic {
         design.model_asymptotic()
     } else {

@@ -86,7 +86,7 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
         }
     }
     let design = read_design(&args.file)?;
-    let at = args.at.clone().unwrap_or_default();
+    let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
     let mut on = args.machine.for_design(&design, &at.bindings())?;
     if args.handoff.is_some() || args.take.is_some() {
         let (handoff, take) = (args.handoff, args.take);

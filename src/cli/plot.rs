@@ -89,7 +89,8 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         }
     };
     let designs = read_designs(&args.files)?;
-    let at = args.at.clone().unwrap_or_default();
+    let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
+    let at = super::names::checked_at(args.at.as_ref(), &all)?;
     let mut marks = Vec::new();
     let mut machines: Vec<(String, OnMachine)> = Vec::new();
     match args.kind {

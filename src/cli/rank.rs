@@ -66,7 +66,8 @@ pub struct RankArgs {
 /// Runs `pattern rank`.
 pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
-    let at = args.at.clone().unwrap_or_default();
+    let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
+    super::names::Known::of(&[&design]).check_var(&args.var)?;
     let budget = args.budget;
     let on = args.machine.for_budget(&design, args.budget)?;
     let pricing = if args.queueing {

@@ -176,6 +176,9 @@ fn sensitivity_json(s: &Sensitivity, ranking: &[SpeedUp]) -> Value {
 /// Runs `pattern sensitivity`.
 pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
+    let known = super::names::Known::of(&[&design]);
+    known.check_var(&args.var)?;
+    known.check_point("--at", &args.at)?;
     let at = args.at.bindings();
     let s = design_sensitivity(&design, &at)?;
     let ranking = speed_up_ranking(&design, &at)?;

@@ -82,7 +82,7 @@ pub struct SimulateArgs {
 /// Runs `pattern simulate`.
 pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
-    let at = args.at.clone().unwrap_or_default();
+    let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
     let mut on = args.machine.for_design(&design, &at.bindings())?;
     if args.pinned {
         on.machine = on.machine.with_waiting(|w| w.pinned(true));

@@ -69,7 +69,8 @@ pub struct SweepArgs {
 /// Runs `pattern sweep`.
 pub fn run(args: &SweepArgs) -> Result<Report, CliError> {
     let designs = read_designs(&args.files)?;
-    let at = args.at.clone().unwrap_or_default();
+    let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
+    let at = super::names::checked_at(args.at.as_ref(), &all)?;
     match &args.threads {
         Some(values) => {
             let (table, on) = thread_table(args, &designs, values, &at)?;
