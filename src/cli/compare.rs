@@ -39,8 +39,10 @@ pub struct CompareArgs {
 pub fn run(args: &CompareArgs) -> Result<Report, CliError> {
     let a = read_design(&args.a)?;
     let b = read_design(&args.b)?;
+    let known = super::names::Known::of(&[&a, &b]);
     let mut domain = Domain::new();
     for r in args.domain.iter().flatten() {
+        known.check_name("--domain", &r.var)?;
         domain = domain
             .with(&r.var, r.lo, r.hi)
             .map_err(compare::CompareError::from)?;

@@ -9,19 +9,24 @@ use super::args::{self, Point};
 use super::error::CliError;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, shown};
-use super::{network, read_design, read_text};
+use super::{network, read_text};
+use pattern_core::Design;
 use pattern_core::machine::Waiting;
-use pattern_core::queue::{Network, Solution, StationKind};
+use pattern_core::queue::{Network, QueueError, Solution, StationKind};
 use pattern_core::semantics::Queueing;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
+
+/// The places of a channel unless `--buffer` says otherwise.
+const DEFAULT_BUFFER: usize = 4;
 
 /// At most this many populations in a sweep: a row each.
 const MAX_SWEEP: usize = 1_000_000;
 
 /// The options of `pattern mva`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "A FILE ending in .json is a queueing network:\n  \
+#[command(
+    after_help = "A FILE ending in .json (or standard input, `-`, that starts with `{`) is a queueing network:\n  \
     {\"population\": 10, \"stations\": [\n    \
     {\"name\": \"cpu\", \"kind\": \"queue\", \"demand\": 0.2},\n    \
     {\"name\": \"disks\", \"kind\": \"multi_server\", \"demand\": 0.5, \"servers\": 2},\n    \
@@ -30,9 +35,10 @@ const MAX_SWEEP: usize = 1_000_000;
     Any other FILE is a design, run on the machine (--machine FILE, --cores C, --nodes N).\n\nExamples:\n  \
     pattern mva examples/data/pipeline.design --cores 2 --at x=1024,a=2,b=1\n  \
     pattern mva examples/data/map_reduce.design --machine examples/data/star.machine.json --at x=1e6,m=8,n=8\n  \
-    pattern mva examples/data/interactive.json --population 10 --sweep")]
+    pattern mva examples/data/interactive.json --population 10 --sweep"
+)]
 pub struct MvaArgs {
-    /// A design, or a queueing network (`.json`).
+    /// A design, or a queueing network (`.json`); `-` reads standard input.
     pub file: PathBuf,
     /// The machine the design runs on.
     #[command(flatten)]
@@ -49,7 +55,7 @@ pub struct MvaArgs {
     #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
     pub take: Option<f64>,
     /// Elements a channel between threads holds.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = DEFAULT_BUFFER)]
     pub buffer: usize,
     /// Jobs in the network (default: the file's `population`).
     #[arg(long, value_name = "N")]
@@ -63,16 +69,44 @@ pub struct MvaArgs {
     pub approx: bool,
 }
 
-/// Runs `pattern mva`.
+/// Runs `pattern mva`: a network for a `.json` file (in any case) or a
+/// standard input that starts with `{`, a design otherwise.
 pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
-    if args.file.extension().is_some_and(|e| e == "json") {
-        closed_network(args)
+    let path: &Path = &args.file;
+    let text = read_text(path)?;
+    let is_network = if path.as_os_str() == "-" {
+        text.trim_start().starts_with('{')
     } else {
-        design(args)
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    };
+    if is_network {
+        closed_network(args, &text)
+    } else {
+        let design = Design::parse(&text).map_err(|source| CliError::Design {
+            path: path.display().to_string(),
+            source,
+        })?;
+        on_design(args, &design)
     }
 }
 
-fn design(args: &MvaArgs) -> Result<Report, CliError> {
+/// The exact solver's error, its way out named as the command's flag.
+fn exact_error(e: QueueError) -> CliError {
+    match e {
+        QueueError::BeyondExact {
+            population,
+            steps,
+            limit,
+        } => CliError::Invalid(format!(
+            "the queueing network: exact MVA at N = {population} would take about {steps:.1e} steps (at most {limit:.0e}): give --approx for Schweitzer-Bard's approximation"
+        )),
+        other => CliError::Queue(other),
+    }
+}
+
+fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
     for flag in [
         ("--population", args.population.is_some()),
         ("--sweep", args.sweep),
@@ -85,8 +119,7 @@ fn design(args: &MvaArgs) -> Result<Report, CliError> {
             )));
         }
     }
-    let design = read_design(&args.file)?;
-    let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
+    let at = super::names::checked_at(args.at.as_ref(), &[design])?;
     let mut on = args.machine.for_design(&design, &at.bindings())?;
     if args.handoff.is_some() || args.take.is_some() {
         let (handoff, take) = (args.handoff, args.take);
@@ -199,15 +232,19 @@ fn stations_json(network: &Network, s: &Solution) -> Vec<Value> {
         .collect()
 }
 
-fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
-    if args.machine.given() || args.at.is_some() || args.handoff.is_some() || args.take.is_some() {
+fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
+    if args.machine.given()
+        || args.at.is_some()
+        || args.handoff.is_some()
+        || args.take.is_some()
+        || args.buffer != DEFAULT_BUFFER
+    {
         return Err(CliError::Invalid(
-            "--machine, --cores, --nodes, --handoff, --take and --at are for a design; a network's stations are in its file".into(),
+            "--machine, --cores, --nodes, --handoff, --take, --buffer and --at are for a design; a network's stations are in its file".into(),
         ));
     }
-    let path: &Path = &args.file;
-    let shown = path.display().to_string();
-    let spec = network::parse(&shown, &read_text(path)?)?;
+    let shown = args.file.display().to_string();
+    let spec = network::parse(&shown, text)?;
     let Some(population) = args.population.or(spec.population) else {
         return Err(CliError::Invalid(format!(
             "{shown} gives no population: give --population"
@@ -227,7 +264,7 @@ fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
     let solution = if args.approx {
         net.mva_approx(population)?
     } else {
-        net.mva(population)?
+        net.mva(population).map_err(exact_error)?
     };
     let bounds = net.bounds(population)?;
     let mut text = Text::default();
@@ -298,7 +335,7 @@ fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
 /// Throughput and response time at every population `1..=n`, beside the
 /// asymptotic bounds.
 fn sweep(text: &mut Text, net: &Network, n: usize) -> Result<Vec<Value>, CliError> {
-    let sweep = net.sweep(n)?;
+    let sweep = net.sweep(n).map_err(exact_error)?;
     text.line("");
     text.line(format!(
         "{:>6}  {:>12}  {:>12}  {:>14}  {:>14}",

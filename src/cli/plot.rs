@@ -5,7 +5,7 @@
 //! simulation's dynamic `efficiency` or `gantt` chart.
 
 use super::args::{self, Point};
-use super::error::CliError;
+use super::error::{CliError, DEFAULT_ELEMENTS};
 use super::machine::{MachineArgs, OnMachine};
 use super::output::{Report, json_num, num};
 use super::sweep::{axis, bound, count_name, count_values, thread_curve, threads_machine};
@@ -52,13 +52,13 @@ pub struct PlotArgs {
     #[arg(long, value_enum, default_value_t = Kind::Curves)]
     pub kind: Kind,
     /// The axis of x (curves), e.g. `1e3..1e7` or `1..1e7:200`.
-    #[arg(long, value_name = "AXIS", default_value = "2..1e7:200")]
+    #[arg(long, value_name = "AXIS", default_value = DEFAULT_X)]
     pub x: String,
     /// Values of the models' other variables and counts, `n=4`.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Option<Point>,
     /// The values of the count (threads), e.g. `1..16`.
-    #[arg(long, value_name = "AXIS", default_value = "1..16")]
+    #[arg(long, value_name = "AXIS", default_value = DEFAULT_THREADS)]
     pub threads: String,
     /// The count varied (threads; default: the design's only one).
     #[arg(long, value_name = "NAME")]
@@ -68,12 +68,53 @@ pub struct PlotArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
     /// Elements of each simulated stream.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = DEFAULT_ELEMENTS)]
     pub elements: usize,
     /// The window of the dynamic efficiency (default: a hundredth of the
     /// makespan).
     #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
     pub window: Option<f64>,
+}
+
+/// The axis of x unless `--x` says otherwise.
+const DEFAULT_X: &str = "2..1e7:200";
+
+/// The values of the count unless `--threads` says otherwise.
+const DEFAULT_THREADS: &str = "1..16";
+
+/// An error for an option the kind of plot would ignore (an option left
+/// at its default counts as not given).
+fn check_kind_options(args: &PlotArgs, at: &Point) -> Result<(), CliError> {
+    let curves = args.kind == Kind::Curves;
+    let threads = args.kind == Kind::Threads;
+    let simulated = !curves;
+    CliError::refuse_unused(args.x != DEFAULT_X && !curves, "--x", "--kind curves")?;
+    CliError::refuse_unused(
+        args.threads != DEFAULT_THREADS && !threads,
+        "--threads",
+        "--kind threads",
+    )?;
+    CliError::refuse_unused(
+        args.count.is_some() && !threads,
+        "--count",
+        "--kind threads",
+    )?;
+    CliError::refuse_unused(
+        args.elements != DEFAULT_ELEMENTS && !simulated,
+        "--elements",
+        "the simulated kinds (threads, efficiency, gantt)",
+    )?;
+    CliError::refuse_unused(
+        args.window.is_some() && args.kind != Kind::Efficiency,
+        "--window",
+        "--kind efficiency",
+    )?;
+    if curves && at.0.iter().any(|(n, _)| n == "x") {
+        return Err(CliError::Invalid(
+            "--at x=..: the curves' axis is x (--x), drop it from --at".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Runs `pattern plot`.
@@ -91,6 +132,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
     let designs = read_designs(&args.files)?;
     let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
     let at = super::names::checked_at(args.at.as_ref(), &all)?;
+    check_kind_options(args, &at)?;
     let mut marks = Vec::new();
     let mut machines: Vec<(String, OnMachine)> = Vec::new();
     match args.kind {
@@ -116,7 +158,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         }
         Kind::Threads => {
             let design = one(&designs, args.kind)?;
-            let count = count_name(design, args.count.as_deref())?;
+            let count = count_name(design, args.count.as_deref(), &at)?;
             let values = count_values("--threads", &count, &args.threads)?;
             let on = threads_machine(&args.machine, design, &count, &values, &at)?;
             let curve = thread_curve(

@@ -5,7 +5,7 @@
 //! next.
 
 use super::args::{self, Point};
-use super::error::CliError;
+use super::error::{CliError, DEFAULT_ELEMENTS};
 use super::machine::MachineArgs;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
 use super::{progress, read_design};
@@ -50,7 +50,7 @@ pub struct RankArgs {
     #[arg(long)]
     pub simulate: bool,
     /// Elements of each simulated stream (with --simulate).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = DEFAULT_ELEMENTS)]
     pub elements: usize,
     /// The variable of the growth classes.
     #[arg(long, default_value = "x", value_name = "NAME")]
@@ -68,6 +68,11 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
     super::names::Known::of(&[&design]).check_var(&args.var)?;
+    CliError::refuse_unused(
+        args.elements != DEFAULT_ELEMENTS && !args.simulate,
+        "--elements",
+        "--simulate",
+    )?;
     let budget = args.budget;
     let on = args.machine.for_budget(&design, args.budget)?;
     let pricing = if args.queueing {

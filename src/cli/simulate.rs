@@ -83,6 +83,16 @@ pub struct SimulateArgs {
 pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
+    CliError::refuse_unused(
+        args.window.is_some() && args.efficiency.is_none(),
+        "--window",
+        "--efficiency FILE",
+    )?;
+    CliError::refuse_unused(
+        args.seed != 0 && args.variation == 0.0,
+        "--seed",
+        "random durations (--variation above 0)",
+    )?;
     let mut on = args.machine.for_design(&design, &at.bindings())?;
     if args.pinned {
         on.machine = on.machine.with_waiting(|w| w.pinned(true));

@@ -4,8 +4,9 @@
 //! queueing prediction and the simulation side by side.
 
 use super::args::{self, Point};
-use super::error::CliError;
+use super::error::{CliError, DEFAULT_ELEMENTS};
 use super::machine::{MachineArgs, OnMachine};
+use super::names::Known;
 use super::output::Report;
 use super::{progress, read_designs, write_file};
 use pattern_core::explore::ranking::symbolic_counts;
@@ -62,7 +63,7 @@ pub struct SweepArgs {
     #[arg(long, requires = "threads")]
     pub simulate: bool,
     /// Elements of each simulated stream.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = DEFAULT_ELEMENTS)]
     pub elements: usize,
 }
 
@@ -71,6 +72,11 @@ pub fn run(args: &SweepArgs) -> Result<Report, CliError> {
     let designs = read_designs(&args.files)?;
     let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
     let at = super::names::checked_at(args.at.as_ref(), &all)?;
+    CliError::refuse_unused(
+        args.elements != DEFAULT_ELEMENTS && !args.simulate,
+        "--elements",
+        "--threads with --simulate",
+    )?;
     match &args.threads {
         Some(values) => {
             let (table, on) = thread_table(args, &designs, values, &at)?;
@@ -114,12 +120,23 @@ fn grid_table(
     designs: &[(String, Design)],
     at: &Point,
 ) -> Result<Table, CliError> {
+    let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
+    let known = Known::of(&all);
     let mut axes = Vec::new();
-    if let Some(x) = &args.x {
-        axes.push(axis("--x", "x", x)?);
-    }
-    for (name, text) in &args.axis {
-        axes.push(axis(&format!("--axis {name}"), name, text)?);
+    let named = args.x.iter().map(|x| ("x", x.as_str(), "--x".to_string()));
+    let named = named.chain(
+        args.axis
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str(), format!("--axis {n}"))),
+    );
+    for (name, text, option) in named {
+        known.check_name(&option, name)?;
+        if at.0.iter().any(|(n, _)| n == name) {
+            return Err(CliError::Invalid(format!(
+                "{option} and --at {name}=..: `{name}` is either swept or fixed, give one"
+            )));
+        }
+        axes.push(axis(&option, name, text)?);
     }
     if axes.is_empty() {
         return Err(CliError::Invalid(
@@ -159,9 +176,21 @@ pub fn count_values(option: &str, name: &str, text: &str) -> Result<Vec<u64>, Cl
         .collect()
 }
 
-/// The count a threads sweep varies: the one named, or the only one.
-pub fn count_name(design: &Design, named: Option<&str>) -> Result<String, CliError> {
+/// The count a threads sweep varies: the one named, or the only one; not
+/// one the point `at` fixes.
+pub fn count_name(design: &Design, named: Option<&str>, at: &Point) -> Result<String, CliError> {
+    let count = varied_count(design, named)?;
+    if at.0.iter().any(|(n, _)| *n == count) {
+        return Err(CliError::Invalid(format!(
+            "--at {count}=..: `{count}` is the count the threads vary, drop it from --at"
+        )));
+    }
+    Ok(count)
+}
+
+fn varied_count(design: &Design, named: Option<&str>) -> Result<String, CliError> {
     if let Some(name) = named {
+        Known::of(&[design]).check_count("--count", name)?;
         return Ok(name.to_string());
     }
     match symbolic_counts(design.term()).as_slice() {
@@ -229,7 +258,7 @@ fn thread_table(
             designs.len()
         )));
     };
-    let count = count_name(design, args.count.as_deref())?;
+    let count = count_name(design, args.count.as_deref(), at)?;
     let values = count_values("--threads", &count, values)?;
     let on = threads_machine(&args.machine, design, &count, &values, at)?;
     let simulation = args.simulate.then_some(args.elements);
