@@ -8,7 +8,9 @@ use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, point_json, shown};
 use super::read_designs;
 use pattern_core::Design;
-use pattern_core::explore::crossover::{Crossovers, PointKind, Span, design_crossovers};
+use pattern_core::explore::crossover::{
+    CrossoverError, Crossovers, PointKind, Span, design_crossovers,
+};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -48,7 +50,8 @@ pub fn run(args: &CrossoversArgs) -> Result<Report, CliError> {
     let at = args.at.clone().unwrap_or_default();
     known.check_point("--at", &at)?;
     let span = Span::new(&args.var, args.span.0, args.span.1);
-    let found = design_crossovers(&designs, span, &at.bindings())?;
+    let found =
+        design_crossovers(&designs, span, &at.bindings()).map_err(|e| named_error(e, &names))?;
     let mut text = Text::default();
     text.line("designs");
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -80,6 +83,49 @@ pub fn run(args: &CrossoversArgs) -> Result<Report, CliError> {
     text.line("");
     describe(&found, &names, "best", &mut text, &mut json);
     Ok(Report { text: text.0, json })
+}
+
+/// A crossover error with the designs named as the command line named
+/// them (`pool2_seq`), not by their index in the library's list.
+pub fn named_error(e: CrossoverError, names: &[String]) -> CliError {
+    let name = |i: usize| names.get(i).map_or_else(|| format!("{i}"), |n| format!("`{n}`"));
+    let message = match &e {
+        CrossoverError::Unbound {
+            model,
+            name: var,
+            variable,
+        } => format!(
+            "the model of {} depends on `{var}`, which is neither the variable `{variable}` (--var) nor bound: give it a value with --at",
+            name(*model)
+        ),
+        CrossoverError::Unresolved { model, name: f } => format!(
+            "the model of {} calls `{f}`, which is not a built-in function",
+            name(*model)
+        ),
+        CrossoverError::Malformed { model, call } => {
+            format!("the model of {} calls {call}: not a well-formed expression", name(*model))
+        }
+        CrossoverError::NonFinite {
+            model,
+            variable,
+            at,
+        } => format!(
+            "the model of {} is not finite at {variable} = {at}: choose a --span where it is defined",
+            name(*model)
+        ),
+        CrossoverError::Undecided {
+            designs: (a, b),
+            lo,
+            hi,
+            boxes,
+        } => format!(
+            "could not decide whether the models of {} and {} meet in [{lo}, {hi}] ({boxes} boxes examined): a model with too many jumps or kinks there",
+            name(*a),
+            name(*b)
+        ),
+        _ => return CliError::Crossover(e),
+    };
+    CliError::Invalid(format!("the crossovers: {message}"))
 }
 
 /// The kind of a point, in words.

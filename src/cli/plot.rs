@@ -147,7 +147,9 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
             let (lo, hi) = (values[0], values[values.len() - 1]);
             if designs.len() >= 2 && lo < hi {
                 let only: Vec<Design> = designs.iter().map(|(_, d)| d.clone()).collect();
-                let found = design_crossovers(&only, Span::new("x", lo, hi), &at.bindings())?;
+                let names: Vec<String> = designs.iter().map(|(n, _)| n.clone()).collect();
+                let found = design_crossovers(&only, Span::new("x", lo, hi), &at.bindings())
+                    .map_err(|e| super::crossovers::named_error(e, &names))?;
                 marks = found.points.iter().map(|p| p.at).collect();
             }
             let plot = CostCurves::of_models(&named, &axis, &[])?.crossovers(&marks);
