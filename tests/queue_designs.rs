@@ -159,7 +159,7 @@ fn bad_input_is_an_error() {
     let d = Design::parse("a = x - 5; a").unwrap();
     assert_eq!(
         d.queueing(&m, &[("x", 1.0)]).unwrap_err().to_string(),
-        "the model of `a` gives -4 ns at this point: a time is >= 0"
+        "the model of `a` gives -4 ns at x = 1: a time is a finite number >= 0"
     );
     // A task group of more processors than the machine has nodes.
     let d = Design::parse("a = x; on[4](a)").unwrap();

@@ -79,6 +79,9 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
     check_options(args, &design, &at)?;
+    if args.sizes.is_none() {
+        super::times::at_point(&[&design], &at.bindings())?;
+    }
     let on = args.machine.for_budget(&design, args.budget)?;
     let mut allocator = Allocator::new(&design, args.budget);
     if args.machine.given() {
@@ -125,7 +128,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         "semantics": semantics,
     });
     match &args.sizes {
-        Some(sizes) => over_sizes(allocator, &at, sizes, &mut text, &mut json)?,
+        Some(sizes) => over_sizes(allocator, &design, &at, sizes, &mut text, &mut json)?,
         None => at_point(allocator, &at, &mut text, &mut json)?,
     }
     Ok(Report { text: text.0, json })
@@ -252,6 +255,7 @@ fn at_point(
 
 fn over_sizes(
     allocator: Allocator,
+    design: &Design,
     at: &Point,
     sizes: &str,
     text: &mut Text,
@@ -271,6 +275,7 @@ fn over_sizes(
     if !point.is_empty() {
         text.row(0, 10, "at", at);
     }
+    super::times::over_grid(&[design], &point, &[(&variable, axis.values().to_vec())])?;
     let allocator = allocator.at(&point);
     let bar = spinner(&format!("{} sizes", axis.values().len()));
     let planned = allocator.over_sizes(&variable, axis.values());

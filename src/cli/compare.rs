@@ -47,6 +47,20 @@ pub fn run(args: &CompareArgs) -> Result<Report, CliError> {
             .with(&r.var, r.lo, r.hi)
             .map_err(compare::CompareError::from)?;
     }
+    let ranges: Vec<(&str, Vec<f64>)> = args
+        .domain
+        .iter()
+        .flatten()
+        .map(|r| {
+            (
+                r.var.as_str(),
+                super::times::samples(r.lo as f64, r.hi as f64, 17),
+            )
+        })
+        .collect();
+    if !ranges.is_empty() {
+        super::times::over_grid(&[&a, &b], &[], &ranges)?;
+    }
     let c = compare::compare(&a, &b, &domain)?;
     let mut text = Text::default();
     text.row(0, 4, "A", shown(a.term()));

@@ -49,6 +49,7 @@ pub fn run(args: &CrossoversArgs) -> Result<Report, CliError> {
     known.check_var(&args.var)?;
     let at = args.at.clone().unwrap_or_default();
     known.check_point("--at", &at)?;
+    super::times::over_span(&all, &at.bindings(), &args.var, args.span.0, args.span.1)?;
     let span = Span::new(&args.var, args.span.0, args.span.1);
     let found =
         design_crossovers(&designs, span, &at.bindings()).map_err(|e| named_error(e, &names))?;
@@ -88,7 +89,11 @@ pub fn run(args: &CrossoversArgs) -> Result<Report, CliError> {
 /// A crossover error with the designs named as the command line named
 /// them (`pool2_seq`), not by their index in the library's list.
 pub fn named_error(e: CrossoverError, names: &[String]) -> CliError {
-    let name = |i: usize| names.get(i).map_or_else(|| format!("{i}"), |n| format!("`{n}`"));
+    let name = |i: usize| {
+        names
+            .get(i)
+            .map_or_else(|| format!("{i}"), |n| format!("`{n}`"))
+    };
     let message = match &e {
         CrossoverError::Unbound {
             model,
@@ -103,7 +108,10 @@ pub fn named_error(e: CrossoverError, names: &[String]) -> CliError {
             name(*model)
         ),
         CrossoverError::Malformed { model, call } => {
-            format!("the model of {} calls {call}: not a well-formed expression", name(*model))
+            format!(
+                "the model of {} calls {call}: not a well-formed expression",
+                name(*model)
+            )
         }
         CrossoverError::NonFinite {
             model,

@@ -154,6 +154,10 @@ pub enum CliError {
     /// A plot that could not be drawn or written.
     #[error("the plot: {0}")]
     Plot(#[from] PlotError),
+    /// A model that gives no time (a negative one) where the command
+    /// predicts: the atom, the point and the value.
+    #[error(transparent)]
+    Time(#[from] pattern_core::semantics::BadTime),
     /// An option whose value the command cannot use (found after parsing:
     /// it depends on the input).
     #[error("{0}")]

@@ -26,6 +26,7 @@ pub mod rank;
 pub mod sensitivity;
 pub mod simulate;
 pub mod sweep;
+pub mod times;
 
 use error::CliError;
 use pattern_core::Design;

@@ -164,6 +164,7 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
     text.row(0, W, "growth", format!("{growth} in {}", args.var));
     let mut points = Vec::new();
     for point in &args.at {
+        super::times::at_point(&[design], &point.bindings())?;
         let t = value("the model", &model, point)?;
         let l = value("the latency", &latency, point)?;
         let threads = value("the threads", &resources.threads, point)?;

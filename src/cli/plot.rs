@@ -133,11 +133,15 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
     let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
     let at = super::names::checked_at(args.at.as_ref(), &all)?;
     check_kind_options(args, &at)?;
+    if args.kind != Kind::Curves {
+        super::times::at_point(&all, &at.bindings())?;
+    }
     let mut marks = Vec::new();
     let mut machines: Vec<(String, OnMachine)> = Vec::new();
     match args.kind {
         Kind::Curves => {
             let axis = axis("--x", "x", &args.x)?;
+            super::times::over_grid(&all, &at.bindings(), &[("x", axis.values().to_vec())])?;
             let models: Vec<(String, _)> = designs
                 .iter()
                 .map(|(name, d)| (name.clone(), bound(&d.model(), &at)))

@@ -180,6 +180,10 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
     known.check_var(&args.var)?;
     known.check_point("--at", &args.at)?;
     let at = args.at.bindings();
+    super::times::at_point(&[&design], &at)?;
+    if let Some((lo, hi)) = args.span {
+        super::times::over_span(&[&design], &at, &args.var, lo, hi)?;
+    }
     let s = design_sensitivity(&design, &at)?;
     let ranking = speed_up_ranking(&design, &at)?;
     let mut text = Text::default();

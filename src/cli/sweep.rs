@@ -143,6 +143,11 @@ fn grid_table(
             "give the axes of the sweep: --x and/or --axis NAME=AXIS (or --threads)".into(),
         ));
     }
+    let grid: Vec<(&str, Vec<f64>)> = axes
+        .iter()
+        .map(|a| (a.name(), a.values().to_vec()))
+        .collect();
+    super::times::over_grid(&all, &at.bindings(), &grid)?;
     let points = axes
         .iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.values().len()))
@@ -259,6 +264,7 @@ fn thread_table(
         )));
     };
     let count = count_name(design, args.count.as_deref(), at)?;
+    super::times::at_point(&[design], &at.bindings())?;
     let values = count_values("--threads", &count, values)?;
     let on = threads_machine(&args.machine, design, &count, &values, at)?;
     let simulation = args.simulate.then_some(args.elements);

@@ -28,6 +28,7 @@ mod footprint;
 mod latency;
 mod queueing;
 mod throughput;
+mod times;
 
 pub use crate::grammar::{Scope, Semantics, fold};
 pub use footprint::{Footprint, ResourceCounts, ResourceError, Resources};
@@ -35,3 +36,4 @@ pub use latency::{Latency, Timed};
 pub use queueing::{Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction};
 pub(crate) use throughput::group_size;
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};
+pub use times::{AtomTimes, BadTime, check_atom_times, check_time};

@@ -66,6 +66,10 @@ pub enum SimError {
         /// The pattern.
         pattern: &'static str,
     },
+    /// An atom whose model gives no time at the bindings: negative, NaN
+    /// or infinite (the one check, [`crate::semantics::check_time`]).
+    #[error(transparent)]
+    Time(#[from] crate::semantics::BadTime),
     /// An atom whose model gives no duration at the bindings.
     #[error("atom `{atom}`: {message}")]
     Model {

@@ -24,7 +24,7 @@ use super::SimError;
 use super::environment::{Env, Places, TOP};
 use super::template::{Leaf, Template};
 use crate::grammar::fold::{Scope, Semantics};
-use crate::semantics::MapReducePhases;
+use crate::semantics::{MapReducePhases, check_time};
 use crate::{Atom, Count, Expr, MapReduceParams};
 
 /// The most threads a simulated design may have.
@@ -298,6 +298,10 @@ impl<'a> Planner<'a> {
                     atom: self.labels[label].clone(),
                     message: err.to_string(),
                 })?;
+            if what == "ns" {
+                // A duration: the one definition of a time.
+                return Ok(check_time(&self.labels[label], v)?);
+            }
             if v.is_finite() && v >= 0.0 {
                 Ok(v)
             } else {

@@ -15,14 +15,10 @@ pub enum QueueingError {
         /// Why.
         source: EvalError,
     },
-    /// A model gave a negative time.
-    #[error("the model of `{atom}` gives {value} ns at this point: a time is >= 0")]
-    Negative {
-        /// The atom.
-        atom: String,
-        /// Its value.
-        value: f64,
-    },
+    /// A model gave no time: negative, NaN or infinite (the one check,
+    /// [`crate::semantics::check_time`]).
+    #[error(transparent)]
+    Time(#[from] crate::semantics::BadTime),
     /// A count that is not bound to a positive integer.
     #[error("the count `{name}` needs a value: bind it to a positive integer with `at`")]
     Count {

@@ -16,6 +16,7 @@
 use super::QueueingError;
 use crate::Expr;
 use crate::machine::Machine;
+use crate::semantics::check_time;
 
 /// A step while folding: `ns` (per lane) on each of `width` nodes from
 /// `first`; a width of `None` takes the whole group it is placed on.
@@ -155,13 +156,7 @@ impl Stage {
                 atom: label.to_string(),
                 source,
             })?;
-            if v < 0.0 {
-                return Err(QueueingError::Negative {
-                    atom: label.to_string(),
-                    value: v,
-                });
-            }
-            Ok(v)
+            Ok(check_time(label, v).map_err(|e| e.at(at))?)
         };
         let mut program = Program::default();
         for op in &self.ops {
