@@ -8,8 +8,8 @@ use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
 use crate::machine::Machine;
 use crate::semantics::{
-    Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, ResourceError,
-    Resources, Throughput,
+    Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, ResourceCounts,
+    ResourceError, Resources, Throughput,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -190,16 +190,30 @@ impl Design {
         machine: &Machine,
         at: &[(&str, f64)],
     ) -> Result<Vec<String>, ResourceError> {
-        let r = self.resources().at(at)?;
+        let r = self.resource_counts(at)?;
         Ok(machine.assumptions(r.nodes, r.threads_per_node))
     }
 
     /// The machine the plain operators assume for this design at the point
     /// `at`: a core for every thread, on the nodes the design asks for.
     pub fn machine_assumed(&self, at: &[(&str, f64)]) -> Result<Machine, ResourceError> {
-        let r = self.resources().at(at)?;
+        let r = self.resource_counts(at)?;
         let whole = |v: u64| usize::try_from(v.max(1)).unwrap_or(usize::MAX);
         Ok(Machine::new(whole(r.nodes), whole(r.threads_per_node)))
+    }
+
+    /// The threads and nodes the design occupies at the point `at` (its
+    /// named counts bound), counted exactly in integers.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    ///
+    /// let d = Design::parse("a = x; pipe(tpool[123456789012345](a), tpool[n](a))")?;
+    /// assert_eq!(d.resource_counts(&[("n", 2.0)])?.threads, 123456789012347);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resource_counts(&self, at: &[(&str, f64)]) -> Result<ResourceCounts, ResourceError> {
+        crate::semantics::count_resources(&self.term, at)
     }
 
     /// The threads and nodes the design occupies, in normal form.

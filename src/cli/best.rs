@@ -129,7 +129,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     });
     match &args.sizes {
         Some(sizes) => over_sizes(allocator, &design, &at, sizes, &mut text, &mut json)?,
-        None => at_point(allocator, &at, &mut text, &mut json)?,
+        None => at_point(allocator, &design, &at, &mut text, &mut json)?,
     }
     Ok(Report { text: text.0, json })
 }
@@ -182,8 +182,39 @@ fn allocation_json(a: &Allocation) -> Value {
     })
 }
 
+/// The design's threads at `counts` and the point `at`, counted exactly in
+/// integers (the search compares them through its compiled model); the
+/// search's figure where they cannot be counted.
+fn exact_threads(
+    design: &Design,
+    counts: &[(String, u64)],
+    at: &[(&str, f64)],
+    searched: u64,
+) -> u64 {
+    let mut bindings: Vec<(&str, f64)> = counts
+        .iter()
+        .map(|(n, c)| (n.as_str(), *c as f64))
+        .collect();
+    bindings.extend(
+        at.iter()
+            .filter(|(n, _)| counts.iter().all(|(c, _)| c != n)),
+    );
+    design
+        .resource_counts(&bindings)
+        .map_or(searched, |r| r.threads)
+}
+
+/// `a` with its threads counted exactly.
+fn counted(design: &Design, a: &Allocation, at: &[(&str, f64)]) -> Allocation {
+    Allocation {
+        threads: exact_threads(design, &a.counts, at, a.threads),
+        ..a.clone()
+    }
+}
+
 fn at_point(
     allocator: Allocator,
+    design: &Design,
     at: &Point,
     text: &mut Text,
     json: &mut Value,
@@ -196,7 +227,7 @@ fn at_point(
     let solved = allocator.solve();
     progress::finish(bar);
     let solution = solved.map_err(CliError::from_allocation)?;
-    let best = &solution.allocation;
+    let best = &counted(design, &solution.allocation, &at.bindings());
     text.line("");
     text.row(0, 10, "best", counts_text(&best.counts));
     text.row(2, 16, "time per element", num(best.time_per_element));
@@ -214,7 +245,8 @@ fn at_point(
         (GreedyRule::MaxResources, "maxresources"),
     ] {
         match greedy_gap(&allocator, rule) {
-            Ok(g) => {
+            Ok(mut g) => {
+                g.greedy = counted(design, &g.greedy, &at.bindings());
                 let fits = if g.within_budget {
                     ""
                 } else {
@@ -280,7 +312,14 @@ fn over_sizes(
     let bar = spinner(&format!("{} sizes", axis.values().len()));
     let planned = allocator.over_sizes(&variable, axis.values());
     progress::finish(bar);
-    let plan = planned.map_err(CliError::from_allocation)?;
+    let mut plan = planned.map_err(CliError::from_allocation)?;
+    for (size, a) in &mut plan.best {
+        let mut here = point.clone();
+        here.push((variable.as_str(), *size));
+        *a = counted(design, a, &here);
+    }
+    let robust = &plan.robust;
+    plan.robust.threads = exact_threads(design, &robust.counts, &point, robust.threads);
     report_plan(&plan, text, json);
     json["at"] = point_json(&point);
     Ok(())

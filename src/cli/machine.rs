@@ -94,7 +94,7 @@ impl MachineArgs {
     /// every thread on the nodes the design asks for there (one node of one
     /// core where its counts are not bound).
     pub fn for_design(&self, design: &Design, at: &[(&str, f64)]) -> Result<OnMachine, CliError> {
-        let assumed = match design.resources().at(at) {
+        let assumed = match design.resource_counts(at) {
             Ok(r) => (whole(r.nodes), whole(r.threads_per_node)),
             Err(_) => (1, 1),
         };

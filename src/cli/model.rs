@@ -159,22 +159,29 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
     }
     text.row(0, W, label, shown(&model));
     text.row(0, W, "latency", shown(&latency));
-    text.row(0, W, "threads", shown(&resources.threads));
-    text.row(0, W, "nodes", &resources.nodes);
+    // Counts that need no point print as the integers they are.
+    let fixed = design.resource_counts(&[]).ok();
+    let (threads_text, nodes_text) = match fixed {
+        Some(r) => (r.threads.to_string(), r.nodes.to_string()),
+        None => (shown(&resources.threads), resources.nodes.to_string()),
+    };
+    text.row(0, W, "threads", &threads_text);
+    text.row(0, W, "nodes", &nodes_text);
     text.row(0, W, "growth", format!("{growth} in {}", args.var));
     let mut points = Vec::new();
     for point in &args.at {
         super::times::at_point(&[design], &point.bindings())?;
         let t = value("the model", &model, point)?;
         let l = value("the latency", &latency, point)?;
-        let threads = value("the threads", &resources.threads, point)?;
-        let nodes = value("the nodes", &resources.nodes, point)?;
+        let counted = design
+            .resource_counts(&point.bindings())
+            .map_err(|e| CliError::Invalid(format!("the threads at {point}: {e}")))?;
         text.line("");
         text.line(format!("at {point}"));
         text.row(2, 16, "time per element", num(t));
         text.row(2, 16, "latency", num(l));
-        text.row(2, 16, "threads", num(threads));
-        text.row(2, 16, "nodes", num(nodes));
+        text.row(2, 16, "threads", counted.threads);
+        text.row(2, 16, "nodes", counted.nodes);
         let broken = design
             .assumptions(&machine.machine, &point.bindings())
             .unwrap_or_default();
@@ -185,8 +192,8 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
             "at": point_json(point),
             "time_per_element": json_num(t),
             "latency": json_num(l),
-            "threads": json_num(threads),
-            "nodes": json_num(nodes),
+            "threads": counted.threads,
+            "nodes": counted.nodes,
             "operators_assumption": {"holds": broken.is_empty(), "fails": broken},
         }));
     }
@@ -195,8 +202,8 @@ fn design(args: &ModelArgs, design: &Design) -> Result<Report, CliError> {
         "model": format!("{model:#}"),
         "asymptotic": args.asymptotic,
         "latency": format!("{latency:#}"),
-        "threads": format!("{:#}", resources.threads),
-        "nodes": format!("{:#}", resources.nodes),
+        "threads": fixed.map_or_else(|| format!("{:#}", resources.threads), |r| r.threads.to_string()),
+        "nodes": fixed.map_or_else(|| format!("{:#}", resources.nodes), |r| r.nodes.to_string()),
         "growth": growth,
         "var": args.var,
         "points": points,

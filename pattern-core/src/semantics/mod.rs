@@ -23,6 +23,7 @@
 //! ```
 
 mod asymptotic;
+mod counted;
 mod flat;
 mod footprint;
 mod latency;
@@ -31,6 +32,7 @@ mod throughput;
 mod times;
 
 pub use crate::grammar::{Scope, Semantics, fold};
+pub use counted::count_resources;
 pub use footprint::{Footprint, ResourceCounts, ResourceError, Resources};
 pub use latency::{Latency, Timed};
 pub use queueing::{Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction};

@@ -36,6 +36,7 @@ pub use order::TIME_TOLERANCE;
 
 use crate::explore::allocation::Pricing;
 use crate::laws::Rule;
+use crate::semantics::ResourceError;
 use crate::{Design, EvalError, Expr, Growth, Term};
 use std::collections::{HashSet, VecDeque};
 
@@ -364,11 +365,12 @@ impl Ranking {
             at.iter()
                 .filter(|(n, _)| counts.iter().all(|(c, _)| c != n)),
         );
-        let threads = design.resources().threads.eval(&bindings)?;
-        let whole = threads.round();
-        if !(1.0..=u64::MAX as f64).contains(&whole) || (threads - whole).abs() > 1e-9 * whole {
-            return Err(Rejection::Threads(threads));
-        }
+        // Counted in integers: exact, never a rounded model's.
+        let threads = match design.resource_counts(&bindings) {
+            Ok(r) => r.threads,
+            Err(ResourceError::Eval(e)) => return Err(e.into()),
+            Err(ResourceError::NotACount { value, .. }) => return Err(Rejection::Threads(value)),
+        };
         let model = design.model();
         let time = match &self.pricing {
             Pricing::Operators => model.eval(&bindings)?,
@@ -387,7 +389,7 @@ impl Ranking {
             model,
             class,
             time,
-            threads: whole as u64,
+            threads,
             margin: None,
         })
     }

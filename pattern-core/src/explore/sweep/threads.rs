@@ -6,6 +6,7 @@ use super::{SweepError, Table, check_point};
 use crate::Design;
 use crate::explore::ranking::symbolic_counts;
 use crate::machine::Machine;
+use crate::semantics::ResourceError;
 use crate::sim::Simulation;
 use serde::{Deserialize, Serialize};
 
@@ -134,7 +135,6 @@ impl<'a> ThreadSweep<'a> {
         }
         check_point(&self.at)?;
         let model = self.design.model();
-        let threads = self.design.resources().threads;
         let points = self
             .values
             .iter()
@@ -174,7 +174,20 @@ impl<'a> ThreadSweep<'a> {
                 };
                 Ok(ThreadPoint {
                     count,
-                    threads: finite("threads", eval(&threads)?)?,
+                    // Counted in integers: exact, never a rounded model's.
+                    threads: match self.design.resource_counts(&bindings) {
+                        Ok(r) => r.threads as f64,
+                        Err(ResourceError::Eval(source)) => {
+                            return Err(SweepError::Eval { count, source });
+                        }
+                        Err(ResourceError::NotACount { value, .. }) => {
+                            return Err(SweepError::NotFinite {
+                                what: "threads",
+                                count,
+                                value,
+                            });
+                        }
+                    },
                     operators: finite("operators", eval(&model)?)?,
                     queueing: finite("queueing", queueing.time_per_element)?,
                     simulation,
