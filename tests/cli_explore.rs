@@ -135,7 +135,7 @@ fn best_with_a_count_fixed_by_the_point() {
         "x=100,b=1.5",
     ]);
     assert!(
-        err.contains("--at b=1.5: a count is a whole number"),
+        err.contains("--at: the count `b` is 1.5: a count is a whole number"),
         "{err}"
     );
 }
@@ -389,13 +389,21 @@ fn best_errors() {
     );
     let err = fails(&["best", &file, "--budget", "8", "--at", "y=10"]);
     assert!(
+        err.contains("`y` is not a variable or count of the design"),
+        "{err}"
+    );
+    let err = fails(&["best", &file, "--budget", "8", "--at", "a=2"]);
+    assert!(
         err.contains("cannot be evaluated") && err.contains('x'),
         "{err}"
     );
     let err = fails(&[
         "best", &file, "--budget", "8", "--at", "x=10", "--range", "z=1..4",
     ]);
-    assert!(err.contains("`z` is not a symbolic count"), "{err}");
+    assert!(
+        err.contains("--range: `z` is not a count of the design (it has a, b, c)"),
+        "{err}"
+    );
     // Every step of a search under the simulator is a simulation: bounded.
     let err = fails(&[
         "best",

@@ -110,6 +110,26 @@ pub fn print(text: &str) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Counts print as the integers they are, up to 2^64 - 1, in the text
+    /// and in the JSON.
+    #[test]
+    fn counts_are_exact_up_to_u64_max() {
+        let counts = vec![
+            ("a".to_string(), u64::MAX),
+            ("b".to_string(), 123456789012345),
+        ];
+        assert_eq!(
+            counts_text(&counts),
+            "a = 18446744073709551615, b = 123456789012345"
+        );
+        let json = counts_json(&counts);
+        assert_eq!(json["a"].as_u64(), Some(u64::MAX));
+        assert_eq!(
+            serde_json::to_string(&json).unwrap(),
+            r#"{"a":18446744073709551615,"b":123456789012345}"#
+        );
+    }
+
     #[test]
     fn numbers_read_well() {
         assert_eq!(num(258542.7), "258543");
