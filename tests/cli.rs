@@ -283,7 +283,7 @@ fn simulate_errors() {
     let o = run(&["simulate", &file, "--at", "x=1024"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("the count `a` is unbound"),
+        stderr(&o).contains("the count `a` needs a value: give it with --at a=.."),
         "{}",
         stderr(&o)
     );
@@ -1084,6 +1084,33 @@ fn options_a_combination_would_ignore_are_errors() {
         assert!(err.contains(message), "{args:?}: {err}");
     }
     assert!(!std::path::Path::new("/tmp/never.svg").exists());
+    // What a command needs bound at --at, named with the option.
+    for args in [
+        vec!["simulate", &file, "--at", "x=10"],
+        vec!["mva", &file, "--at", "x=10,b=1"],
+        vec!["sensitivity", &file, "--at", "x=10,b=1"],
+        vec![
+            "plot",
+            &file,
+            "-o",
+            "/tmp/never.svg",
+            "--kind",
+            "gantt",
+            "--at",
+            "x=10,b=1",
+        ],
+    ] {
+        let err = fails(&args);
+        assert!(
+            err.contains("the count `a` needs a value: give it with --at a=.."),
+            "{args:?}: {err}"
+        );
+    }
+    let err = fails(&["rank", &file, "--budget", "4"]);
+    assert!(
+        err.contains("the variable `x` needs a value: give it with --at x=.."),
+        "{err}"
+    );
 }
 
 /// The model of qsort that `fit` finds in the shipped kernels, as text.

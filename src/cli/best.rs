@@ -80,6 +80,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
     check_options(args, &design, &at)?;
     if args.sizes.is_none() {
+        super::names::require_bound(&[&design], &at, false, &[])?;
         super::times::at_point(&[&design], &at.bindings())?;
     }
     let on = args.machine.for_budget(&design, args.budget)?;
@@ -307,6 +308,7 @@ fn over_sizes(
     if !point.is_empty() {
         text.row(0, 10, "at", at);
     }
+    super::names::require_bound(&[design], at, false, &[&variable])?;
     super::times::over_grid(&[design], &point, &[(&variable, axis.values().to_vec())])?;
     let allocator = allocator.at(&point);
     let bar = spinner(&format!("{} sizes", axis.values().len()));

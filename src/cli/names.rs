@@ -137,6 +137,43 @@ impl Known {
     }
 }
 
+/// An error unless `at` binds every variable of the designs' models and,
+/// with `counts`, every symbolic count, but those in `except` (which the
+/// command varies or chooses itself).
+pub fn require_bound(
+    designs: &[&Design],
+    at: &Point,
+    counts: bool,
+    except: &[&str],
+) -> Result<(), CliError> {
+    let known = Known::of(designs);
+    let mut needed: BTreeSet<String> = BTreeSet::new();
+    for design in designs {
+        needed.extend(design.model().vars());
+    }
+    if counts {
+        needed.extend(known.counts.iter().cloned());
+    } else {
+        needed.retain(|n| !known.is_count(n));
+    }
+    let missing = needed
+        .iter()
+        .find(|n| !except.contains(&n.as_str()) && !at.0.iter().any(|(b, _)| b == *n));
+    match missing {
+        Some(name) => {
+            let what = if known.is_count(name) {
+                "count"
+            } else {
+                "variable"
+            };
+            Err(CliError::Invalid(format!(
+                "the {what} `{name}` needs a value: give it with --at {name}=.."
+            )))
+        }
+        None => Ok(()),
+    }
+}
+
 /// The point of `--at` (none: empty), checked against `designs`.
 pub fn checked_at(at: Option<&Point>, designs: &[&Design]) -> Result<Point, CliError> {
     let point = at.cloned().unwrap_or_default();
@@ -265,6 +302,24 @@ mod tests {
             let p = point(&format!("x=-3.5,n={good}")).unwrap();
             assert!(known.check_point("--at", &p).is_ok(), "{good}");
         }
+    }
+
+    #[test]
+    fn unbound_names_are_named_with_the_option() {
+        let d = design("s1 = 2*x; s2 = x; pipe(tpool[a](s1), tpool[b](s2))");
+        let at = point("x=10,a=2").unwrap();
+        let e = require_bound(&[&d], &at, true, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the count `b` needs a value: give it with --at b=.."
+        );
+        assert!(require_bound(&[&d], &at, true, &["b"]).is_ok());
+        assert!(require_bound(&[&d], &point("a=1").unwrap(), false, &["x"]).is_ok());
+        let e = require_bound(&[&d], &point("a=1").unwrap(), false, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the variable `x` needs a value: give it with --at x=.."
+        );
     }
 
     #[test]

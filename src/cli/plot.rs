@@ -165,6 +165,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         Kind::Threads => {
             let design = one(&designs, args.kind)?;
             let count = count_name(design, args.count.as_deref(), &at)?;
+            super::names::require_bound(&[design], &at, true, &[&count])?;
             let values = count_values("--threads", &count, &args.threads)?;
             let on = threads_machine(&args.machine, design, &count, &values, &at)?;
             let curve = thread_curve(
@@ -180,6 +181,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
         }
         Kind::Efficiency | Kind::Gantt => {
             let design = one(&designs, args.kind)?;
+            super::names::require_bound(&[design], &at, true, &[])?;
             let on = args.machine.for_design(design, &at.bindings())?;
             let spinner = (args.elements >= LONG_RUN)
                 .then(|| progress::spinner(&format!("simulating {} elements", args.elements)))

@@ -67,6 +67,7 @@ pub struct RankArgs {
 pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
+    super::names::require_bound(&[&design], &at, false, &[])?;
     super::times::at_point(&[&design], &at.bindings())?;
     super::names::Known::of(&[&design]).check_var(&args.var)?;
     CliError::refuse_unused(

@@ -179,6 +179,7 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
     let known = super::names::Known::of(&[&design]);
     known.check_var(&args.var)?;
     known.check_point("--at", &args.at)?;
+    super::names::require_bound(&[&design], &args.at, true, &[])?;
     let at = args.at.bindings();
     super::times::at_point(&[&design], &at)?;
     if let Some((lo, hi)) = args.span {

@@ -83,6 +83,7 @@ pub struct SimulateArgs {
 pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
+    super::names::require_bound(&[&design], &at, true, &[])?;
     super::times::at_point(&[&design], &at.bindings())?;
     CliError::refuse_unused(
         args.window.is_some() && args.efficiency.is_none(),

@@ -264,6 +264,7 @@ fn thread_table(
         )));
     };
     let count = count_name(design, args.count.as_deref(), at)?;
+    super::names::require_bound(&[design], at, true, &[&count])?;
     super::times::at_point(&[design], &at.bindings())?;
     let values = count_values("--threads", &count, values)?;
     let on = threads_machine(&args.machine, design, &count, &values, at)?;
