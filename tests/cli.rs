@@ -1210,6 +1210,21 @@ fn every_command_reads_standard_input() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("pipe(tpool[a](s1), tpool[b](s2))"));
+    // A machine file too; `-` twice is an error, not an empty second file.
+    let machine = std::fs::read_to_string(data("star.machine.json")).unwrap();
+    let o = run_stdin(
+        &["model", &data("pipeline.design"), "--machine", "-"],
+        &machine,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        row(&stdout(&o), "machine").starts_with("8 nodes of 8 cores"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_stdin(&["model", "-", "--machine", "-"], &design);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("`-` is given twice"), "{}", stderr(&o));
 }
 
 #[test]

@@ -61,7 +61,7 @@ impl MachineArgs {
     /// cores per node)`.
     pub fn resolve(&self, assumed: (usize, usize)) -> Result<OnMachine, CliError> {
         if let Some(path) = &self.machine {
-            let machine = Machine::from_file(path).map_err(CliError::Machine)?;
+            let machine = read_machine(path)?;
             return Ok(OnMachine {
                 machine,
                 origin: Origin::File(path.display().to_string()),
@@ -229,9 +229,11 @@ pub fn run(args: &MachineCommandArgs) -> Result<Report, CliError> {
     }
 }
 
-fn describe(path: &std::path::Path) -> Result<Report, CliError> {
+/// The machine in the file `path` (`-`: standard input), its format
+/// errors naming the file.
+pub fn read_machine(path: &std::path::Path) -> Result<Machine, CliError> {
     let text = super::read_text(path)?;
-    let machine = Machine::from_json(&text)
+    Machine::from_json(&text)
         .map_err(|e| match e {
             MachineError::Format {
                 line,
@@ -248,7 +250,11 @@ fn describe(path: &std::path::Path) -> Result<Report, CliError> {
             },
             other => other,
         })
-        .map_err(CliError::Machine)?;
+        .map_err(CliError::Machine)
+}
+
+fn describe(path: &std::path::Path) -> Result<Report, CliError> {
+    let machine = read_machine(path)?;
     let mut out = Text::default();
     const W: usize = 9;
     out.row(0, W, "machine", machine.summary());

@@ -32,11 +32,21 @@ use error::CliError;
 use pattern_core::Design;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The text of `path`, or of standard input for `-`.
+/// Whether standard input was read already (`-` given twice would read
+/// nothing the second time).
+static STDIN_READ: AtomicBool = AtomicBool::new(false);
+
+/// The text of `path`, or of standard input for `-` (once).
 pub fn read_text(path: &Path) -> Result<String, CliError> {
     let shown = path.display().to_string();
     let read = if path.as_os_str() == "-" {
+        if STDIN_READ.swap(true, Ordering::SeqCst) {
+            return Err(CliError::Invalid(
+                "`-` is given twice: standard input can be read once".into(),
+            ));
+        }
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map(|_| text)
     } else {
