@@ -1078,6 +1078,14 @@ fn options_a_combination_would_ignore_are_errors() {
             ],
             "--x is only for --kind curves",
         ),
+        (
+            vec!["model", "--expr", "2*x", "--asymptotic"],
+            "--asymptotic is only for a design's model",
+        ),
+        (
+            vec!["sensitivity", &file, "--at", "x=4,a=1,b=1", "--var", "a"],
+            "--var is only for --span",
+        ),
     ];
     for (args, message) in cases {
         let err = fails(&args);

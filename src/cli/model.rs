@@ -86,6 +86,7 @@ fn expression(args: &ModelArgs, model: &Expr) -> Result<Report, CliError> {
                 .into(),
         ));
     }
+    CliError::refuse_unused(args.asymptotic, "--asymptotic", "a design's model")?;
     let known = Known::of_expr(model);
     known.check_var(&args.var)?;
     for point in &args.at {

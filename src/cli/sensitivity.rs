@@ -178,6 +178,11 @@ pub fn run(args: &SensitivityArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let known = super::names::Known::of(&[&design]);
     known.check_var(&args.var)?;
+    CliError::refuse_unused(
+        args.span.is_none() && args.var != super::names::DEFAULT_VAR,
+        "--var",
+        "--span (the variable of the bottleneck's ranges)",
+    )?;
     known.check_point("--at", &args.at)?;
     super::names::require_bound(&[&design], &args.at, true, &[])?;
     let at = args.at.bindings();
