@@ -122,7 +122,7 @@ fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
     let at = super::names::checked_at(args.at.as_ref(), &[design])?;
     super::names::require_bound(&[design], &at, true, &[])?;
     super::times::at_point(&[design], &at.bindings())?;
-    let mut on = args.machine.for_design(&design, &at.bindings())?;
+    let mut on = args.machine.for_design(design, &at.bindings())?;
     if args.handoff.is_some() || args.take.is_some() {
         let (handoff, take) = (args.handoff, args.take);
         on.machine = on.machine.with_waiting(|w| Waiting {

@@ -184,7 +184,7 @@ pub fn checked_at(at: Option<&Point>, designs: &[&Design]) -> Result<Point, CliE
 /// An error unless `value`, bound to the count `name` at `option`, is a
 /// whole number from 1 to 2^53.
 pub fn check_count_value(option: &str, name: &str, value: f64) -> Result<(), CliError> {
-    if value >= 1.0 && value <= MAX_COUNT && value.fract() == 0.0 {
+    if (1.0..=MAX_COUNT).contains(&value) && value.fract() == 0.0 {
         return Ok(());
     }
     Err(CliError::Invalid(format!(

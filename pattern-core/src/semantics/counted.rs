@@ -61,7 +61,7 @@ impl Counted<'_> {
     /// The value of a bound name: a whole number from 1 to 2^53.
     fn bound(&self, name: &str) -> Result<u64, ResourceError> {
         let value = Expr::var(name).eval(self.at)?;
-        if value >= 1.0 && value <= MAX_EXACT && value.fract() == 0.0 {
+        if (1.0..=MAX_EXACT).contains(&value) && value.fract() == 0.0 {
             // A whole number in range: exact.
             Ok(value as u64)
         } else {
