@@ -79,11 +79,11 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     let design = read_design(&args.file)?;
     let at = super::names::checked_at(args.at.as_ref(), &[&design])?;
     check_options(args, &design, &at)?;
+    let on = args.machine.for_budget(&design, args.budget)?;
     if args.sizes.is_none() {
         super::names::require_bound(&[&design], &at, false, &[])?;
         super::times::at_point(&[&design], &at.bindings())?;
     }
-    let on = args.machine.for_budget(&design, args.budget)?;
     let mut allocator = Allocator::new(&design, args.budget);
     if args.machine.given() {
         allocator = allocator.machine(&on.machine);
