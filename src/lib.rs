@@ -87,6 +87,13 @@ enum Command {
     Sensitivity(cli::sensitivity::SensitivityArgs),
 }
 
+/// The command line's definition (every subcommand and option), as clap
+/// builds it: for tools that enumerate the options, such as the fuzz
+/// driver's `cli` target.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 /// Runs the command chosen.
 fn dispatch(cli: &Cli) -> Result<Report, CliError> {
     match &cli.command {
@@ -158,6 +165,56 @@ where
             // Nothing more can be done if standard error is gone too.
             let _ = writeln!(stderr, "error: {e}");
             1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the command line in process: the exit code and both streams.
+    fn run_args(args: &[&str]) -> (u8, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run(
+            std::iter::once("pattern").chain(args.iter().copied()),
+            &mut out,
+            &mut err,
+        );
+        let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8");
+        (code, text(out), text(err))
+    }
+
+    #[test]
+    fn reports_go_to_stdout_and_errors_to_stderr_with_their_codes() {
+        let (code, out, err) = run_args(&["model", "--expr", "2*x", "--at", "x=3", "--json"]);
+        assert_eq!((code, err.as_str()), (0, ""));
+        let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(json["points"][0]["value"], 6.0, "{out}");
+        let (code, out, err) = run_args(&["model", "--bogus"]);
+        assert_eq!((code, out.as_str()), (2, ""));
+        assert!(
+            err.starts_with("error: unexpected argument '--bogus'"),
+            "{err}"
+        );
+        let (code, out, err) = run_args(&["model", "no/such/file.design"]);
+        assert_eq!((code, out.as_str()), (1, ""));
+        assert!(
+            err.starts_with("error: cannot read `no/such/file.design`"),
+            "{err}"
+        );
+        let (code, out, err) = run_args(&["--version"]);
+        assert_eq!((code, out.trim(), err.as_str()), (0, "pattern 0.1.0", ""));
+    }
+
+    #[test]
+    fn the_definition_lists_every_subcommand() {
+        let names: Vec<String> = command()
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for name in ["model", "simulate", "mva", "best", "machine", "plot"] {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
         }
     }
 }

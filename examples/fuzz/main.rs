@@ -1,6 +1,7 @@
 //! A bounded random-input fuzzer for every reader and what follows it:
 //! `Expr::parse`, `Design::parse`, the Extra-P readers,
-//! `MachineProfile::from_json` and serde of `Expr` (docs/fuzzing.md).
+//! `MachineProfile::from_json`, machine and network files, serde of `Expr`,
+//! and the command line itself (docs/reliability.md, "Fuzzing").
 //!
 //! ```text
 //! cargo run --release --example fuzz -- --target all --inputs 1000000
@@ -14,7 +15,9 @@
 //! on. Input `i` of a target is generated from the seed and `i` alone, so
 //! every finding replays with `--replay i`.
 
+mod cli;
 mod generate;
+mod invariants;
 mod targets;
 
 use clap::Parser;
@@ -109,6 +112,14 @@ fn run_one(which: usize, seed: u64, index: u64) -> Option<Finding> {
 /// The worker: runs `from..to` on a 2 MiB thread, one line per event.
 fn worker(target: usize, seed: u64, from: u64, to: u64) -> ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
+    // Whatever the command line writes goes to the worker's own directory.
+    let scratch = cli::scratch(std::process::id());
+    if std::fs::create_dir_all(&scratch)
+        .and_then(|()| std::env::set_current_dir(&scratch))
+        .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
     let thread = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
@@ -164,9 +175,11 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
                 &args.seed.to_string(),
             ])
             .args(["--worker", &next.to_string(), &args.inputs.to_string()])
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
+        let scratch = cli::scratch(child.id());
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -200,6 +213,7 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
                 Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                     // The worker ended: done, or aborted on `running`.
                     let status = child.wait()?;
+                    let _ = std::fs::remove_dir_all(&scratch);
                     if let Some(index) = running {
                         summary
                             .findings
@@ -213,6 +227,7 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
                     if let Some(index) = running {
                         let _ = child.kill();
                         let _ = child.wait();
+                        let _ = std::fs::remove_dir_all(&scratch);
                         summary.findings.push((index, Finding::Hang));
                         summary.inputs += 1;
                         next = index + 1;
