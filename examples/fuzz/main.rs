@@ -50,6 +50,10 @@ struct Args {
     /// An input running longer than this is a hang (milliseconds).
     #[arg(long, default_value_t = 5_000)]
     timeout_ms: u64,
+    /// Stop a target after this many seconds (the inputs run so far are
+    /// counted and reported); progress goes to standard error each minute.
+    #[arg(long)]
+    seconds: Option<u64>,
     /// Where the findings are written.
     #[arg(long, default_value = "target/fuzz")]
     out: PathBuf,
@@ -166,7 +170,12 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
     let started = Instant::now();
     let mut summary = Summary::default();
     let mut next = 0;
+    let budget = args.seconds.map(Duration::from_secs);
+    let mut reported = Instant::now();
     while next < args.inputs {
+        if budget.is_some_and(|b| started.elapsed() >= b) {
+            break;
+        }
         let mut child = Command::new(&exe)
             .args([
                 "--target",
@@ -192,6 +201,22 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
         let mut running: Option<u64> = None;
         let timeout = Duration::from_millis(args.timeout_ms);
         loop {
+            if reported.elapsed() >= Duration::from_secs(60) {
+                reported = Instant::now();
+                eprintln!(
+                    "{}: {} inputs, {} findings, {:.0} s",
+                    target(which).name,
+                    summary.inputs,
+                    summary.findings.len(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            if running.is_none() && budget.is_some_and(|b| started.elapsed() >= b) {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = std::fs::remove_dir_all(&scratch);
+                break;
+            }
             match rx.recv_timeout(timeout) {
                 Ok(Ok(line)) => {
                     let mut words = line.splitn(3, ' ');
