@@ -19,8 +19,16 @@ pub struct Known {
 }
 
 impl Known {
-    /// Reads the two shapes exactly as `cli::known_design` writes them.
+    /// Reads the two shapes exactly as `cli::known_design` writes them (a
+    /// mutated count, `tpool[ 1]`, is not the shape).
     pub fn parse(text: &str) -> Option<Known> {
+        let known = Known::shape(text)?;
+        let plain =
+            !known.count.is_empty() && known.count.chars().all(|c| c.is_ascii_alphanumeric());
+        plain.then_some(known)
+    }
+
+    fn shape(text: &str) -> Option<Known> {
         let num = |s: &str| s.trim().parse::<u32>().ok().map(f64::from);
         if let Some(rest) = text.strip_prefix("a = ") {
             let (c1, rest) = rest.split_once("; ")?;
@@ -298,6 +306,7 @@ mod tests {
             (3, 10.0, 30.0)
         );
         assert_eq!(Known::parse("a = 30; tpool[3](a) "), None);
+        assert_eq!(Known::parse("a = 30; tpool[ 3](a)"), None);
         let pipe = Known::parse("a = 20; b = 100; pipe(a, tpool[7](b))").unwrap();
         assert_eq!(pipe.threads(u128::from(u64::MAX)), 1 << 64);
         assert_eq!(pipe.bound(10.0, Some(2.0)), 60.0);
