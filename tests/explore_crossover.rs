@@ -645,3 +645,24 @@ fn an_extra_stage_meeting_the_other_near_the_span_start_is_decided() {
         assert!(gap.abs() < 1e-9 * pmnf_value(p, point.at), "{point:?}");
     }
 }
+
+/// A model whose max has infinite arguments (`log2(0)`) is compared without
+/// a panic (the interval extremum had no argument at its bounds; found by
+/// the fuzz driver's `cli` target through `pattern crossovers`).
+#[test]
+fn a_max_of_infinite_arguments_is_compared() {
+    let designs: Vec<Design> = [
+        "a0 = 79; a0",
+        "a0 = 4.322318767756872e-246; a1 = (-(p)); a2 = ln((0)^1/3); pipe(par[1, 56](a0, a2), seq(a2, a2, a0))",
+    ]
+    .iter()
+    .map(|d| Design::parse(d).unwrap())
+    .collect();
+    // The second model takes log2(0): an error that says where, not a
+    // panic.
+    let found = design_crossovers(&designs, Span::new("x", 1324.0, 1567.0), &[]);
+    assert!(
+        matches!(found, Err(CrossoverError::NonFinite { at, .. }) if at == 1324.0),
+        "{found:?}"
+    );
+}

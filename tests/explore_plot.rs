@@ -287,3 +287,24 @@ fn bad_input_is_an_error() {
         );
     }
 }
+
+/// Curves at the ends of the floating-point numbers render (plotters'
+/// log ticks looped forever on a range from 4.9e-324 halved to 0; found by
+/// the fuzz driver's `cli` target through `pattern plot`).
+#[test]
+fn curves_of_subnormal_and_huge_times_render() {
+    let x = Axis::parse("x", "2..1e6:5:log").unwrap();
+    for cost in [
+        "4.9e-324",
+        "1e-320 * x",
+        "1.7976931348623157e308",
+        "1e300 * x",
+    ] {
+        let model = Expr::parse(cost).unwrap();
+        let svg = CostCurves::of_models(&[("a", &model)], &x, &[])
+            .unwrap()
+            .svg()
+            .unwrap();
+        assert_eq!(polylines(&svg, "stroke=\"#1F77B4\""), [5], "{cost}");
+    }
+}

@@ -389,3 +389,96 @@ pub fn machine(rng: &mut ChaCha8Rng) -> String {
         demand(rng)
     )
 }
+
+/// A network file of `pattern mva` (JSON, `src/cli/network.rs`): stations of
+/// every kind with everyday and extreme demands, servers and rates, a
+/// population or none, and now and then a key the format does not have.
+pub fn network_file(rng: &mut ChaCha8Rng) -> String {
+    let stations: Vec<String> = (0..rng.random_range(0..6))
+        .map(|i| {
+            let name = if rng.random_bool(0.1) { 0 } else { i };
+            let kind = match rng.random_range(0..5) {
+                0 => r#""kind": "queue""#.to_string(),
+                1 => r#""kind": "delay""#.to_string(),
+                2 => format!(
+                    r#""kind": "multi_server", "servers": {}"#,
+                    [
+                        "0",
+                        "1",
+                        "2",
+                        "7",
+                        "300",
+                        "100000",
+                        "-1",
+                        "2.5",
+                        "18446744073709551616"
+                    ]
+                    .choose(rng)
+                    .expect("servers")
+                ),
+                3 => {
+                    let rates: Vec<String> = (0..rng.random_range(0..5))
+                        .map(|_| json_number(rng))
+                        .collect();
+                    format!(
+                        r#""kind": "load_dependent", "rates": [{}]"#,
+                        rates.join(", ")
+                    )
+                }
+                _ => r#""kind": "fifo""#.to_string(),
+            };
+            format!(
+                r#"{{"name": "s{name}", {kind}, "demand": {}}}"#,
+                json_number(rng)
+            )
+        })
+        .collect();
+    let population = match rng.random_range(0..8) {
+        0 => String::new(),
+        1 => format!(
+            r#""population": {}, "#,
+            [
+                "0",
+                "-1",
+                "1e3",
+                "100000",
+                "18446744073709551615",
+                "18446744073709551616"
+            ]
+            .choose(rng)
+            .expect("populations")
+        ),
+        _ => format!(r#""population": {}, "#, rng.random_range(1..300u32)),
+    };
+    let extra = if rng.random_bool(0.05) {
+        r#""think": 1, "#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"name": "net", {population}{extra}"stations": [{}]}}"#,
+        stations.join(", ")
+    )
+}
+
+/// A demand or rate as JSON writes it: JSON has no NaN nor infinity, so
+/// those are spelled as strings (which the reader must refuse).
+fn json_number(rng: &mut ChaCha8Rng) -> String {
+    match demand(rng).as_str() {
+        "NaN" => "\"NaN\"".into(),
+        "inf" => "1e999".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A small design (1–3 atoms, shallow expressions and terms): for the
+/// command line, whose commands run a design many times.
+pub fn small_design(rng: &mut ChaCha8Rng) -> String {
+    let atoms = rng.random_range(1..4);
+    let mut text = String::new();
+    for i in 0..atoms {
+        text.push_str(&format!("a{i} = {}; ", expr(rng, 2)));
+    }
+    text.push_str(&term(rng, atoms, 2));
+    text
+}

@@ -1,6 +1,7 @@
 //! A bounded random-input fuzzer for every reader and what follows it:
 //! `Expr::parse`, `Design::parse`, the Extra-P readers,
-//! `MachineProfile::from_json` and serde of `Expr` (docs/fuzzing.md).
+//! `MachineProfile::from_json`, machine and network files, serde of `Expr`,
+//! and the command line itself (docs/reliability.md, "Fuzzing").
 //!
 //! ```text
 //! cargo run --release --example fuzz -- --target all --inputs 1000000
@@ -14,7 +15,9 @@
 //! on. Input `i` of a target is generated from the seed and `i` alone, so
 //! every finding replays with `--replay i`.
 
+mod cli;
 mod generate;
+mod invariants;
 mod targets;
 
 use clap::Parser;
@@ -47,6 +50,10 @@ struct Args {
     /// An input running longer than this is a hang (milliseconds).
     #[arg(long, default_value_t = 5_000)]
     timeout_ms: u64,
+    /// Stop a target after this many seconds (the inputs run so far are
+    /// counted and reported); progress goes to standard error each minute.
+    #[arg(long)]
+    seconds: Option<u64>,
     /// Where the findings are written.
     #[arg(long, default_value = "target/fuzz")]
     out: PathBuf,
@@ -109,6 +116,14 @@ fn run_one(which: usize, seed: u64, index: u64) -> Option<Finding> {
 /// The worker: runs `from..to` on a 2 MiB thread, one line per event.
 fn worker(target: usize, seed: u64, from: u64, to: u64) -> ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
+    // Whatever the command line writes goes to the worker's own directory.
+    let scratch = cli::scratch(std::process::id());
+    if std::fs::create_dir_all(&scratch)
+        .and_then(|()| std::env::set_current_dir(&scratch))
+        .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
     let thread = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
@@ -155,7 +170,12 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
     let started = Instant::now();
     let mut summary = Summary::default();
     let mut next = 0;
+    let budget = args.seconds.map(Duration::from_secs);
+    let mut reported = Instant::now();
     while next < args.inputs {
+        if budget.is_some_and(|b| started.elapsed() >= b) {
+            break;
+        }
         let mut child = Command::new(&exe)
             .args([
                 "--target",
@@ -164,9 +184,11 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
                 &args.seed.to_string(),
             ])
             .args(["--worker", &next.to_string(), &args.inputs.to_string()])
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
+        let scratch = cli::scratch(child.id());
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -179,6 +201,22 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
         let mut running: Option<u64> = None;
         let timeout = Duration::from_millis(args.timeout_ms);
         loop {
+            if reported.elapsed() >= Duration::from_secs(60) {
+                reported = Instant::now();
+                eprintln!(
+                    "{}: {} inputs, {} findings, {:.0} s",
+                    target(which).name,
+                    summary.inputs,
+                    summary.findings.len(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            if running.is_none() && budget.is_some_and(|b| started.elapsed() >= b) {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = std::fs::remove_dir_all(&scratch);
+                break;
+            }
             match rx.recv_timeout(timeout) {
                 Ok(Ok(line)) => {
                     let mut words = line.splitn(3, ' ');
@@ -200,6 +238,7 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
                 Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                     // The worker ended: done, or aborted on `running`.
                     let status = child.wait()?;
+                    let _ = std::fs::remove_dir_all(&scratch);
                     if let Some(index) = running {
                         summary
                             .findings
@@ -213,6 +252,7 @@ fn fuzz(which: usize, args: &Args) -> std::io::Result<Summary> {
                     if let Some(index) = running {
                         let _ = child.kill();
                         let _ = child.wait();
+                        let _ = std::fs::remove_dir_all(&scratch);
                         summary.findings.push((index, Finding::Hang));
                         summary.inputs += 1;
                         next = index + 1;

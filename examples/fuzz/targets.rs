@@ -71,6 +71,18 @@ pub const TARGETS: &[Target] = &[
         run: run_queue,
     },
     Target {
+        name: "network",
+        about: "the network files of `pattern mva` (its reader, src/cli/network.rs), then mva, mva_approx, sweep and bounds",
+        input: |rng| mutated(rng, generate::network_file),
+        run: run_network,
+    },
+    Target {
+        name: "cli",
+        about: "the command line in process: random argument lists over its subcommands and options, on generated files",
+        input: crate::cli::input,
+        run: crate::cli::run,
+    },
+    Target {
         name: "serde",
         about: "serde_json of Expr, then the expression operations",
         input: |rng| {
@@ -308,6 +320,22 @@ fn run_queue(text: &str, _: &mut ChaCha8Rng) -> Result<(), String> {
     let Some((net, population)) = network(text) else {
         return Ok(());
     };
+    solve(&net, population)
+}
+
+/// A network file as `pattern mva` reads it, solved at its population (or
+/// at 1–300 jobs when it gives none).
+fn run_network(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let Ok(spec) = pattern::cli::network::parse("fuzz.json", text) else {
+        return Ok(());
+    };
+    let population = spec.population.unwrap_or_else(|| rng.random_range(1..300));
+    solve(&spec.network, population)
+}
+
+/// The exact and approximate solutions, the sweep and the bounds of `net`:
+/// errors or checked figures.
+fn solve(net: &Network, population: usize) -> Result<(), String> {
     // The exact solvers' time grows with N: a population beyond what a
     // fuzz input may take goes to the approximation and the bounds alone.
     if population <= 20_000 {

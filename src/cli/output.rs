@@ -96,10 +96,9 @@ pub fn point_json(point: &[(&str, f64)]) -> Value {
     )
 }
 
-/// Writes `text` to standard output. A reader that went away (a closed
-/// pipe, `| head`) is not an error: the rest is simply not wanted.
-pub fn print(text: &str) -> io::Result<()> {
-    let mut out = io::stdout().lock();
+/// Writes `text` to `out` (standard output). A reader that went away (a
+/// closed pipe, `| head`) is not an error: the rest is simply not wanted.
+pub fn print_to(out: &mut dyn Write, text: &str) -> io::Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,

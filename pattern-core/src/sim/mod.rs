@@ -70,7 +70,7 @@ pub use resources::{MAX_NODES, MAX_UNITS};
 
 /// The most elements [`Simulation::run_steady`] runs a design for.
 pub const MAX_STEADY_ELEMENTS: usize = 1 << 20;
-pub use result::SimResult;
+pub use result::{MAX_WINDOWS, SimResult};
 use std::cell::RefCell;
 use std::fmt;
 pub use steady::SteadyState;

@@ -78,6 +78,12 @@ impl SimResult {
         root: &DrawingArea<DB, Shift>,
         window: f64,
     ) -> Result<(), SimError> {
+        if self.makespan() / window > super::result::MAX_WINDOWS {
+            return Err(SimError::Plot(format!(
+                "a window of {window} ns cuts the run of {} ns into more than 2^20 windows: give a wider one",
+                self.makespan()
+            )));
+        }
         let points = self.dynamic_efficiency(window);
         let end = (self.makespan() / 1e6).max(1e-9);
         root.fill(&WHITE).map_err(plot_error)?;
@@ -155,5 +161,32 @@ impl SimResult {
         });
         chart.draw_series(bars).map_err(plot_error)?;
         root.present().map_err(plot_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::Machine;
+    use crate::sim::{MAX_WINDOWS, SimError, Simulation, TaskGraph};
+
+    /// A window that cuts the run into more windows than can be held is
+    /// an error for the plot and no points for the series, not an
+    /// allocation of 4·10^9 of them (the fuzz driver's `cli` target found
+    /// a run of 3.9e54 ns plotted in windows of 1516 ns).
+    #[test]
+    fn too_narrow_a_window_is_refused() {
+        let mut g = TaskGraph::new();
+        g.compute(0, 4e6, &[]);
+        let r = Simulation::graph(&g, &Machine::new(1, 1)).run().unwrap();
+        assert!(r.dynamic_efficiency(1e-3).is_empty());
+        let e = r.efficiency_svg(1e-3).unwrap_err();
+        assert!(
+            matches!(e, SimError::Plot(ref m) if m.contains("2^20 windows")),
+            "{e}"
+        );
+        // At the limit, every window is there.
+        let window = 4e6 / MAX_WINDOWS;
+        assert_eq!(r.dynamic_efficiency(window).len(), 1 << 20);
+        assert!(r.efficiency_svg(1e6).is_ok());
     }
 }

@@ -12,6 +12,11 @@ use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// The most windows [`SimResult::dynamic_efficiency`] cuts a run into: a
+/// window of 1 ns over a run of 10^50 ns would ask for more memory than
+/// there is (and the history holds 4,096 bins).
+pub const MAX_WINDOWS: f64 = 1_048_576.0;
+
 /// A task as run: what it did (compactly: a run holds millions) and when.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct TaskRun {
@@ -264,8 +269,9 @@ impl SimResult {
     /// Dynamic efficiency (seed 003 §5): for each window of `window` ns
     /// from time 0 to the makespan, the fraction of all the machine's
     /// cores that were busy, as `(window start, efficiency in [0, 1])`.
-    /// Empty for a window that is not a positive finite number or a run of
-    /// no time. The busy time is kept in at most 4,096 bins of a width that
+    /// Empty for a window that is not a positive finite number, a run of
+    /// no time, or a window that cuts the run into more than
+    /// [`MAX_WINDOWS`] windows. The busy time is kept in at most 4,096 bins of a width that
     /// doubles as the run grows (1 ns to start): a window that is not a
     /// multiple of it shares a bin with its neighbour in proportion.
     ///
@@ -283,7 +289,9 @@ impl SimResult {
     /// # Ok::<(), pattern_core::sim::SimError>(())
     /// ```
     pub fn dynamic_efficiency(&self, window: f64) -> Vec<(f64, f64)> {
-        if !(window.is_finite() && window > 0.0 && self.makespan > 0.0) {
+        if !(window.is_finite() && window > 0.0 && self.makespan > 0.0)
+            || self.makespan / window > MAX_WINDOWS
+        {
             return Vec::new();
         }
         let total = self.node_cores.iter().map(|&c| c as f64).sum::<f64>();

@@ -222,6 +222,13 @@ impl Scalar for Interval {
             .filter(|a| if max { a.v.hi >= v.lo } else { a.v.lo <= v.hi })
             .collect();
         match candidates.as_slice() {
+            // No argument reaches the extremum's bounds (infinite ends, as
+            // log2(0) gives): its slope is unknown, so anything.
+            [] => Jet {
+                v,
+                d: Interval::ENTIRE,
+                dd: Interval::ENTIRE,
+            },
             [only] => Jet { v, ..**only },
             _ => Jet {
                 v,

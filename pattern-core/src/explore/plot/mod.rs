@@ -246,12 +246,22 @@ fn ranges(series: &[Series], log: bool) -> Result<(Span, Span), PlotError> {
     Ok((x, y))
 }
 
-/// A range that plotters can draw: widened when empty.
+/// A range that plotters can draw: widened when empty, and on log axes
+/// within the normal numbers (a subnormal end halved to 0 sent plotters'
+/// log ticks into an endless loop).
 fn widened((lo, hi): Span, log: bool) -> std::ops::Range<f64> {
     match (lo == hi, log) {
-        (false, _) => lo..hi,
-        (true, true) => lo / 2.0..hi * 2.0,
+        (false, false) => lo..hi,
         (true, false) => lo - 1.0..hi + 1.0,
+        (empty, true) => {
+            let (lo, hi) = if empty {
+                (lo / 2.0, hi * 2.0)
+            } else {
+                (lo, hi)
+            };
+            let lo = lo.clamp(f64::MIN_POSITIVE, f64::MAX / 4.0);
+            lo..hi.min(f64::MAX).max(lo * 4.0)
+        }
     }
 }
 
