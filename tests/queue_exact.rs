@@ -279,7 +279,7 @@ fn bad_input_is_an_error() {
             .unwrap_err()
             .to_string(),
         format!(
-            "exact MVA at N = {} would take about 1.8e19 steps (at most 2e9): use mva_approx",
+            "exact MVA at N = {} would take about 1.8e19 steps (at most 1e8): use mva_approx, or mva_within with a higher limit",
             usize::MAX
         )
     );
