@@ -305,7 +305,9 @@ fn closed_network(args: &MvaArgs) -> Result<Report, CliError> {
 fn step_limit(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
-        _ => Err(format!("`{text}` is not a step limit: a number of at least 1, as 1e9")),
+        _ => Err(format!(
+            "`{text}` is not a step limit: a number of at least 1, as 1e9"
+        )),
     }
 }
 

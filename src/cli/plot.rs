@@ -141,9 +141,7 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
                     .elements(elements)
             };
             let limit = args.max_events.unwrap_or(simulate::MAX_EVENTS);
-            simulate::check_events(args.elements, limit, |pilot| {
-                Ok(simulation(pilot).run()?)
-            })?;
+            simulate::check_events(args.elements, limit, |pilot| Ok(simulation(pilot).run()?))?;
             let counter = Arc::new(AtomicU64::new(0));
             let bar = (args.elements >= simulate::LONG_RUN)
                 .then(|| progress::polled(args.elements as u64, "simulating", "elements", &counter))

@@ -136,13 +136,10 @@ pub(super) fn check_events(
 /// `seconds` in the largest unit that keeps it at least 1.
 fn duration(seconds: f64) -> String {
     let units = [(86_400.0, "days"), (3_600.0, "hours"), (60.0, "minutes")];
-    units
-        .iter()
-        .find(|(size, _)| seconds >= *size)
-        .map_or_else(
-            || format!("{} s", num(seconds)),
-            |(size, unit)| format!("{} {unit}", num((seconds / size).round())),
-        )
+    units.iter().find(|(size, _)| seconds >= *size).map_or_else(
+        || format!("{} s", num(seconds)),
+        |(size, unit)| format!("{} {unit}", num((seconds / size).round())),
+    )
 }
 
 /// Runs `pattern simulate`.
@@ -165,12 +162,7 @@ pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     check_events(args.elements, limit, |pilot| Ok(simulation(pilot).run()?))?;
     let counter = Arc::new(AtomicU64::new(0));
     let bar = if args.elements >= LONG_RUN && !args.quiet {
-        progress::polled(
-            args.elements as u64,
-            "simulating",
-            "elements",
-            &counter,
-        )
+        progress::polled(args.elements as u64, "simulating", "elements", &counter)
     } else {
         None
     };
@@ -291,7 +283,12 @@ fn nodes_report(
     let networked = on.machine.nodes() > 1;
     if per_node || cores.len() <= NODES_LISTED {
         for (node, u) in cores.iter().enumerate() {
-            text.row(0, W, &format!("cores of node {node}"), format!("{} % busy", num(100.0 * u)));
+            text.row(
+                0,
+                W,
+                &format!("cores of node {node}"),
+                format!("{} % busy", num(100.0 * u)),
+            );
         }
         if networked {
             for (node, (out, inc)) in links.iter().enumerate() {

@@ -121,7 +121,7 @@ fn solve(
     mut report: impl FnMut(Step<'_>, &Labels),
 ) -> Result<Labels, QueueError> {
     let net = Prepared::new(network, population)?;
-    if !every && population > 0 && one_plain_station(&net, population, &mut report, network) {
+    if one_plain_station(&net, population, every, &mut report, network) {
         return Ok(Labels::new(network, &net));
     }
     let steps = net.exact_steps(population);
@@ -260,13 +260,15 @@ fn solve(
     Ok(labels)
 }
 
-/// A network of one queue or one delay at `population` jobs, in closed
-/// form: the recursion keeps every job at the station (`Q(n) = n`), so a
-/// queue's residence time is `N·D` and its throughput `1/D`, a delay's `D`
-/// and `N/D`. Reported, and `true`, for such a network only.
+/// A network of one queue or one delay at `population` jobs (and, with
+/// `every`, at each smaller one), in closed form: the recursion keeps every
+/// job at the station (`Q(n) = n`), so a queue's residence time is `n·D`
+/// and its throughput `1/D`, a delay's `D` and `n/D`. Reported, and `true`,
+/// for such a network only.
 fn one_plain_station(
     net: &Prepared,
     population: usize,
+    every: bool,
     report: &mut impl FnMut(Step<'_>, &Labels),
     network: &Network,
 ) -> bool {
@@ -274,26 +276,30 @@ fn one_plain_station(
         ([d], [servers]) => (*d, *servers),
         _ => return false,
     };
-    let n = population as f64;
-    let residence = match net.service[0] {
-        Service::Queue => n * d,
-        Service::Delay => d,
+    let queue = match net.service[0] {
+        Service::Queue => true,
+        Service::Delay => false,
         _ => return false,
     };
-    let throughput = n / residence;
-    if !(throughput.is_finite() && throughput > 0.0) {
-        return false; // the recursion says why
+    // A zero demand: the recursion says why there is no throughput.
+    if !(d.is_finite() && d > 0.0) {
+        return false;
     }
     let labels = Labels::new(network, net);
-    report(
-        Step {
-            n: population,
-            throughput,
-            residence: &[residence],
-            utilization: &[throughput * (d / servers)],
-        },
-        &labels,
-    );
+    let first = if every { 1 } else { population.max(1) };
+    for n in first..=population {
+        let residence = if queue { n as f64 * d } else { d };
+        let throughput = n as f64 / residence;
+        report(
+            Step {
+                n,
+                throughput,
+                residence: &[residence],
+                utilization: &[throughput * (d / servers)],
+            },
+            &labels,
+        );
+    }
     true
 }
 
