@@ -112,18 +112,25 @@ pub(super) fn event_limit(text: &str) -> Result<u64, String> {
 }
 
 /// Refuses a run of `elements` elements whose events, estimated from a
-/// run of [`PILOT`] elements by `pilot`, exceed `limit`: with the estimate,
+/// run of [`PILOT`] elements by `pilot` (or of one, if a hundred would
+/// already exceed the limit), exceed `limit`: with the estimate,
 /// the limit and the option that lifts it. The estimate, if one was made.
 pub(super) fn check_events(
     elements: usize,
     limit: u64,
-    pilot: impl FnOnce(usize) -> Result<SimResult, CliError>,
+    mut pilot: impl FnMut(usize) -> Result<SimResult, CliError>,
 ) -> Result<Option<f64>, CliError> {
     if elements <= PILOT {
         return Ok(None);
     }
-    let short = pilot(PILOT)?;
-    let estimate = short.events() as f64 / PILOT as f64 * elements as f64;
+    // One element first: a design of millions of steps an element is
+    // judged without running 100 of them.
+    let one = pilot(1)?.events() as f64;
+    let estimate = if one * PILOT as f64 > limit as f64 {
+        one * elements as f64
+    } else {
+        pilot(PILOT)?.events() as f64 / PILOT as f64 * elements as f64
+    };
     if estimate > limit as f64 {
         return Err(CliError::Invalid(format!(
             "--elements {elements}: the run would take about {estimate:.1e} events (about {} at 0.6 µs an event), more than the limit of {limit} (--max-events): give fewer --elements or raise --max-events",

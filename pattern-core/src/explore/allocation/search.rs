@@ -224,6 +224,16 @@ fn count_step(steps: &mut u64, limit: &StepLimit<'_>) -> Result<(), AllocationEr
     Ok(())
 }
 
+/// The fate of a branch of the search.
+enum Branch {
+    /// Searched.
+    Enter,
+    /// Cut, the next value of its level tried.
+    Skip,
+    /// Cut with every larger value of its level.
+    EndLevel,
+}
+
 struct Searcher<'s, 'c, F, B> {
     space: &'s Space,
     objective: F,
@@ -474,6 +484,34 @@ where
         b.map(Some)
     }
 
+    /// What to do with the branch of `values` (count `var` just set, the
+    /// counts `rest` open): enter it, skip it, or (given `last`, the
+    /// level's largest value, where the level may be cut) end the level.
+    fn branch(
+        &mut self,
+        var: usize,
+        threads: u64,
+        values: &mut [u64],
+        rest: &[usize],
+        last: Option<u64>,
+    ) -> Result<Branch, AllocationError> {
+        let Some(bound) = self.branch_bound(values, rest)? else {
+            // The rest cannot fit, nor with a larger value.
+            return Ok(if last.is_some() {
+                Branch::EndLevel
+            } else {
+                Branch::Skip
+            });
+        };
+        if !self.loses(bound, threads, values) {
+            return Ok(Branch::Enter);
+        }
+        Ok(match last {
+            Some(last) if self.rest_hopeless(var, last, values, rest)? => Branch::EndLevel,
+            _ => Branch::Skip,
+        })
+    }
+
     /// Whether every value of count `var` from its value in `values` up to
     /// `last` loses: the bound with `var` at `last` and the counts `rest`
     /// at their largest feasible values for `var`'s value (no completion
@@ -622,23 +660,18 @@ where
                 continue;
             }
             if pruned && level + 1 >= first_monotone {
+                // A larger value leaves the rest no more threads: with this
+                // count monotone too, a hopeless rest ends the level.
                 let cuts = level >= first_monotone
                     && space.threads_monotone[var]
                     && self.threads_ok_after[level];
-                match self.branch_bound(&mut values, rest)? {
-                    None => {
-                        if cuts {
-                            next[level] = 0; // larger values leave the rest less
-                        }
+                match self.branch(var, threads, &mut values, rest, cuts.then_some(end[level]))? {
+                    Branch::Enter => {}
+                    Branch::Skip => continue,
+                    Branch::EndLevel => {
+                        next[level] = 0;
                         continue;
                     }
-                    Some(b) if self.loses(b, threads, &values) => {
-                        if cuts && self.rest_hopeless(var, end[level], &mut values, rest)? {
-                            next[level] = 0;
-                        }
-                        continue;
-                    }
-                    Some(_) => {}
                 }
             }
             level += 1;
