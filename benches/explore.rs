@@ -1,7 +1,8 @@
 //! Benchmarks of the design decisions: the exact allocation of a 6-stage
 //! pipeline of pools under a budget of 64 threads (the target: under
 //! 100 ms), on the paper's atoms and on random ones, and brute force (every
-//! feasible count vector) against the search on a smaller case.
+//! feasible count vector) against the search on a smaller case; the
+//! search's growth with the budget (2^12 to 2^18 threads).
 //! Run with `cargo bench --bench explore`.
 use criterion::{Criterion, criterion_group, criterion_main};
 use pattern_core::Design;
@@ -113,5 +114,28 @@ fn allocation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, allocation);
+/// The search's growth with the budget: three pools of Table 1's atoms
+/// (`examples/data/stages.design` at x = 10), budgets 2^12 to 2^18. Above
+/// 2048 threads the search goes by doubling; each quadrupling of the budget
+/// should cost about four times as much (it cost about 12 times before).
+fn allocation_budget(c: &mut Criterion) {
+    let mut group = c.benchmark_group("allocation budget");
+    group.sample_size(10);
+    let d = Design::parse(
+        "qsort = 1034.17*x*log2(x); inc = 536.185*x; nop = 5422.97; \
+         pipe(tpool[a](qsort), tpool[b](inc), tpool[c](nop))",
+    )
+    .unwrap();
+    for budget in [1u64 << 12, 1 << 14, 1 << 16, 1 << 18] {
+        group.bench_function(format!("3 pools, budget {budget}"), |b| {
+            b.iter(|| {
+                let a = Allocator::new(&d, black_box(budget)).at(&[("x", 10.0)]);
+                black_box(a.solve().unwrap().allocation.threads)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, allocation, allocation_budget);
 criterion_main!(benches);

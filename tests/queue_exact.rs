@@ -275,14 +275,20 @@ fn bad_input_is_an_error() {
     assert_eq!(
         Network::new()
             .queue("a", 1.0)
+            .queue("b", 2.0)
             .mva(usize::MAX)
             .unwrap_err()
             .to_string(),
         format!(
-            "exact MVA at N = {} would take about 1.8e19 steps (at most 2e9): use mva_approx",
+            "exact MVA at N = {} would take about 3.7e19 steps (at most 1e8): use mva_approx, or mva_within with a higher limit",
             usize::MAX
         )
     );
+    // One queue alone is solved in closed form at any population: every
+    // job there, X = 1/D.
+    let one = Network::new().queue("a", 2.0).mva(usize::MAX).unwrap();
+    assert_eq!(one.throughput(), 0.5);
+    assert_eq!(one.response_time(), usize::MAX as f64 * 2.0);
     // Three general load-dependent stations at 20,000 jobs: 4.8e9 steps.
     let three = (0..3).fold(Network::new(), |net, i| {
         net.load_dependent(format!("l{i}"), 1.0, |n| n as f64)

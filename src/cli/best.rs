@@ -18,6 +18,8 @@ use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::Axis;
 use serde_json::{Value, json};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// The steps of a search under the simulator unless --max-steps says
 /// otherwise: each is a simulation, and every feasible allocation is one.
@@ -64,7 +66,7 @@ pub struct BestArgs {
     #[arg(long, default_value_t = DEFAULT_ELEMENTS)]
     pub elements: usize,
     /// Stop after this many steps of the search (evaluations and
-    /// branches) with an error instead of running on [default: 50000000,
+    /// branches) with an error instead of running on [default: 20000000,
     /// 10000 with --simulate, where every step is a simulation].
     #[arg(long, value_name = "STEPS")]
     pub max_steps: Option<u64>,
@@ -105,7 +107,8 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         (None, true) => SIMULATION_STEPS,
         (None, false) => DEFAULT_MAX_STEPS,
     };
-    allocator = allocator.max_steps(steps);
+    let counter = Arc::new(AtomicU64::new(0));
+    allocator = allocator.max_steps(steps).count_steps(counter.clone());
     let (semantics, allocator) = if args.queueing {
         ("queueing", allocator.queueing(&on.machine))
     } else if args.simulate {
@@ -129,8 +132,8 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         "semantics": semantics,
     });
     match &args.sizes {
-        Some(sizes) => over_sizes(allocator, &design, &at, sizes, &mut text, &mut json)?,
-        None => at_point(allocator, &design, &at, &mut text, &mut json)?,
+        Some(sizes) => over_sizes(allocator, &design, &at, sizes, &mut text, &mut json, steps, &counter)?,
+        None => at_point(allocator, &design, &at, &mut text, &mut json, steps, &counter)?,
     }
     Ok(Report { text: text.0, json })
 }
@@ -170,9 +173,15 @@ fn check_options(args: &BestArgs, design: &Design, at: &Point) -> Result<(), Cli
     )
 }
 
-/// The work is long: the simulation, or many sizes.
-fn spinner(what: &str) -> Option<indicatif::ProgressBar> {
-    progress::spinner(&format!("searching the best counts ({what})"))
+/// A bar of the search's steps up to the step limit, fed by `counter`
+/// (which the allocator adds its steps to).
+fn bar(steps: u64, what: &str, counter: &Arc<AtomicU64>) -> Option<progress::Polled> {
+    progress::polled(
+        steps,
+        &format!("searching the best counts ({what}; the bar ends at --max-steps)"),
+        "steps",
+        counter,
+    )
 }
 
 fn allocation_json(a: &Allocation) -> Value {
@@ -219,14 +228,16 @@ fn at_point(
     at: &Point,
     text: &mut Text,
     json: &mut Value,
+    steps: u64,
+    counter: &Arc<AtomicU64>,
 ) -> Result<(), CliError> {
     let allocator = allocator.at(&at.bindings());
     if !at.is_empty() {
         text.row(0, 10, "at", at);
     }
-    let bar = spinner("at one point");
+    let bar = bar(steps, "at one point", counter);
     let solved = allocator.solve();
-    progress::finish(bar);
+    drop(bar);
     let solution = solved.map_err(CliError::from_allocation)?;
     let best = &counted(design, &solution.allocation, &at.bindings());
     text.line("");
@@ -293,6 +304,8 @@ fn over_sizes(
     sizes: &str,
     text: &mut Text,
     json: &mut Value,
+    steps: u64,
+    counter: &Arc<AtomicU64>,
 ) -> Result<(), CliError> {
     let (variable, axis) =
         args::named_axis(sizes).map_err(|e| CliError::Invalid(format!("--sizes: {e}")))?;
@@ -311,9 +324,15 @@ fn over_sizes(
     super::names::require_bound(&[design], at, false, &[&variable])?;
     super::times::over_grid(&[design], &point, &[(&variable, axis.values().to_vec())])?;
     let allocator = allocator.at(&point);
-    let bar = spinner(&format!("{} sizes", axis.values().len()));
+    // Each size's search has the step limit: the bar ends at their sum.
+    let sizes = axis.values().len() as u64;
+    let bar = bar(
+        steps.saturating_mul(sizes),
+        &format!("{sizes} sizes"),
+        counter,
+    );
     let planned = allocator.over_sizes(&variable, axis.values());
-    progress::finish(bar);
+    drop(bar);
     let mut plan = planned.map_err(CliError::from_allocation)?;
     for (size, a) in &mut plan.best {
         let mut here = point.clone();

@@ -12,7 +12,7 @@ use super::output::{Report, Text, json_num, num, shown};
 use super::{network, read_text};
 use pattern_core::Design;
 use pattern_core::machine::Waiting;
-use pattern_core::queue::{Network, QueueError, Solution, StationKind};
+use pattern_core::queue::{MAX_EXACT_STEPS, Network, QueueError, Solution, StationKind};
 use pattern_core::semantics::Queueing;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -67,6 +67,10 @@ pub struct MvaArgs {
     /// Schweitzer-Bard's approximate MVA instead of the exact one.
     #[arg(long, conflicts_with = "sweep")]
     pub approx: bool,
+    /// The most steps (station-populations) exact MVA may take before it
+    /// is refused, up front [default: 1e8, about a second].
+    #[arg(long, value_name = "STEPS", value_parser = step_limit)]
+    pub max_steps: Option<f64>,
 }
 
 /// Runs `pattern mva`: a network for a `.json` file (in any case) or a
@@ -93,24 +97,12 @@ pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
 }
 
 /// The exact solver's error, its way out named as the command's flag.
-fn exact_error(e: QueueError) -> CliError {
-    match e {
-        QueueError::BeyondExact {
-            population,
-            steps,
-            limit,
-        } => CliError::Invalid(format!(
-            "the queueing network: exact MVA at N = {population} would take about {steps:.1e} steps (at most {limit:.0e}): give --approx for Schweitzer-Bard's approximation"
-        )),
-        other => CliError::Queue(other),
-    }
-}
-
 fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
     for flag in [
         ("--population", args.population.is_some()),
         ("--sweep", args.sweep),
         ("--approx", args.approx),
+        ("--max-steps", args.max_steps.is_some()),
     ] {
         if flag.1 {
             return Err(CliError::Invalid(format!(
@@ -266,7 +258,8 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
     let solution = if args.approx {
         net.mva_approx(population)?
     } else {
-        net.mva(population).map_err(exact_error)?
+        let limit = args.max_steps.unwrap_or(MAX_EXACT_STEPS);
+        net.mva_within(population, limit).map_err(exact_limit)?
     };
     let bounds = net.bounds(population)?;
     let mut text = Text::default();
@@ -334,10 +327,35 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
     Ok(Report { text: text.0, json })
 }
 
+/// A step limit: a number of at least 1, `1e9` or `1000000000`.
+fn step_limit(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not a step limit: a number of at least 1, as 1e9"
+        )),
+    }
+}
+
+/// The exact solution's refusal in the command's words: the options that
+/// lift it.
+fn exact_limit(e: QueueError) -> CliError {
+    match e {
+        QueueError::BeyondExact {
+            population,
+            steps,
+            limit,
+        } => CliError::Invalid(format!(
+            "exact MVA at N = {population} would take about {steps:.1e} steps, more than the limit of {limit:.1e} (--max-steps; 1e8 steps take about a second): give --approx for Schweitzer-Bard's approximation, or raise --max-steps"
+        )),
+        other => other.into(),
+    }
+}
+
 /// Throughput and response time at every population `1..=n`, beside the
 /// asymptotic bounds.
 fn sweep(text: &mut Text, net: &Network, n: usize) -> Result<Vec<Value>, CliError> {
-    let sweep = net.sweep(n).map_err(exact_error)?;
+    let sweep = net.sweep(n).map_err(exact_limit)?;
     text.line("");
     text.line(format!(
         "{:>6}  {:>12}  {:>12}  {:>14}  {:>14}",

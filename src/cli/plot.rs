@@ -9,17 +9,15 @@ use super::error::{CliError, DEFAULT_ELEMENTS};
 use super::machine::{MachineArgs, OnMachine};
 use super::output::{Report, json_num, num};
 use super::sweep::{axis, bound, count_name, count_values, thread_curve, threads_machine};
-use super::{progress, read_designs};
+use super::{progress, read_designs, simulate};
 use pattern_core::Design;
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};
 use pattern_core::sim::Simulation;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-
-/// Simulations of at least this many elements show a spinner (on a
-/// terminal).
-const LONG_RUN: usize = 200_000;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// What to plot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -74,6 +72,11 @@ pub struct PlotArgs {
     /// makespan).
     #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
     pub window: Option<f64>,
+    /// The most events the simulation of an efficiency or gantt plot may
+    /// take: a longer run (estimated from a run of 100 elements) is
+    /// refused before it starts [default: 2e7, about 12 s].
+    #[arg(long, value_name = "EVENTS", value_parser = simulate::event_limit)]
+    pub max_events: Option<u64>,
 }
 
 /// The axis of x unless `--x` says otherwise.
@@ -183,18 +186,26 @@ pub fn run(args: &PlotArgs) -> Result<Report, CliError> {
             let design = one(&designs, args.kind)?;
             super::names::require_bound(&[design], &at, true, &[])?;
             let on = args.machine.for_design(design, &at.bindings())?;
-            let spinner = (args.elements >= LONG_RUN)
-                .then(|| progress::spinner(&format!("simulating {} elements", args.elements)))
+            let simulation = |elements: usize| {
+                Simulation::new(design, &on.machine)
+                    .at(&at.bindings())
+                    .elements(elements)
+            };
+            let limit = args.max_events.unwrap_or(simulate::MAX_EVENTS);
+            simulate::check_events(args.elements, limit, |pilot| Ok(simulation(pilot).run()?))?;
+            let counter = Arc::new(AtomicU64::new(0));
+            let bar = (args.elements >= simulate::LONG_RUN)
+                .then(|| progress::polled(args.elements as u64, "simulating", "elements", &counter))
                 .flatten();
-            let run = Simulation::new(design, &on.machine)
-                .at(&at.bindings())
-                .elements(args.elements)
+            let run = simulation(args.elements)
                 .trace(args.kind == Kind::Gantt)
+                .count_elements(counter)
                 .run();
-            progress::finish(spinner);
+            drop(bar);
             let run = run?;
             if args.kind == Kind::Gantt {
                 save(&Gantt { run: &run }, &args.output)?;
+                simulate::note_gantt(&run);
             } else {
                 let window = args.window.unwrap_or(run.makespan() / 100.0);
                 save(&Efficiency { run: &run, window }, &args.output)?;

@@ -13,6 +13,8 @@ use pattern_core::explore::allocation::Pricing;
 use pattern_core::explore::ranking::{AllocationCounts, Ranking};
 use serde_json::{Value, json};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// The options of `pattern rank`.
 #[derive(Debug, clap::Args)]
@@ -94,9 +96,15 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
         .var(&args.var)
         .max_steps(args.steps)
         .max_designs(args.designs);
-    let bar = progress::spinner(&format!("ranking up to {} designs", args.designs));
-    let ranked = ranking.rank(&design, &at.bindings(), &chooser);
-    progress::finish(bar);
+    let explored = Arc::new(AtomicU64::new(0));
+    let bar = progress::polled(
+        args.designs as u64,
+        "ranking candidates (the bar ends at --designs)",
+        "designs",
+        &explored,
+    );
+    let ranked = ranking.rank_counting(&design, &at.bindings(), &chooser, &explored);
+    drop(bar);
     let ranked = ranked?;
     let mut text = Text::default();
     const W: usize = 16;

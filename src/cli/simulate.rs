@@ -13,10 +13,23 @@ use super::{progress, read_design, write_file};
 use pattern_core::sim::{SimResult, Simulation};
 use serde_json::json;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
-/// Runs of at least this many elements show a spinner while they run (on
-/// a terminal): the simulator reports no progress of its own.
-const LONG_RUN: usize = 200_000;
+/// Runs of at least this many elements show a progress bar while they run
+/// (on a terminal).
+pub(super) const LONG_RUN: usize = 200_000;
+
+/// The most events a run may take unless --max-events says otherwise:
+/// about 12 s at about 0.6 µs an event (docs/simulation.md).
+pub(super) const MAX_EVENTS: u64 = 20_000_000;
+
+/// The elements of the short run that estimates a long one's events.
+const PILOT: usize = 100;
+
+/// Machines of more nodes than this get a summary of their nodes'
+/// utilization, not a line each, unless --per-node.
+const NODES_LISTED: usize = 16;
 
 /// The latency percentiles reported.
 const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 100.0];
@@ -74,9 +87,66 @@ pub struct SimulateArgs {
     /// Writes a Gantt chart of the steps on the cores as an SVG plot.
     #[arg(long, value_name = "FILE")]
     pub gantt: Option<PathBuf>,
-    /// No spinner, even for long runs on a terminal.
+    /// No progress bar, even for long runs on a terminal.
     #[arg(long)]
     pub quiet: bool,
+    /// The most events the run may take: a longer run (estimated from a
+    /// run of 100 elements) is refused before it starts [default: 2e7,
+    /// about 12 s].
+    #[arg(long, value_name = "EVENTS", value_parser = event_limit)]
+    pub max_events: Option<u64>,
+    /// A line (and JSON entry) per node's utilization, also on machines of
+    /// more than 16 nodes (which get a summary otherwise).
+    #[arg(long)]
+    pub per_node: bool,
+}
+
+/// An event limit: a whole number of at least 1, `2e7` or `20000000`.
+pub(super) fn event_limit(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.fract() == 0.0 && (1.0..=9_007_199_254_740_992.0).contains(&v) => Ok(v as u64),
+        _ => Err(format!(
+            "`{text}` is not an event limit: a whole number from 1 to 2^53, as 2e7"
+        )),
+    }
+}
+
+/// Refuses a run of `elements` elements whose events, estimated from a
+/// run of [`PILOT`] elements by `pilot` (or of one, if a hundred would
+/// already exceed the limit), exceed `limit`: with the estimate,
+/// the limit and the option that lifts it. The estimate, if one was made.
+pub(super) fn check_events(
+    elements: usize,
+    limit: u64,
+    mut pilot: impl FnMut(usize) -> Result<SimResult, CliError>,
+) -> Result<Option<f64>, CliError> {
+    if elements <= PILOT {
+        return Ok(None);
+    }
+    // One element first: a design of millions of steps an element is
+    // judged without running 100 of them.
+    let one = pilot(1)?.events() as f64;
+    let estimate = if one * PILOT as f64 > limit as f64 {
+        one * elements as f64
+    } else {
+        pilot(PILOT)?.events() as f64 / PILOT as f64 * elements as f64
+    };
+    if estimate > limit as f64 {
+        return Err(CliError::Invalid(format!(
+            "--elements {elements}: the run would take about {estimate:.1e} events (about {} at 0.6 µs an event), more than the limit of {limit} (--max-events): give fewer --elements or raise --max-events",
+            duration(estimate * 0.6e-6)
+        )));
+    }
+    Ok(Some(estimate))
+}
+
+/// `seconds` in the largest unit that keeps it at least 1.
+fn duration(seconds: f64) -> String {
+    let units = [(86_400.0, "days"), (3_600.0, "hours"), (60.0, "minutes")];
+    units.iter().find(|(size, _)| seconds >= *size).map_or_else(
+        || format!("{} s", num(seconds)),
+        |(size, unit)| format!("{} {unit}", num((seconds / size).round())),
+    )
 }
 
 /// Runs `pattern simulate`.
@@ -100,19 +170,26 @@ pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
         on.machine = on.machine.with_waiting(|w| w.pinned(true));
     }
     let keep_trace = args.trace.is_some() || args.gantt.is_some();
-    let simulation = Simulation::new(&design, &on.machine)
-        .at(&at.bindings())
-        .elements(args.elements)
-        .buffer(args.buffer)
-        .variation(args.variation, args.seed)
-        .trace(keep_trace);
-    let spinner = if args.elements >= LONG_RUN && !args.quiet {
-        progress::spinner(&format!("simulating {} elements", args.elements))
+    let simulation = |elements: usize| {
+        Simulation::new(&design, &on.machine)
+            .at(&at.bindings())
+            .elements(elements)
+            .buffer(args.buffer)
+            .variation(args.variation, args.seed)
+    };
+    let limit = args.max_events.unwrap_or(MAX_EVENTS);
+    check_events(args.elements, limit, |pilot| Ok(simulation(pilot).run()?))?;
+    let counter = Arc::new(AtomicU64::new(0));
+    let bar = if args.elements >= LONG_RUN && !args.quiet {
+        progress::polled(args.elements as u64, "simulating", "elements", &counter)
     } else {
         None
     };
-    let result = simulation.run();
-    progress::finish(spinner);
+    let result = simulation(args.elements)
+        .trace(keep_trace)
+        .count_elements(counter)
+        .run();
+    drop(bar);
     let result = result?;
     if let Some(path) = &args.trace {
         write_file(path, &result.trace_json())?;
@@ -131,8 +208,20 @@ pub fn run(args: &SimulateArgs) -> Result<Report, CliError> {
     }
     if let Some(path) = &args.gantt {
         write_file(path, &result.gantt_svg()?)?;
+        note_gantt(&result);
     }
     Ok(report(args, &on, &design.term().to_string(), &at, &result))
+}
+
+/// Says on standard error when a Gantt chart shows only the run's first
+/// tasks.
+pub(super) fn note_gantt(run: &SimResult) {
+    let (drawn, total) = run.gantt_drawn();
+    if drawn < total {
+        eprintln!(
+            "note: the Gantt chart draws the first {drawn} of the run's {total} tasks (by start time); simulate fewer elements to see a whole run"
+        );
+    }
 }
 
 fn report(args: &SimulateArgs, on: &OnMachine, design: &str, at: &Point, r: &SimResult) -> Report {
@@ -171,28 +260,9 @@ fn report(args: &SimulateArgs, on: &OnMachine, design: &str, at: &Point, r: &Sim
             percentiles.insert(format!("p{p}"), json_num(l));
         }
     }
-    let cores = r.core_utilization();
-    for (node, u) in cores.iter().enumerate() {
-        text.row(
-            0,
-            W,
-            &format!("cores of node {node}"),
-            format!("{} % busy", num(100.0 * u)),
-        );
-    }
-    let links = r.link_utilization();
-    if on.machine.nodes() > 1 {
-        for (node, (out, inc)) in links.iter().enumerate() {
-            text.row(
-                0,
-                W,
-                &format!("links of node {node}"),
-                format!("{} % out, {} % in", num(100.0 * out), num(100.0 * inc)),
-            );
-        }
-    }
+    let nodes = nodes_report(args.per_node, on, r, &mut text);
     text.row(0, W, "events", r.events());
-    let json = json!({
+    let mut json = json!({
         "design": design,
         "machine": on.json(),
         "elements": args.elements,
@@ -206,9 +276,119 @@ fn report(args: &SimulateArgs, on: &OnMachine, design: &str, at: &Point, r: &Sim
             "bound": json_num(s.bound),
         })),
         "latency": percentiles,
-        "core_utilization": cores.iter().map(|u| json_num(*u)).collect::<Vec<_>>(),
-        "link_utilization": links.iter().map(|(o, i)| json!({"out": json_num(*o), "in": json_num(*i)})).collect::<Vec<_>>(),
         "events": r.events(),
     });
+    if let (Some(json), serde_json::Value::Object(nodes)) = (json.as_object_mut(), nodes) {
+        json.extend(nodes);
+    }
     Report { text: text.0, json }
+}
+
+/// The nodes' utilization: a line and a JSON entry per node
+/// (`core_utilization`, `link_utilization`) on machines of at most
+/// [`NODES_LISTED`] nodes or with `per_node`; otherwise each as its
+/// smallest, mean and largest value and the busiest node
+/// (`core_utilization_summary`, `link_utilization_summary`), so that the
+/// report of a million nodes stays a few lines.
+fn nodes_report(
+    per_node: bool,
+    on: &OnMachine,
+    r: &SimResult,
+    text: &mut Text,
+) -> serde_json::Value {
+    const W: usize = 17;
+    let cores = r.core_utilization();
+    let links = r.link_utilization();
+    let networked = on.machine.nodes() > 1;
+    if per_node || cores.len() <= NODES_LISTED {
+        for (node, u) in cores.iter().enumerate() {
+            text.row(
+                0,
+                W,
+                &format!("cores of node {node}"),
+                format!("{} % busy", num(100.0 * u)),
+            );
+        }
+        if networked {
+            for (node, (out, inc)) in links.iter().enumerate() {
+                text.row(
+                    0,
+                    W,
+                    &format!("links of node {node}"),
+                    format!("{} % out, {} % in", num(100.0 * out), num(100.0 * inc)),
+                );
+            }
+        }
+        return json!({
+            "core_utilization": cores.iter().map(|u| json_num(*u)).collect::<Vec<_>>(),
+            "link_utilization": links.iter().map(|(o, i)| json!({"out": json_num(*o), "in": json_num(*i)})).collect::<Vec<_>>(),
+        });
+    }
+    let core = Spread::of(cores.iter().copied());
+    text.row(0, W, "cores of nodes", core.text(cores.len(), "busy"));
+    let out = Spread::of(links.iter().map(|l| l.0));
+    let inc = Spread::of(links.iter().map(|l| l.1));
+    if networked {
+        text.row(0, W, "links out", out.text(links.len(), "out"));
+        text.row(0, W, "links in", inc.text(links.len(), "in"));
+    }
+    text.row(0, W, "", "(a line per node: --per-node)");
+    json!({
+        "core_utilization_summary": core.json(),
+        "link_utilization_summary": {"out": out.json(), "in": inc.json()},
+    })
+}
+
+/// The smallest, mean and largest of some nodes' utilizations, and the
+/// first node at the largest.
+struct Spread {
+    min: f64,
+    mean: f64,
+    max: f64,
+    busiest: usize,
+}
+
+impl Spread {
+    fn of(values: impl Iterator<Item = f64>) -> Spread {
+        let mut s = Spread {
+            min: f64::INFINITY,
+            mean: 0.0,
+            max: f64::NEG_INFINITY,
+            busiest: 0,
+        };
+        let mut count = 0usize;
+        for (node, v) in values.enumerate() {
+            s.min = s.min.min(v);
+            if v > s.max {
+                s.max = v;
+                s.busiest = node;
+            }
+            s.mean += v;
+            count += 1;
+        }
+        s.mean /= count.max(1) as f64;
+        if count == 0 {
+            (s.min, s.max) = (0.0, 0.0);
+        }
+        s
+    }
+
+    fn text(&self, nodes: usize, what: &str) -> String {
+        format!(
+            "{} to {} % {what} over {nodes} nodes, {} % on average; node {} the busiest",
+            num(100.0 * self.min),
+            num(100.0 * self.max),
+            num(100.0 * self.mean),
+            self.busiest
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "min": json_num(self.min),
+            "mean": json_num(self.mean),
+            "max": json_num(self.max),
+            "busiest_node": self.busiest,
+        })
+    }
 }

@@ -67,7 +67,7 @@ pub enum QueueError {
     },
     /// A network whose exact solution would take too long.
     #[error(
-        "exact MVA at N = {population} would take about {steps:.1e} steps (at most {limit:.0e}): use mva_approx"
+        "exact MVA at N = {population} would take about {steps:.1e} steps (at most {limit:.0e}): use mva_approx, or mva_within with a higher limit"
     )]
     BeyondExact {
         /// The population asked for.

@@ -17,9 +17,10 @@ use super::normalizing::log_constants;
 use super::prepared::{Prepared, Service};
 use super::solution::{Labels, Solution, Sweep};
 
-/// The most steps (station-populations) exact MVA takes, a few seconds:
-/// 10^4 jobs over 100 stations are 10^6.
-pub const MAX_EXACT_STEPS: f64 = 2e9;
+/// The most steps (station-populations) [`Network::mva`] takes: about a
+/// second at 5 to 20 ns a step (measured in docs/queueing.md); 10^4 jobs
+/// over 100 stations are 10^6. [`Network::mva_within`] sets another limit.
+pub const MAX_EXACT_STEPS: f64 = 1e8;
 
 /// A station's state between populations.
 enum State {
@@ -46,8 +47,16 @@ impl Network {
     /// station and `O(N²)` per general load-dependent station (and the
     /// normalizing constants of the network without each of them).
     pub fn mva(&self, population: usize) -> Result<Solution, QueueError> {
+        self.mva_within(population, MAX_EXACT_STEPS)
+    }
+
+    /// Exact MVA at `population` jobs, refused with
+    /// [`QueueError::BeyondExact`] before it starts if it would take more
+    /// than `max_steps` steps (station-populations, as
+    /// [`MAX_EXACT_STEPS`] counts them).
+    pub fn mva_within(&self, population: usize, max_steps: f64) -> Result<Solution, QueueError> {
         let mut last = None;
-        let labels = solve(self, population, false, |step, _| {
+        let labels = solve(self, population, max_steps, false, |step, _| {
             last = Some((
                 step.n,
                 step.throughput,
@@ -77,7 +86,7 @@ impl Network {
             .try_reserve_exact(cells)
             .map_err(|_| too_large())?;
         let mut general = Vec::new();
-        let labels = solve(self, max, true, |step, labels| {
+        let labels = solve(self, max, MAX_EXACT_STEPS, true, |step, labels| {
             if step.n == 1 {
                 general = labels.kept().collect();
             }
@@ -107,16 +116,20 @@ struct Step<'a> {
 fn solve(
     network: &Network,
     population: usize,
+    max_steps: f64,
     every: bool,
     mut report: impl FnMut(Step<'_>, &Labels),
 ) -> Result<Labels, QueueError> {
     let net = Prepared::new(network, population)?;
+    if one_plain_station(&net, population, every, &mut report, network) {
+        return Ok(Labels::new(network, &net));
+    }
     let steps = net.exact_steps(population);
-    if steps > MAX_EXACT_STEPS {
+    if steps > max_steps {
         return Err(QueueError::BeyondExact {
             population,
             steps,
-            limit: MAX_EXACT_STEPS,
+            limit: max_steps,
         });
     }
     let k_all = net.demand.len();
@@ -138,6 +151,9 @@ fn solve(
     }
     let mut residence = vec![0.0; k_all];
     let mut log_g = 0.0;
+    // Only a load-dependent station's marginals need G(n): a logarithm a
+    // step is half the cost of a network of plain queues.
+    let needs_log_g = states.iter().any(|s| !matches!(s, State::Plain(_)));
     let mut utilization = vec![0.0; k_all];
     if population == 0 {
         return Ok(labels);
@@ -182,7 +198,9 @@ fn solve(
                 value: x,
             });
         }
-        log_g -= x.ln();
+        if needs_log_g {
+            log_g -= x.ln();
+        }
         for k in 0..k_all {
             let d = net.demand[k];
             let q = x * residence[k];
@@ -240,6 +258,49 @@ fn solve(
         }
     }
     Ok(labels)
+}
+
+/// A network of one queue or one delay at `population` jobs (and, with
+/// `every`, at each smaller one), in closed form: the recursion keeps every
+/// job at the station (`Q(n) = n`), so a queue's residence time is `n·D`
+/// and its throughput `1/D`, a delay's `D` and `n/D`. Reported, and `true`,
+/// for such a network only.
+fn one_plain_station(
+    net: &Prepared,
+    population: usize,
+    every: bool,
+    report: &mut impl FnMut(Step<'_>, &Labels),
+    network: &Network,
+) -> bool {
+    let (d, servers) = match (&net.demand[..], &net.servers[..]) {
+        ([d], [servers]) => (*d, *servers),
+        _ => return false,
+    };
+    let queue = match net.service[0] {
+        Service::Queue => true,
+        Service::Delay => false,
+        _ => return false,
+    };
+    // A zero demand: the recursion says why there is no throughput.
+    if !(d.is_finite() && d > 0.0) {
+        return false;
+    }
+    let labels = Labels::new(network, net);
+    let first = if every { 1 } else { population.max(1) };
+    for n in first..=population {
+        let residence = if queue { n as f64 * d } else { d };
+        let throughput = n as f64 / residence;
+        report(
+            Step {
+                n,
+                throughput,
+                residence: &[residence],
+                utilization: &[throughput * (d / servers)],
+            },
+            &labels,
+        );
+    }
+    true
 }
 
 /// `(1, 0, .., 0)` of length `len` (at least 1): the marginals of an empty

@@ -49,5 +49,6 @@ pub use bounds::Bounds;
 pub use calibrate::{Calibration, MpiRun};
 pub use cluster::{ClusterError, MpiModel, MpiPrediction, MpiWorkload, spread};
 pub use error::QueueError;
+pub use exact::MAX_EXACT_STEPS;
 pub use network::{Network, Station, StationKind};
 pub use solution::{Solution, StationResult, Sweep};

@@ -66,6 +66,7 @@ pub use engine::MAX_TASKS;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
 pub use plan::{MAX_THREADS, Shuffle};
+pub use plot::MAX_GANTT_TASKS;
 pub use resources::{MAX_NODES, MAX_UNITS};
 
 /// The most elements [`Simulation::run_steady`] runs a design for.
@@ -73,6 +74,8 @@ pub const MAX_STEADY_ELEMENTS: usize = 1 << 20;
 pub use result::{MAX_WINDOWS, SimResult};
 use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 pub use steady::SteadyState;
 
 /// What a simulation runs.
@@ -113,6 +116,7 @@ pub struct Simulation<'a> {
     direct_on_cores: bool,
     direct_together: bool,
     trace: bool,
+    progress: Option<Arc<AtomicU64>>,
 }
 
 impl fmt::Debug for Simulation<'_> {
@@ -174,6 +178,7 @@ impl<'a> Simulation<'a> {
             direct_on_cores: false,
             direct_together: false,
             trace: false,
+            progress: None,
         }
     }
 
@@ -309,6 +314,14 @@ impl<'a> Simulation<'a> {
     /// [`SimResult::gantt_svg`]; memory then grows with the elements.
     pub fn trace(mut self, keep: bool) -> Simulation<'a> {
         self.trace = keep;
+        self
+    }
+
+    /// Stores in `counter` the elements of a design's run that have left
+    /// it, as the run goes, so that another thread can show its progress
+    /// (a flow graph's run leaves it at 0).
+    pub fn count_elements(mut self, counter: Arc<AtomicU64>) -> Simulation<'a> {
+        self.progress = Some(counter);
         self
     }
 
@@ -494,6 +507,7 @@ impl<'a> Simulation<'a> {
             direct_together: self.direct_together,
             labels: &labels,
             trace: self.trace,
+            progress: self.progress.as_deref(),
             random,
             wake_latency: waits.wake_latency_ns,
             spin: waits.spin(),

@@ -7,6 +7,10 @@ use super::{SimError, SimResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// The most tasks a Gantt chart draws: the first by start time (about
+/// 3 MB of SVG); a longer run's chart shows its beginning and says so.
+pub const MAX_GANTT_TASKS: usize = 20_000;
+
 /// The size of [`SimResult::efficiency_svg`].
 const EFFICIENCY_SIZE: (u32, u32) = (800, 400);
 
@@ -42,7 +46,9 @@ impl SimResult {
     /// A Gantt chart of a flow graph's run: a row per lane of each node
     /// (compute steps, blue) and of each node's outgoing link (transfers,
     /// orange), time in ms, as an SVG document. A design's run keeps no
-    /// tasks: its chart is empty.
+    /// tasks: its chart is empty. At most [`MAX_GANTT_TASKS`] tasks are
+    /// drawn, the first by start time; the caption says so
+    /// ([`SimResult::gantt_drawn`]).
     pub fn gantt_svg(&self) -> Result<String, SimError> {
         let mut out = String::new();
         {
@@ -57,9 +63,23 @@ impl SimResult {
         EFFICIENCY_SIZE
     }
 
+    /// The tasks the Gantt chart draws and the run's tasks: all of them,
+    /// or the first [`MAX_GANTT_TASKS`] by start time.
+    pub fn gantt_drawn(&self) -> (usize, usize) {
+        let total = self.tasks.len();
+        (total.min(MAX_GANTT_TASKS), total)
+    }
+
+    /// The lanes of the tasks drawn, by start time.
+    fn drawn_lanes(&self) -> Vec<(usize, usize)> {
+        let mut lanes = self.lanes();
+        lanes.truncate(MAX_GANTT_TASKS);
+        lanes
+    }
+
     /// The rows of the Gantt chart (at least one).
     fn gantt_rows(&self) -> usize {
-        self.lanes()
+        self.drawn_lanes()
             .iter()
             .map(|&(t, lane)| self.row(t, lane))
             .max()
@@ -116,12 +136,25 @@ impl SimResult {
         &self,
         root: &DrawingArea<DB, Shift>,
     ) -> Result<(), SimError> {
-        let lanes = self.lanes();
+        let lanes = self.drawn_lanes();
         let rows = self.gantt_rows();
-        let end = (self.makespan() / 1e6).max(1e-9);
+        let (drawn, total) = self.gantt_drawn();
+        let (end, caption) = if drawn < total {
+            let last = lanes.iter().map(|&(t, _)| self.tasks[t].finish);
+            (
+                last.fold(0.0, f64::max),
+                format!("tasks on the nodes' cores and links (the first {drawn} of {total})"),
+            )
+        } else {
+            (
+                self.makespan(),
+                "tasks on the nodes' cores and links".to_string(),
+            )
+        };
+        let end = (end / 1e6).max(1e-9);
         root.fill(&WHITE).map_err(plot_error)?;
         let mut chart = ChartBuilder::on(root)
-            .caption("tasks on the nodes' cores and links", ("sans-serif", 20))
+            .caption(caption, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)

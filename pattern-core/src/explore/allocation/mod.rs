@@ -88,10 +88,12 @@ use crate::grammar::MAX_COUNT;
 use crate::machine::Machine;
 use crate::{Design, EvalError};
 pub use search::TIE_TOLERANCE;
-use search::{Found, Pruning, search_with_ties};
+use search::{Found, Pruning, StepLimit, search_with_ties};
 use space::Space;
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// Why no allocation could be given.
 #[derive(Debug, thiserror::Error)]
@@ -231,7 +233,9 @@ impl Allocation {
 pub struct Solution {
     /// The best allocation.
     pub allocation: Allocation,
-    /// Calls of the semantics.
+    /// Calls of the semantics: each allocation once for a costly one (the
+    /// queueing model, the simulator, a model of your own), every call for
+    /// the plain operators (cheaper to evaluate again than to remember).
     pub evaluations: u64,
     /// Calls of the operators' bound for a semantics pruned by it.
     pub bound_evaluations: u64,
@@ -317,12 +321,14 @@ pub struct Allocator<'d> {
     choice: Pricing,
     machine: Option<Machine>,
     max_steps: u64,
+    step_counter: Option<Arc<AtomicU64>>,
     tolerance: f64,
 }
 
-/// The steps a search takes at most unless set (a few seconds of the plain
-/// operators).
-pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
+/// The steps a search takes at most unless set: about 20 s of the plain
+/// operators at about 1 µs a step (docs/explore.md measures them; a budget
+/// of 10^6 threads over three pools takes under 10^7).
+pub const DEFAULT_MAX_STEPS: u64 = 20_000_000;
 
 impl<'d> Allocator<'d> {
     /// The allocations of `design` within `budget` threads, under the plain
@@ -338,6 +344,7 @@ impl<'d> Allocator<'d> {
             choice: Pricing::Operators,
             machine: None,
             max_steps: DEFAULT_MAX_STEPS,
+            step_counter: None,
             tolerance: 1e-6,
         }
     }
@@ -425,6 +432,22 @@ impl<'d> Allocator<'d> {
         self
     }
 
+    /// Adds the search's steps to `counter` as it goes (a few thousand at
+    /// a time), so that another thread can show its progress toward
+    /// [`Allocator::max_steps`].
+    pub fn count_steps(mut self, counter: Arc<AtomicU64>) -> Self {
+        self.step_counter = Some(counter);
+        self
+    }
+
+    /// The step limit of one search.
+    fn limit(&self) -> StepLimit<'_> {
+        StepLimit {
+            max: self.max_steps,
+            counter: self.step_counter.as_deref(),
+        }
+    }
+
     /// The relative tolerance of the sizes at which the best allocation
     /// changes ([`Allocator::over_sizes`]); 1e-6 unless set.
     pub fn tolerance(mut self, relative: f64) -> Self {
@@ -502,15 +525,17 @@ impl<'d> Allocator<'d> {
     fn solve_at(&self, space: &Space, at: &[(&str, f64)]) -> Result<Solution, AllocationError> {
         match &self.choice {
             Pricing::Operators => {
+                // No memo: an evaluation of the operators costs less than
+                // looking it up, and a memo of every point grows with the
+                // search (gigabytes at 50 million steps).
                 let ops = self.operators_at(space, at)?;
-                let mut memo = Memo::default();
                 let found = search_with_ties(
                     space,
-                    |c: &[u64]| memo.time(c, |c| operators_time(&ops, space, c)),
+                    |c: &[u64]| operators_time(&ops, space, c),
                     Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
-                    self.max_steps,
+                    self.limit(),
                 )?;
-                Ok(solution(space, memo.counted(found)))
+                Ok(solution(space, found))
             }
             Pricing::Queueing(machine) => {
                 self.solve_model_at(space, at, &QueueingTime::new(self.design, machine, at))
@@ -553,13 +578,13 @@ impl<'d> Allocator<'d> {
                     bound: |c: &[u64]| operators_time(ops, space, c),
                     slack: BOUND_SLACK,
                 },
-                self.max_steps,
+                self.limit(),
             )?,
             None => search_with_ties(
                 space,
                 &mut objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
-                self.max_steps,
+                self.limit(),
             )?,
         };
         Ok(solution(space, memo.counted(found)))

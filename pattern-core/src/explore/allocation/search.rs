@@ -24,6 +24,20 @@
 use super::AllocationError;
 use super::space::Space;
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as Atomic};
+
+/// The most steps of a search, and a counter it adds its steps to as it
+/// goes (for a progress bar in another thread).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StepLimit<'c> {
+    /// The most steps.
+    pub max: u64,
+    /// Where the steps are counted, in batches of [`STEP_BATCH`].
+    pub counter: Option<&'c AtomicU64>,
+}
+
+/// Steps are added to a [`StepLimit`]'s counter this many at a time.
+const STEP_BATCH: u64 = 4096;
 
 /// What is known of the objective, to prune with.
 pub(super) enum Pruning<B> {
@@ -73,7 +87,154 @@ fn beats(time: f64, threads: u64, counts: &[u64], best: &Best) -> bool {
     }
 }
 
-struct Searcher<'s, F, B> {
+/// Caps up to this many threads are searched at once; larger ones first
+/// at half their cap, recursively, for a first incumbent.
+const DIRECT_CAP: u64 = 2048;
+
+/// The spaces of a search by doubling: the cap halved until it is at most
+/// [`DIRECT_CAP`], smallest first; none when the space is small or the
+/// doubling does not apply. The best allocation at half the cap, its counts
+/// scaled up to the cap, is close to the best at the cap when every count
+/// is monotone (a pool's time falls as `1/count`), so that the bound prunes
+/// all but a thin shell of the space: the search takes `O(log cap)` passes
+/// of few steps each where it took `O(cap²)` steps. Exactness does not
+/// depend on it: the seed is only a first incumbent.
+fn coarse_spaces(space: &Space) -> Vec<Space> {
+    let doubling = space.monotone.iter().all(|&m| m)
+        && space.threads_monotone.iter().all(|&m| m)
+        && space.cap > DIRECT_CAP;
+    let mut out = Vec::new();
+    let mut cap = space.cap;
+    while doubling && cap > DIRECT_CAP {
+        cap /= 2;
+        let mut half = space.clone();
+        half.cap = cap;
+        out.push(half);
+    }
+    out.reverse();
+    out
+}
+
+/// Steps of the scaling of a seed: `1 + j / SCALE_STEPS` for `j` up to
+/// `SCALE_STEPS` (factors from 1 to 2).
+const SCALE_STEPS: u64 = 1 << 20;
+
+/// `seed` (feasible at half the cap) scaled by the largest factor from 1 to
+/// 2 that keeps it feasible, each count within its range.
+fn scaled(space: &Space, seed: &[u64]) -> Result<Option<Vec<u64>>, AllocationError> {
+    let at = |j: u64| -> Vec<u64> {
+        seed.iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let grown = u128::from(c) * u128::from(SCALE_STEPS + j) / u128::from(SCALE_STEPS);
+                u64::try_from(grown)
+                    .unwrap_or(u64::MAX)
+                    .clamp(space.lo[i], space.hi[i])
+            })
+            .collect()
+    };
+    if space.feasible(&at(0))?.is_none() {
+        return Ok(None);
+    }
+    let (mut lo, mut hi) = (0, SCALE_STEPS);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if space.feasible(&at(mid))?.is_some() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(Some(at(lo)))
+}
+
+/// Whether `values` with count `var` at `v` fit the caps.
+fn fits(space: &Space, var: usize, values: &mut [u64], v: u64) -> Result<bool, AllocationError> {
+    values[var] = v;
+    Ok(space.feasible(values)?.is_some())
+}
+
+/// The largest value of count `var` that fits the caps (the others as in
+/// `values`; `values[var]` is left changed), galloping from `hint`: `None`
+/// if not even its smallest fits.
+fn largest_fitting(
+    space: &Space,
+    var: usize,
+    values: &mut [u64],
+    hint: u64,
+) -> Result<Option<u64>, AllocationError> {
+    let (lo, hi) = (space.lo[var], space.hi[var]);
+    if !fits(space, var, values, lo)? {
+        return Ok(None);
+    }
+    // `good` fits and `bad` does not, once bracketed.
+    let hint = hint.clamp(lo, hi);
+    let (mut good, mut bad);
+    let mut step = 1u64;
+    if fits(space, var, values, hint)? {
+        good = hint;
+        loop {
+            if good == hi {
+                return Ok(Some(hi));
+            }
+            let probe = good.saturating_add(step).min(hi);
+            if fits(space, var, values, probe)? {
+                good = probe;
+                step = step.saturating_mul(2);
+            } else {
+                bad = probe;
+                break;
+            }
+        }
+    } else {
+        bad = hint;
+        loop {
+            let probe = bad.saturating_sub(step).max(lo);
+            if fits(space, var, values, probe)? {
+                good = probe;
+                break;
+            }
+            bad = probe;
+            step = step.saturating_mul(2);
+        }
+    }
+    while bad - good > 1 {
+        let mid = good + (bad - good) / 2;
+        if fits(space, var, values, mid)? {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Ok(Some(good))
+}
+
+/// One more step of `steps`: an error past the limit; every
+/// [`STEP_BATCH`] steps added to the limit's counter.
+fn count_step(steps: &mut u64, limit: &StepLimit<'_>) -> Result<(), AllocationError> {
+    *steps += 1;
+    if *steps > limit.max {
+        return Err(AllocationError::TooManySteps { limit: limit.max });
+    }
+    if *steps % STEP_BATCH == 0 {
+        if let Some(counter) = limit.counter {
+            counter.fetch_add(STEP_BATCH, Atomic::Relaxed);
+        }
+    }
+    Ok(())
+}
+
+/// The fate of a branch of the search.
+enum Branch {
+    /// Searched.
+    Enter,
+    /// Cut, the next value of its level tried.
+    Skip,
+    /// Cut with every larger value of its level.
+    EndLevel,
+}
+
+struct Searcher<'s, 'c, F, B> {
     space: &'s Space,
     objective: F,
     pruning: Pruning<B>,
@@ -81,7 +242,10 @@ struct Searcher<'s, F, B> {
     evaluations: u64,
     bound_evaluations: u64,
     steps: u64,
-    max_steps: u64,
+    limit: StepLimit<'c>,
+    /// Per count: its last largest feasible value, where the next search
+    /// for it starts.
+    hints: Vec<u64>,
     /// Per level: whether the threads are non-decreasing in every count
     /// after it (then the smallest later counts give the fewest threads).
     threads_ok_after: Vec<bool>,
@@ -93,12 +257,12 @@ struct Searcher<'s, F, B> {
 /// threads, then the smallest counts. Two exact searches: the optimum,
 /// then the same search of `max(objective, limit)`, under which all those
 /// allocations tie exactly (the bound, raised alike, stays a bound).
-/// `max_steps` holds for each.
+/// `steps` limits each.
 pub(super) fn search_with_ties<F, B>(
     space: &Space,
     mut objective: F,
     mut pruning: Pruning<B>,
-    max_steps: u64,
+    steps: StepLimit<'_>,
 ) -> Result<Found, AllocationError>
 where
     F: FnMut(&[u64]) -> Result<f64, AllocationError>,
@@ -112,7 +276,7 @@ where
             slack: *slack,
         },
     };
-    let first = search(space, &mut objective, borrowed, max_steps)?;
+    let first = search(space, &mut objective, borrowed, steps, None)?;
     let limit = first.time + TIE_TOLERANCE * first.time.abs();
     if !limit.is_finite() || limit == first.time {
         return Ok(first);
@@ -129,7 +293,8 @@ where
         space,
         |c: &[u64]| objective(c).map(|t| t.max(limit)),
         raised,
-        max_steps,
+        steps,
+        Some(&first.counts),
     )?;
     let time = objective(&second.counts)?;
     Ok(Found {
@@ -146,12 +311,19 @@ pub(super) fn search<F, B>(
     space: &Space,
     objective: F,
     pruning: Pruning<B>,
-    max_steps: u64,
+    limit: StepLimit<'_>,
+    seed: Option<&[u64]>,
 ) -> Result<Found, AllocationError>
 where
     F: FnMut(&[u64]) -> Result<f64, AllocationError>,
     B: FnMut(&[u64]) -> Result<f64, AllocationError>,
 {
+    // Declared before the searcher, which borrows each level in turn; a
+    // seed makes them needless.
+    let coarse = match seed {
+        Some(_) => Vec::new(),
+        None => coarse_spaces(space),
+    };
     let mut s = Searcher {
         space,
         objective,
@@ -160,7 +332,8 @@ where
         evaluations: 0,
         bound_evaluations: 0,
         steps: 0,
-        max_steps,
+        limit,
+        hints: space.lo.clone(),
         threads_ok_after: Vec::new(),
     };
     let minimum = space.threads(&space.lo)?;
@@ -172,7 +345,21 @@ where
         });
     }
     if !matches!(s.pruning, Pruning::Threads) {
-        s.ascend()?;
+        let mut start = seed.map(<[u64]>::to_vec);
+        let mut coarse_best: Option<Vec<u64>> = None;
+        for level in coarse.iter().chain([space]) {
+            // The best of the level below, scaled up to this one's cap.
+            if let Some(best) = coarse_best.take() {
+                start = scaled(level, &best)?;
+            }
+            s.space = level;
+            s.best = None;
+            s.ascend(start.take())?;
+            if !std::ptr::eq(level, space) {
+                s.run()?;
+                coarse_best = s.best.as_ref().map(|b| b.counts.clone());
+            }
+        }
     }
     s.run()?;
     let best = s.best.ok_or(AllocationError::BudgetTooSmall {
@@ -188,19 +375,13 @@ where
     })
 }
 
-impl<F, B> Searcher<'_, F, B>
+impl<F, B> Searcher<'_, '_, F, B>
 where
     F: FnMut(&[u64]) -> Result<f64, AllocationError>,
     B: FnMut(&[u64]) -> Result<f64, AllocationError>,
 {
     fn step(&mut self) -> Result<(), AllocationError> {
-        self.steps += 1;
-        if self.steps > self.max_steps {
-            return Err(AllocationError::TooManySteps {
-                limit: self.max_steps,
-            });
-        }
-        Ok(())
+        count_step(&mut self.steps, &self.limit)
     }
 
     /// The objective at `counts`, which must be a finite number.
@@ -221,12 +402,7 @@ where
     fn bound(&mut self, counts: &[u64]) -> Result<f64, AllocationError> {
         match &mut self.pruning {
             Pruning::By { bound, .. } => {
-                self.steps += 1;
-                if self.steps > self.max_steps {
-                    return Err(AllocationError::TooManySteps {
-                        limit: self.max_steps,
-                    });
-                }
+                count_step(&mut self.steps, &self.limit)?;
                 self.bound_evaluations += 1;
                 bound(counts)
             }
@@ -266,26 +442,20 @@ where
     }
 
     /// The largest value of count `var` (the others as in `values`) within
-    /// the cap, by bisection (the threads are non-decreasing in it).
-    fn max_feasible(&self, var: usize, values: &mut [u64]) -> Result<Option<u64>, AllocationError> {
+    /// the cap (the threads are non-decreasing in it): by galloping from
+    /// the last answer for `var` (the next is most often a step away),
+    /// then bisection.
+    fn max_feasible(
+        &mut self,
+        var: usize,
+        values: &mut [u64],
+    ) -> Result<Option<u64>, AllocationError> {
         let keep = values[var];
-        let (mut lo, mut hi) = (self.space.lo[var], self.space.hi[var]);
-        values[var] = lo;
-        let found = if self.space.feasible(values)?.is_none() {
-            None
-        } else {
-            while lo < hi {
-                let mid = lo + (hi - lo).div_ceil(2);
-                values[var] = mid;
-                if self.space.feasible(values)?.is_some() {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            Some(lo)
-        };
+        let found = largest_fitting(self.space, var, values, self.hints[var])?;
         values[var] = keep;
+        if let Some(m) = found {
+            self.hints[var] = m;
+        }
         Ok(found)
     }
 
@@ -314,11 +484,73 @@ where
         b.map(Some)
     }
 
-    /// A first incumbent: from the smallest counts, the single increment
-    /// that lowers the objective most, while one does.
-    fn ascend(&mut self) -> Result<(), AllocationError> {
+    /// What to do with the branch of `values` (count `var` just set, the
+    /// counts `rest` open): enter it, skip it, or (given `last`, the
+    /// level's largest value, where the level may be cut) end the level.
+    fn branch(
+        &mut self,
+        var: usize,
+        threads: u64,
+        values: &mut [u64],
+        rest: &[usize],
+        last: Option<u64>,
+    ) -> Result<Branch, AllocationError> {
+        let Some(bound) = self.branch_bound(values, rest)? else {
+            // The rest cannot fit, nor with a larger value.
+            return Ok(if last.is_some() {
+                Branch::EndLevel
+            } else {
+                Branch::Skip
+            });
+        };
+        if !self.loses(bound, threads, values) {
+            return Ok(Branch::Enter);
+        }
+        Ok(match last {
+            Some(last) if self.rest_hopeless(var, last, values, rest)? => Branch::EndLevel,
+            _ => Branch::Skip,
+        })
+    }
+
+    /// Whether every value of count `var` from its value in `values` up to
+    /// `last` loses: the bound with `var` at `last` and the counts `rest`
+    /// at their largest feasible values for `var`'s value (no completion
+    /// of any such branch is faster, as a larger `var` leaves the rest no
+    /// more threads) is already worse than the incumbent.
+    fn rest_hopeless(
+        &mut self,
+        var: usize,
+        last: u64,
+        values: &mut [u64],
+        rest: &[usize],
+    ) -> Result<bool, AllocationError> {
+        let mut maxima = Vec::with_capacity(rest.len());
+        for &u in rest {
+            match self.max_feasible(u, values)? {
+                Some(m) => maxima.push(m),
+                None => return Ok(true),
+            }
+        }
+        let keep = values[var];
+        values[var] = last;
+        for (&u, &m) in rest.iter().zip(&maxima) {
+            values[u] = m;
+        }
+        let bound = self.bound(values);
+        values[var] = keep;
+        for &u in rest {
+            values[u] = self.space.lo[u];
+        }
+        let best_time = self.best.as_ref().map_or(f64::INFINITY, |b| b.time);
+        Ok(bound? / (1.0 + self.slack()) > best_time)
+    }
+
+    /// A first incumbent: from the smallest counts (or `start`: a seed, or
+    /// the best at half the cap scaled up), the single increment that lowers the
+    /// objective most, while one does.
+    fn ascend(&mut self, start: Option<Vec<u64>>) -> Result<(), AllocationError> {
         let space = self.space;
-        let mut current = space.lo.clone();
+        let mut current = start.unwrap_or_else(|| space.lo.clone());
         let Some(threads) = space.feasible(&current)? else {
             return Ok(());
         };
@@ -428,10 +660,18 @@ where
                 continue;
             }
             if pruned && level + 1 >= first_monotone {
-                match self.branch_bound(&mut values, rest)? {
-                    None => continue,
-                    Some(b) if self.loses(b, threads, &values) => continue,
-                    Some(_) => {}
+                // A larger value leaves the rest no more threads: with this
+                // count monotone too, a hopeless rest ends the level.
+                let cuts = level >= first_monotone
+                    && space.threads_monotone[var]
+                    && self.threads_ok_after[level];
+                match self.branch(var, threads, &mut values, rest, cuts.then_some(end[level]))? {
+                    Branch::Enter => {}
+                    Branch::Skip => continue,
+                    Branch::EndLevel => {
+                        next[level] = 0;
+                        continue;
+                    }
                 }
             }
             level += 1;

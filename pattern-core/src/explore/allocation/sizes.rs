@@ -278,7 +278,7 @@ impl<'d> Allocator<'d> {
                 &space,
                 objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
-                self.max_steps,
+                self.limit(),
             )?,
             Some(AtSize::Queueing(..))
                 if models
@@ -301,14 +301,14 @@ impl<'d> Allocator<'d> {
                         bound,
                         slack: BOUND_SLACK,
                     },
-                    self.max_steps,
+                    self.limit(),
                 )?
             }
             _ => search_with_ties(
                 &space,
                 objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
-                self.max_steps,
+                self.limit(),
             )?,
         };
         *evaluations += found.evaluations;

@@ -8,6 +8,21 @@ use crate::grammar::{Count, MAX_COUNT, Term};
 use crate::{CompiledExpr, Design, Expr};
 use std::collections::{HashMap, HashSet};
 
+/// `f` of `counts` as floats, on the stack for up to 8 counts (the search
+/// calls it at every step).
+fn as_floats<T>(counts: &[u64], f: impl FnOnce(&[f64]) -> T) -> T {
+    const ON_STACK: usize = 8;
+    if counts.len() <= ON_STACK {
+        let mut values = [0.0; ON_STACK];
+        for (v, &c) in values.iter_mut().zip(counts) {
+            *v = c as f64;
+        }
+        f(&values[..counts.len()])
+    } else {
+        f(&counts.iter().map(|&c| c as f64).collect::<Vec<_>>())
+    }
+}
+
 /// What the design says about one symbolic count.
 #[derive(Clone, Debug, Default)]
 struct Uses {
@@ -310,12 +325,16 @@ impl Space {
     /// The design's threads at `counts`; more than [`MAX_COUNT`] (or not a
     /// number) is `None`, which no cap admits.
     pub fn threads(&self, counts: &[u64]) -> Result<Option<u64>, AllocationError> {
-        let values: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
-        let t = self.threads.eval(&values);
+        as_floats(counts, |values| self.threads_of(values))
+    }
+
+    /// [`Space::threads`] of the counts as floats.
+    fn threads_of(&self, values: &[f64]) -> Result<Option<u64>, AllocationError> {
+        let t = self.threads.eval(values);
         if t.is_nan() {
             return Err(AllocationError::Model {
                 what: format!("the design's threads `{}`", self.threads_expr),
-                source: self.threads.eval_checked(&values).err().unwrap_or(
+                source: self.threads.eval_checked(values).err().unwrap_or(
                     crate::EvalError::NotANumber {
                         name: "threads".into(),
                     },
@@ -328,20 +347,19 @@ impl Space {
 
     /// Whether `counts` fit the caps: their threads if so.
     pub fn feasible(&self, counts: &[u64]) -> Result<Option<u64>, AllocationError> {
-        if self.nodes.is_some() || self.per_node.is_some() {
-            let values: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+        as_floats(counts, |values| {
             if let Some((most, nodes)) = &self.nodes {
                 // Not a number, or over the cap: not an allocation.
-                let n = nodes.eval(&values);
+                let n = nodes.eval(values);
                 if n.is_nan() || n > *most as f64 {
                     return Ok(None);
                 }
             }
-            if self.per_node.as_ref().is_some_and(|p| !p.fits(&values)) {
+            if self.per_node.as_ref().is_some_and(|p| !p.fits(values)) {
                 return Ok(None);
             }
-        }
-        Ok(self.threads(counts)?.filter(|&t| t <= self.cap))
+            Ok(self.threads_of(values)?.filter(|&t| t <= self.cap))
+        })
     }
 
     /// `counts` as `name=value` pairs, for messages.

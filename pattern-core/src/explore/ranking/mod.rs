@@ -39,6 +39,7 @@ use crate::laws::Rule;
 use crate::semantics::ResourceError;
 use crate::{Design, EvalError, Expr, Growth, Term};
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest design (in nodes, [`Term::size`]) the ranking searches
 /// from: each step rebuilds a candidate per sub-term, so the work grows
@@ -249,6 +250,19 @@ impl Ranking {
         at: &[(&str, f64)],
         chooser: &C,
     ) -> Result<Ranked, RankError> {
+        self.rank_counting(design, at, chooser, &AtomicU64::new(0))
+    }
+
+    /// [`Ranking::rank`], storing in `explored` the candidates explored so
+    /// far as it goes (up to [`Ranking::max_designs`]), so that another
+    /// thread can show its progress.
+    pub fn rank_counting<C: CountChooser + ?Sized>(
+        &self,
+        design: &Design,
+        at: &[(&str, f64)],
+        chooser: &C,
+        explored: &AtomicU64,
+    ) -> Result<Ranked, RankError> {
         self.check(design, at)?;
         let mut out = Ranked {
             ranked: Vec::new(),
@@ -293,6 +307,7 @@ impl Ranking {
                         continue;
                     }
                     out.explored += 1;
+                    explored.store(out.explored as u64, Ordering::Relaxed);
                     let mut path = steps.clone();
                     path.push(m);
                     match self.evaluate(&candidate, path.clone(), at, chooser) {

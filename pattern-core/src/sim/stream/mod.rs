@@ -17,6 +17,7 @@ use super::template::{Leaf, Template};
 use super::variation::Variation;
 use crate::machine::Machine;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The source queue: every element is there from the start.
 const SOURCE: usize = 0;
@@ -137,6 +138,8 @@ pub(crate) struct Options<'d> {
     pub(crate) direct_together: bool,
     pub(crate) labels: &'d [String],
     pub(crate) trace: bool,
+    /// Where the elements that have left are counted, as the run goes.
+    pub(crate) progress: Option<&'d AtomicU64>,
     /// Durations vary (random or measured): the slope is a least-squares
     /// line's, not the hull's.
     pub(crate) random: bool,
@@ -397,6 +400,9 @@ impl<'d> Stream<'d> {
             }
             if !self.together.is_empty() {
                 self.start_together();
+            }
+            if let Some(counter) = self.o.progress {
+                counter.store(self.left as u64, Ordering::Relaxed);
             }
             let mut ended = std::mem::take(&mut self.ended);
             let more = self.resources.advance(&mut ended);
