@@ -74,6 +74,9 @@ const BLOCK: usize = 256;
 
 struct Compiler<'a> {
     vars: &'a [&'a str],
+    /// The slot of each variable (the first, if one is named twice): a
+    /// lookup per variable, so that a sum of many variables stays linear.
+    slots: HashMap<&'a str, usize>,
     code: Vec<Instr>,
     seen: HashMap<(u8, u64, u64), u32>,
 }
@@ -134,9 +137,9 @@ impl Compiler<'_> {
             Expr::Num(v) => self.emit(Instr::Const(*v)),
             Expr::Var(name) => {
                 let slot =
-                    self.vars
-                        .iter()
-                        .position(|v| v == name)
+                    self.slots
+                        .get(name.as_str())
+                        .copied()
                         .ok_or_else(|| EvalError::Unbound {
                             name: name.clone(),
                             bound: self.vars.join(", "),
@@ -316,8 +319,13 @@ impl Expr {
     /// in which values are passed. Fails if the expression mentions a
     /// variable not in `vars`.
     pub fn compile(&self, vars: &[&str]) -> Result<CompiledExpr, EvalError> {
+        let mut slots = HashMap::with_capacity(vars.len());
+        for (i, v) in vars.iter().enumerate() {
+            slots.entry(*v).or_insert(i);
+        }
         let mut compiler = Compiler {
             vars,
+            slots,
             code: Vec::new(),
             seen: HashMap::new(),
         };

@@ -686,11 +686,7 @@ fn exponent_expr(q: &Q) -> Expr {
     }
 }
 
-pub(super) fn base_expr(base: &Base) -> Expr {
-    owned_base_expr(base.clone())
-}
-
-fn owned_base_expr(base: Base) -> Expr {
+pub(super) fn owned_base_expr(base: Base) -> Expr {
     match base {
         Base::Var(v) => Expr::Var(v),
         Base::Log2(v) => Expr::Call(Func::Log2, vec![Expr::Var(v)]),

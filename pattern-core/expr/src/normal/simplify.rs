@@ -6,7 +6,7 @@
 use super::budget::MAX_COPIED_NODES;
 use super::extrema::{combine, strongly};
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, base_expr,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, owned_base_expr,
     exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
 };
 use crate::{Expr, Func};
@@ -247,7 +247,16 @@ fn power_rational(b: Poly, q: Q) -> Poly {
                     _ => true,
                 }));
         if combinable {
-            if let Some(m) = m.pow(q) {
+            let Some(m) = m.pow(q) else {
+                // An exponent beyond the `i64` fractions (`(x^2)^2` nested
+                // 64 deep is `x^(2^64)`): the power is kept as one factor,
+                // never multiplied out (which would copy its base).
+                return Poly::opaque(Expr::Pow(
+                    Box::new(b.into_expr()),
+                    Box::new(Expr::Num(k)),
+                ));
+            };
+            {
                 let value = c.powf(k);
                 let mut out = Poly {
                     lost: leaves_range(c, k, value),
@@ -345,18 +354,22 @@ fn log2_poly(a: Poly) -> Poly {
             Poly::opaque(Expr::Call(Func::Log2, vec![Expr::Num(c)]))
         };
     }
-    if let Some((c, m)) = a.single_term() {
-        if c > 0.0 {
-            let mut out = Poly::constant(c.log2());
-            for (base, e) in &m.0 {
-                let log = match base {
-                    Base::Var(v) => Poly::base(Base::Log2(v.clone()), Q::one()),
-                    other => Poly::opaque(Expr::Call(Func::Log2, vec![base_expr(other)])),
-                };
-                out = out.add(log.scale(q_to_f64(e)));
-            }
-            return out;
+    if matches!(a.single_term(), Some((c, _)) if c > 0.0) {
+        let (m, c) = a.terms.into_iter().next().expect("a single term");
+        let mut out = Poly::constant(c.value.log2());
+        // The factors are moved into their logarithms: a nest of
+        // logarithms copies nothing.
+        for (base, e) in m.0 {
+            let log = match base {
+                Base::Var(v) => Poly::base(Base::Log2(v), Q::one()),
+                other => Poly::opaque_with(
+                    Expr::Call(Func::Log2, vec![owned_base_expr(other)]),
+                    (Q::zero(), Q::one()),
+                ),
+            };
+            out = out.add(log.scale(q_to_f64(&e)));
         }
+        return out;
     }
     // A sum stays whole: splitting off its content (log2(2a + 2b) = 1 +
     // log2(a + b)) would cancel badly when the content is small.
