@@ -444,8 +444,8 @@ impl Poly {
             out.lost |= zero.lost;
             return out;
         }
-        if self.copies_too_much(other) {
-            return self.product_of_wholes(other);
+        if self.keeps_whole(other) {
+            return self.clone().product_of_wholes(other.clone());
         }
         if self.terms.len().saturating_mul(other.terms.len()) > MAX_EXPANDED_TERMS {
             // Contents outside, as `power_rational` keeps a power of a sum,
@@ -505,15 +505,20 @@ impl Poly {
     /// Splits a sum into its first coefficient and the sum divided by it, so
     /// that `(2a + 2b)^k` and `2^k (a + b)^k` meet in one normal form.
     pub(super) fn split_content(&self) -> (f64, Poly) {
+        self.clone().into_split_content()
+    }
+
+    /// [`Poly::split_content`], taking the sum.
+    pub(super) fn into_split_content(self) -> (f64, Poly) {
         let Some(first) = self.sorted_terms().first().map(|(_, c)| c.value) else {
-            return (1.0, self.clone());
+            return (1.0, self);
         };
         // Dividing by a subnormal or huge content would overflow or
         // underflow the others: such a sum keeps its content.
         if !(1e-300..=1e300).contains(&first.abs()) {
-            return (1.0, self.clone());
+            return (1.0, self);
         }
-        (first, self.clone().scale(1.0 / first))
+        (first, self.scale(1.0 / first))
     }
 
     /// Terms in display order: by growth, descending; the constant last.

@@ -23,8 +23,8 @@ impl Poly {
     /// are normal forms, so a product can only need an expansion when both
     /// have a sum as a factor (the exponent of such a sum changes).
     pub(super) fn mul_owned(self, other: &Poly) -> Poly {
-        if self.copies_too_much(other) {
-            return self.product_of_wholes(other);
+        if self.keeps_whole(other) {
+            return self.product_of_wholes(other.clone());
         }
         let expand = other.has_sum_factor() && self.has_sum_factor();
         let out = match other.single_term() {
@@ -44,8 +44,8 @@ impl Poly {
         if self.terms.len() != 1 || other.terms.is_empty() {
             return self.mul_owned(&other);
         }
-        if self.copies_too_much(&other) {
-            return self.product_of_wholes(&other);
+        if self.keeps_whole(&other) {
+            return self.product_of_wholes(other);
         }
         let expand = other.has_sum_factor() && self.has_sum_factor();
         let out = self.single_times(other);
@@ -68,16 +68,27 @@ impl Poly {
         // of its terms k·T/t times in T terms.
         let needs = |m: &Monomial| {
             let mut sums: Vec<(f64, f64, f64)> = Vec::new();
-            let mut rest_nodes = 0.0;
             for (b, e) in &m.0 {
-                match (b, expandable_power(e)) {
-                    (Base::Opaque(sum @ Expr::Add(items), _), Some(k)) => {
-                        sums.push((items.len() as f64, f64::from(k), sum.size() as f64));
-                    }
-                    (Base::Opaque(e, _) | Base::Kept(e, _), _) => rest_nodes += e.size() as f64,
-                    _ => {}
+                if let (Base::Opaque(sum @ Expr::Add(items), _), Some(k)) = (b, expandable_power(e))
+                {
+                    sums.push((items.len() as f64, f64::from(k), sum.size() as f64));
                 }
             }
+            if sums.is_empty() {
+                // Nothing to expand: the other factors are not walked.
+                return false;
+            }
+            let rest_nodes: f64 = m
+                .0
+                .iter()
+                .filter(|(b, e)| {
+                    !matches!(b, Base::Opaque(Expr::Add(_), _)) || expandable_power(e).is_none()
+                })
+                .map(|(b, _)| match b {
+                    Base::Opaque(e, _) | Base::Kept(e, _) => e.size() as f64,
+                    _ => 0.0,
+                })
+                .sum();
             let terms: f64 = sums.iter().map(|&(t, k, _)| t.powf(k)).product();
             let copies = (terms - 1.0) * rest_nodes
                 + sums
@@ -140,8 +151,8 @@ fn product_poly(items: &[Expr]) -> Poly {
     if single.expansion_fits(&sums) {
         sums.into_iter().fold(single, Poly::mul_moved)
     } else {
-        sums.iter()
-            .fold(single, |acc, sum| acc.mul_moved(sum.whole()))
+        sums.into_iter()
+            .fold(single, |acc, sum| acc.mul_moved(sum.into_whole()))
     }
 }
 
