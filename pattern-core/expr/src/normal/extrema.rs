@@ -29,6 +29,11 @@ pub(super) fn strongly<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Whether the strong form of [`Expr::canonical`] is being computed.
+pub(super) fn is_strong() -> bool {
+    STRONG.with(Cell::get)
+}
+
 /// `func` over arguments in normal form, in the plain or the strong form.
 /// `renormalize` normalizes the one argument left after deduplication.
 pub(super) fn combine(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Poly {
