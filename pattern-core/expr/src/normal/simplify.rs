@@ -401,7 +401,15 @@ fn call(func: Func, args: &[Expr]) -> Poly {
         Func::Ln => log2_poly(to_poly(&args[0])).scale(std::f64::consts::LN_2),
         Func::Log => {
             let base = log2_poly(to_poly(&args[0]));
-            log2_poly(to_poly(&args[1])).mul(&power(base, -1.0))
+            match base.as_constant() {
+                // Base 1, 0 or negative: no value (see `log_in_base`); the
+                // call is kept, so that the normal form has none either.
+                Some(b) if b == 0.0 || !b.is_finite() => Poly::opaque(Expr::Call(
+                    Func::Log,
+                    vec![to_poly(&args[0]).into_expr(), to_poly(&args[1]).into_expr()],
+                )),
+                _ => log2_poly(to_poly(&args[1])).mul(&power(base, -1.0)),
+            }
         }
         Func::Sqrt => power(to_poly(&args[0]), 0.5),
         Func::Ceil | Func::Floor => {
