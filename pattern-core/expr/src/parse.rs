@@ -765,7 +765,11 @@ mod tests {
     fn error_literal_beyond_f64() {
         let e = err("a + 1e400*x");
         assert_eq!((e.offset(), e.found()), (4, "`1e400`"));
-        assert!(e.expected().contains("the largest `f64`"), "{}", e.expected());
+        assert!(
+            e.expected().contains("the largest `f64`"),
+            "{}",
+            e.expected()
+        );
         let e = err("1e-400*x");
         assert_eq!((e.offset(), e.found()), (0, "`1e-400`"));
         // The extremes themselves are numbers.

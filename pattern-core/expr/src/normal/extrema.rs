@@ -37,6 +37,16 @@ pub(super) fn is_strong() -> bool {
 /// `func` over arguments in normal form, in the plain or the strong form.
 /// `renormalize` normalizes the one argument left after deduplication.
 pub(super) fn combine(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Poly {
+    if polys
+        .iter()
+        .any(|p| p.terms.values().any(|c| !c.value.is_finite()))
+    {
+        // An argument without a value: so is the extremum (`max(-inf, 1)`
+        // would otherwise fold to 1). Kept as a call of the arguments.
+        let degree = polys.iter().map(Poly::degree).max().unwrap_or_default();
+        let args = polys.into_iter().map(Poly::into_expr).collect();
+        return Poly::opaque_with(Expr::Call(func, args), degree);
+    }
     let polys = same_monomials_merged(func, polys);
     if STRONG.with(Cell::get) {
         factored(func, polys, renormalize)
@@ -64,7 +74,11 @@ fn same_monomials_merged(func: Func, polys: Vec<Poly>) -> Vec<Poly> {
         };
         match best.get_mut(&m) {
             Some((kept, at)) => {
-                let better = if func == Func::Max { c > *kept } else { c < *kept };
+                let better = if func == Func::Max {
+                    c > *kept
+                } else {
+                    c < *kept
+                };
                 if better {
                     *kept = c;
                     out[*at] = Some(p);

@@ -291,6 +291,10 @@ impl Poly {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
                 || m.0.keys().any(|b| match b {
+                    // A logarithm in a base without one has no value anywhere.
+                    Base::Opaque(Expr::Call(Func::Log, args), _) if !has_logarithm(&args[0]) => {
+                        true
+                    }
                     Base::Opaque(e, _) | Base::Kept(e, _) => {
                         e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err()
                     }
@@ -518,7 +522,19 @@ impl Poly {
         if !(1e-300..=1e300).contains(&first.abs()) {
             return (1.0, self);
         }
-        (first, self.scale(1.0 / first))
+        // Each term divided once (not times a rounded `1/first`), and the
+        // first exactly 1: the content of the result is 1, a fixed point.
+        let mut rest = self;
+        for c in rest.terms.values_mut() {
+            c.value /= first;
+            c.magnitude /= first.abs();
+        }
+        if let Some(lead) = rest.sorted_terms().first().map(|(m, _)| (*m).clone()) {
+            if let Some(c) = rest.terms.get_mut(&lead) {
+                c.value = 1.0;
+            }
+        }
+        (first, rest)
     }
 
     /// Terms in display order: by growth, descending; the constant last.
@@ -551,6 +567,18 @@ impl Poly {
             .map(|(_, m, c)| term_expr(round_significant(c.value), m))
             .collect();
         sum_of(terms)
+    }
+}
+
+/// Whether a base of `log(base, e)` has a finite non-zero logarithm: a
+/// constant that is not 1, 0 or negative, or anything not constant.
+fn has_logarithm(base: &Expr) -> bool {
+    match base {
+        Expr::Num(b) => {
+            let l = b.log2();
+            l.is_finite() && l != 0.0
+        }
+        _ => true,
     }
 }
 
@@ -641,8 +669,7 @@ pub(super) fn exact_rational(e: &Expr) -> Option<Q> {
 /// computed along different roundings meet); [`Expr::simplify`] keeps
 /// every digit.
 pub(super) fn round_significant(v: f64) -> f64 {
-    if !super::extrema::is_strong() || !v.is_finite() || v == 0.0 || EXACT.with(|e| e.get() > 0)
-    {
+    if !super::extrema::is_strong() || !v.is_finite() || v == 0.0 || EXACT.with(|e| e.get() > 0) {
         return if v == 0.0 { 0.0 } else { v };
     }
     format!("{v:.11e}").parse().unwrap_or(v)

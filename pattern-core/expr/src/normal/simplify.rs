@@ -6,8 +6,8 @@
 use super::budget::MAX_COPIED_NODES;
 use super::extrema::{combine, strongly};
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, owned_base_expr,
-    exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exact_rational, exactly,
+    leaves_range, owned_base_expr, q_to_f64, to_rational, total_degree,
 };
 use crate::{Expr, Func};
 use num_traits::{One, Signed, Zero};
@@ -78,17 +78,16 @@ impl Poly {
                 // Nothing to expand: the other factors are not walked.
                 return false;
             }
-            let rest_nodes: f64 = m
-                .0
-                .iter()
-                .filter(|(b, e)| {
-                    !matches!(b, Base::Opaque(Expr::Add(_), _)) || expandable_power(e).is_none()
-                })
-                .map(|(b, _)| match b {
-                    Base::Opaque(e, _) | Base::Kept(e, _) => e.size() as f64,
-                    _ => 0.0,
-                })
-                .sum();
+            let rest_nodes: f64 =
+                m.0.iter()
+                    .filter(|(b, e)| {
+                        !matches!(b, Base::Opaque(Expr::Add(_), _)) || expandable_power(e).is_none()
+                    })
+                    .map(|(b, _)| match b {
+                        Base::Opaque(e, _) | Base::Kept(e, _) => e.size() as f64,
+                        _ => 0.0,
+                    })
+                    .sum();
             let terms: f64 = sums.iter().map(|&(t, k, _)| t.powf(k)).product();
             let copies = (terms - 1.0) * rest_nodes
                 + sums
@@ -250,6 +249,11 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         return power_rational(Poly::constant(c), q)
             .mul_moved(power(Poly::constant(base), inner * k));
     }
+    if matches!(b.single_term(), Some((c, _)) if !c.is_finite()) {
+        // A coefficient without a value has none raised either (`inf^-1`
+        // is 0 in floating point).
+        return Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k))));
+    }
     if let Some((c, m)) = b.single_term() {
         // (b^2)^(1/2) is |b|: fractional powers combine only over bases that
         // cannot be negative.
@@ -264,10 +268,7 @@ fn power_rational(b: Poly, q: Q) -> Poly {
                 // An exponent beyond the `i64` fractions (`(x^2)^2` nested
                 // 64 deep is `x^(2^64)`): the power is kept as one factor,
                 // never multiplied out (which would copy its base).
-                return Poly::opaque(Expr::Pow(
-                    Box::new(b.into_expr()),
-                    Box::new(Expr::Num(k)),
-                ));
+                return Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k))));
             };
             {
                 let value = c.powf(k);
