@@ -3,7 +3,7 @@
 //! [`Expr::simplify`]'s invariants (flattened, deduplicated, sorted,
 //! constants folded).
 
-use super::budget::MAX_COPIED_NODES;
+use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
 use super::extrema::{combine, strongly};
 use super::poly::{
     Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exact_rational, exactly,
@@ -89,6 +89,13 @@ impl Poly {
                     })
                     .sum();
             let terms: f64 = sums.iter().map(|&(t, k, _)| t.powf(k)).product();
+            // As `Poly::keeps_whole`: the other factors are not distributed
+            // over more than MAX_DISTRIBUTED_TERMS terms (expanding here
+            // would be undone there, without end).
+            let distributes = m.0.len() > sums.len() || sums.len() > 1 || sums[0].1 > 1.0;
+            if distributes && terms > MAX_DISTRIBUTED_TERMS as f64 {
+                return false;
+            }
             let copies = (terms - 1.0) * rest_nodes
                 + sums
                     .iter()
