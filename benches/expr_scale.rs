@@ -65,5 +65,50 @@ fn scale(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scale);
+/// The deep inputs of issue 33, built through the public API: a nest of
+/// `log2`, a nest of squares, alternating `+` and `*`, and the compiled sum
+/// and `max` of distinct variables, at 10^3, 10^4 and 10^5. Linear work
+/// takes about 10x the time for 10x the input.
+fn deep(c: &mut Criterion) {
+    let mut group = c.benchmark_group("expr_deep");
+    group.sample_size(10);
+    for n in [1_000usize, 10_000, 100_000] {
+        group.throughput(Throughput::Elements(n as u64));
+        let logs = (0..n).fold(Expr::var("x"), |e, _| e.log2());
+        group.bench_with_input(BenchmarkId::new("log2_nest_simplify", n), &logs, |b, e| {
+            b.iter(|| black_box(e).simplify())
+        });
+        let squares = (0..n).fold(Expr::var("x"), |e, _| e.pow(2.0));
+        group.bench_with_input(
+            BenchmarkId::new("square_nest_simplify", n),
+            &squares,
+            |b, e| b.iter(|| black_box(e).simplify()),
+        );
+        let alternating = (0..n).fold(Expr::var("x"), |e, i| {
+            if i % 2 == 0 {
+                e + Expr::var("y")
+            } else {
+                e * Expr::var("y")
+            }
+        });
+        group.bench_with_input(
+            BenchmarkId::new("alternating_simplify", n),
+            &alternating,
+            |b, e| b.iter(|| black_box(e).simplify()),
+        );
+        let names: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
+        let vars: Vec<&str> = names.iter().map(String::as_str).collect();
+        let sum = Expr::Add(vars.iter().map(|v| Expr::var(v)).collect());
+        group.bench_with_input(BenchmarkId::new("compile_sum_of_vars", n), &sum, |b, e| {
+            b.iter(|| black_box(e).compile(&vars).unwrap())
+        });
+        let max = Expr::max(vars.iter().map(|v| Expr::var(v)));
+        group.bench_with_input(BenchmarkId::new("compile_max_of_vars", n), &max, |b, e| {
+            b.iter(|| black_box(e).compile(&vars).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, scale, deep);
 criterion_main!(benches);

@@ -4,7 +4,7 @@
 //! [`CompiledExpr::eval_batch`] runs each instruction over a block of points,
 //! which lets the compiler vectorize the arithmetic.
 
-use super::eval::{EvalError, apply};
+use super::eval::{EvalError, apply, log_in_base};
 use super::{Expr, Func};
 use std::collections::HashMap;
 
@@ -74,6 +74,9 @@ const BLOCK: usize = 256;
 
 struct Compiler<'a> {
     vars: &'a [&'a str],
+    /// The slot of each variable (the first, if one is named twice): a
+    /// lookup per variable, so that a sum of many variables stays linear.
+    slots: HashMap<&'a str, usize>,
     code: Vec<Instr>,
     seen: HashMap<(u8, u64, u64), u32>,
 }
@@ -134,9 +137,9 @@ impl Compiler<'_> {
             Expr::Num(v) => self.emit(Instr::Const(*v)),
             Expr::Var(name) => {
                 let slot =
-                    self.vars
-                        .iter()
-                        .position(|v| v == name)
+                    self.slots
+                        .get(name.as_str())
+                        .copied()
                         .ok_or_else(|| EvalError::Unbound {
                             name: name.clone(),
                             bound: self.vars.join(", "),
@@ -281,7 +284,7 @@ fn step(instr: Instr, regs: &[f64], inputs: &[f64]) -> f64 {
         Instr::PowF(a, b) => powf_nan(r(a), r(b)),
         Instr::Sqrt(a) => r(a).sqrt(),
         Instr::Call1(f, a) => apply(f, &[r(a)]),
-        Instr::Log(a, b) => r(b).log2() / r(a).log2(),
+        Instr::Log(a, b) => log_in_base(r(a), r(b)),
         Instr::Max(a, b) => max_nan(r(a), r(b)),
         Instr::Min(a, b) => min_nan(r(a), r(b)),
     })
@@ -316,8 +319,13 @@ impl Expr {
     /// in which values are passed. Fails if the expression mentions a
     /// variable not in `vars`.
     pub fn compile(&self, vars: &[&str]) -> Result<CompiledExpr, EvalError> {
+        let mut slots = HashMap::with_capacity(vars.len());
+        for (i, v) in vars.iter().enumerate() {
+            slots.entry(*v).or_insert(i);
+        }
         let mut compiler = Compiler {
             vars,
+            slots,
             code: Vec::new(),
             seen: HashMap::new(),
         };
@@ -447,7 +455,7 @@ impl CompiledExpr {
                     Instr::Mul(a, b) => zip2(dst, src(a), src(b), |p, q| p * q),
                     Instr::Div(a, b) => zip2(dst, src(a), src(b), |p, q| p / q),
                     Instr::PowF(a, b) => zip2(dst, src(a), src(b), powf_nan),
-                    Instr::Log(a, b) => zip2(dst, src(a), src(b), |p, q| q.log2() / p.log2()),
+                    Instr::Log(a, b) => zip2(dst, src(a), src(b), log_in_base),
                     Instr::Max(a, b) => zip2(dst, src(a), src(b), max_nan),
                     Instr::Min(a, b) => zip2(dst, src(a), src(b), min_nan),
                     Instr::PowI(a, k) => map1(dst, src(a), |p| powi_nan(p, k)),

@@ -214,12 +214,25 @@ fn power<F: Float>(b: F, k: F, literal: bool) -> F {
     }
 }
 
+/// `log(base, e)`: no value (NaN) for a base whose logarithm is not a
+/// finite non-zero number (`0`, `1`, a negative base), where the quotient
+/// would give `-0` (`log(0, m)`) or an infinity.
+#[inline(always)]
+pub(crate) fn log_in_base<F: Float>(base: F, e: F) -> F {
+    let b = base.log2();
+    if b.is_finite() && b != F::zero() {
+        e.log2() / b
+    } else {
+        F::nan()
+    }
+}
+
 /// Applies a function to evaluated arguments (their number checked by the caller).
 pub(crate) fn apply<F: Float>(func: Func, args: &[F]) -> F {
     match func {
         Func::Log2 => args[0].log2(),
         Func::Ln => args[0].ln(),
-        Func::Log => args[1].log2() / args[0].log2(),
+        Func::Log => log_in_base(args[0], args[1]),
         Func::Sqrt => args[0].sqrt(),
         Func::Ceil => args[0].ceil(),
         Func::Floor => args[0].floor(),

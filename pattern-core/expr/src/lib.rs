@@ -79,6 +79,30 @@ pub enum Expr {
     Apply(String, Vec<Expr>),
 }
 
+/// The names of the built-in functions, as the parser reads them.
+pub const FUNCTIONS: [&str; 8] = ["log2", "ln", "log", "sqrt", "ceil", "floor", "max", "min"];
+
+/// The machine (communication) functions the parser reads as calls kept
+/// symbolic ([`Expr::Apply`]) until a machine profile resolves them: the
+/// operations of the built-in profiles. Any other name followed by `(` is
+/// a parse error that lists these and [`FUNCTIONS`] (`log10(x)` is not
+/// read as a machine function); a profile's function of another name is
+/// called through [`Expr::apply`].
+pub const MACHINE_FUNCTIONS: [&str; 12] = [
+    "allgather",
+    "allgather_p",
+    "allgatherv",
+    "bcast",
+    "bcast_p",
+    "gather",
+    "multibcast",
+    "multibcast_p",
+    "reduce",
+    "scatter",
+    "send",
+    "send_p",
+];
+
 /// The functions a cost expression may call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Func {
@@ -388,7 +412,7 @@ impl Expr {
     /// // M[reduce](d(x)) with d(x) = x / 768
     /// let reduce = Expr::parse("9376 * x").unwrap();
     /// let d = Expr::parse("x / 768").unwrap();
-    /// assert_eq!(reduce.subs("x", &d).simplify().to_string(), "12.2083333333·x");
+    /// assert_eq!(reduce.subs("x", &d).simplify().to_string(), "12.208333333333332·x");
     /// ```
     pub fn subs(&self, var: &str, with: &Expr) -> Expr {
         crate::deep(|| match self {

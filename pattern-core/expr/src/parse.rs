@@ -176,6 +176,7 @@ fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, ParseError> {
                 let value: f64 = text
                     .parse()
                     .map_err(|_| ParseError::new(input, start, "a number", format!("`{text}`")))?;
+                check_literal(input, start, text, value)?;
                 i += len;
                 tokens.push((Token::Num(value), start));
                 continue;
@@ -215,6 +216,38 @@ fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, ParseError> {
     }
     tokens.push((Token::End, input.len()));
     Ok(tokens)
+}
+
+/// A literal keeps its value: beyond `f64` (`1e400`) it would read as
+/// infinity, below it (`1e-400`) as zero.
+fn check_literal(input: &str, start: usize, text: &str, value: f64) -> Result<(), ParseError> {
+    let digits = text.split(['e', 'E']).next().unwrap_or(text);
+    let nonzero = digits.bytes().any(|b| (b'1'..=b'9').contains(&b));
+    if value.is_finite() && (value != 0.0 || !nonzero) {
+        return Ok(());
+    }
+    let range = if value.is_finite() {
+        "a number that is zero or at least 4.9e-324 in size (the smallest `f64`)"
+    } else {
+        "a number at most 1.7976931348623157e308 in size (the largest `f64`)"
+    };
+    Err(ParseError::new(input, start, range, format!("`{text}`")))
+}
+
+/// Whether an expression has no variables and no machine functions: its
+/// value is known when it is parsed. Iterative (the parser's nesting is
+/// bounded, an expression's width is not).
+fn is_closed_constant(e: &Expr) -> bool {
+    let mut pending = vec![e];
+    while let Some(e) = pending.pop() {
+        match e {
+            Expr::Var(_) | Expr::Apply(..) => return false,
+            Expr::Num(_) => {}
+            Expr::Add(items) | Expr::Mul(items) | Expr::Call(_, items) => pending.extend(items),
+            Expr::Pow(base, exponent) => pending.extend([&**base, &**exponent]),
+        }
+    }
+    true
 }
 
 /// Appends a factor to a product, flattening a product into its factors.
@@ -285,7 +318,34 @@ impl<'a> Parser<'a> {
         ParseError::new(self.input, self.offset(), expected, self.peek().describe())
     }
 
+    /// Refuses a constant that has no value in `f64` (`1e308*1e308`,
+    /// `0^-1`, `log2(0)`), at its position: read, it would be an infinity
+    /// or NaN in the model.
+    fn valued(&self, start: usize, e: Expr) -> Result<Expr, ParseError> {
+        if !is_closed_constant(&e) {
+            return Ok(e);
+        }
+        match e.eval(&[]) {
+            Ok(_) => Ok(e),
+            Err(_) => {
+                let text = self.input[start..self.offset().max(start)].trim_end();
+                Err(ParseError::new(
+                    self.input,
+                    start,
+                    "a constant within the range of `f64` (finite, with a value)",
+                    format!("`{text}`, which has no value"),
+                ))
+            }
+        }
+    }
+
     fn expr(&mut self) -> Result<Expr, ParseError> {
+        let start = self.offset();
+        let sum = self.sum()?;
+        self.valued(start, sum)
+    }
+
+    fn sum(&mut self) -> Result<Expr, ParseError> {
         let mut terms = vec![self.term()?];
         loop {
             match self.peek() {
@@ -306,6 +366,12 @@ impl<'a> Parser<'a> {
     /// A product, its factors gathered in one list (folding them pairwise
     /// copied the list at every factor: quadratic in a long product).
     fn term(&mut self) -> Result<Expr, ParseError> {
+        let start = self.offset();
+        let product = self.product()?;
+        self.valued(start, product)
+    }
+
+    fn product(&mut self) -> Result<Expr, ParseError> {
         let mut factors = Vec::new();
         push_factor(&mut factors, self.unary()?);
         loop {
@@ -317,11 +383,16 @@ impl<'a> Parser<'a> {
                 }
                 Token::Slash => {
                     self.bump();
+                    let at = self.offset();
                     let divisor = self.unary()?;
-                    // `0/0` is how NaN prints: it reads back as NaN.
-                    if is_plus_zero(&divisor) && factors.len() == 1 && is_plus_zero(&factors[0]) {
-                        factors[0] = Expr::Num(f64::NAN);
-                        continue;
+                    if is_closed_constant(&divisor) && divisor.eval(&[]).is_ok_and(|v| v == 0.0) {
+                        let text = self.input[at..self.offset().max(at)].trim_end();
+                        return Err(ParseError::new(
+                            self.input,
+                            at,
+                            "a divisor that is not zero",
+                            format!("`{text}`"),
+                        ));
                     }
                     let rhs = divisor.recip();
                     // `1/b` is the reciprocal alone, as `divide` makes it.
@@ -361,11 +432,13 @@ impl<'a> Parser<'a> {
     }
 
     fn power(&mut self) -> Result<Expr, ParseError> {
+        let start = self.offset();
         let base = self.atom()?;
+        let base = self.valued(start, base)?;
         if *self.peek() == Token::Caret {
             self.bump();
             let exponent = self.unary()?;
-            return Ok(base.pow(exponent));
+            return self.valued(start, base.pow(exponent));
         }
         Ok(base)
     }
@@ -386,8 +459,20 @@ impl<'a> Parser<'a> {
                     return Ok(Expr::Var(name.to_string()));
                 }
                 let Some(func) = Func::from_name(name) else {
-                    // Not built in: a machine function such as
-                    // `allgather(p, b)`, kept symbolic.
+                    if !crate::MACHINE_FUNCTIONS.contains(&name) {
+                        return Err(ParseError::new(
+                            self.input,
+                            start,
+                            format!(
+                                "a function: {} (or a machine function: {})",
+                                crate::FUNCTIONS.join(", "),
+                                crate::MACHINE_FUNCTIONS.join(", ")
+                            ),
+                            format!("`{name}`"),
+                        ));
+                    }
+                    // A machine function such as `allgather(p, b)`, kept
+                    // symbolic until a machine profile resolves it.
                     let open = self.offset();
                     self.bump();
                     let mut args = vec![self.expr()?];
@@ -464,11 +549,6 @@ pub(crate) fn parse(input: &str) -> Result<Expr, ParseError> {
         return Err(parser.error("an operator or the end of the input"));
     }
     Ok(e)
-}
-
-/// The literal `0` (not `-0`): `0/0` is the printed form of NaN.
-fn is_plus_zero(e: &Expr) -> bool {
-    matches!(e, Expr::Num(v) if *v == 0.0 && v.is_sign_positive())
 }
 
 #[cfg(test)]
@@ -660,8 +740,61 @@ mod tests {
             "`allgather` is not a built-in function: resolve it before evaluating (a communication function against a machine profile)"
         );
         // Arguments are checked like any expression.
-        let err = err_of("1 + foo(x, )");
-        assert_eq!(err.offset(), 11);
+        let err = err_of("1 + send(x, )");
+        assert_eq!(err.offset(), 12);
+    }
+
+    #[test]
+    fn error_unknown_function_lists_the_functions() {
+        for (text, name, at) in [("log10(x)", "log10", 0), ("2 * exp2(x)", "exp2", 4)] {
+            let e = err(text);
+            assert_eq!(e.offset(), at, "{text}");
+            assert_eq!(e.found(), format!("`{name}`"));
+            assert_eq!(
+                e.expected(),
+                "a function: log2, ln, log, sqrt, ceil, floor, max, min (or a machine \
+                 function: allgather, allgather_p, allgatherv, bcast, bcast_p, gather, \
+                 multibcast, multibcast_p, reduce, scatter, send, send_p)"
+            );
+        }
+        // A name without `(` is a variable, whatever it is.
+        assert_eq!(p("log10 + 1"), Expr::var("log10") + 1.0);
+    }
+
+    #[test]
+    fn error_literal_beyond_f64() {
+        let e = err("a + 1e400*x");
+        assert_eq!((e.offset(), e.found()), (4, "`1e400`"));
+        assert!(
+            e.expected().contains("the largest `f64`"),
+            "{}",
+            e.expected()
+        );
+        let e = err("1e-400*x");
+        assert_eq!((e.offset(), e.found()), (0, "`1e-400`"));
+        // The extremes themselves are numbers.
+        assert_eq!(p("1.7976931348623157e308"), Expr::num(f64::MAX));
+        assert_eq!(p("5e-324"), Expr::num(5e-324));
+        assert_eq!(p("0e-400"), Expr::num(0.0));
+    }
+
+    #[test]
+    fn error_constant_without_value() {
+        for (text, at, found) in [
+            ("x/0", 2, "`0`"),
+            ("x / (2 - 2) + 1", 4, "`(2 - 2)`"),
+            ("0/0", 2, "`0`"),
+            ("x + 1e308*1e308", 4, "`1e308*1e308`, which has no value"),
+            ("x*log2(0)", 2, "`log2(0)`, which has no value"),
+            ("x + 10^400", 4, "`10^400`, which has no value"),
+            ("0^-1 + x", 0, "`0^-1`, which has no value"),
+            ("x*log(0, 4)", 2, "`log(0, 4)`, which has no value"),
+        ] {
+            let e = err(text);
+            assert_eq!((e.offset(), e.found()), (at, found), "{text}");
+        }
+        // Variables and machine functions are not constants.
+        assert!(Expr::parse("1/x + log2(x - 1) + send(0)/1").is_ok());
     }
 
     #[test]

@@ -29,14 +29,68 @@ pub(super) fn strongly<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Whether the strong form of [`Expr::canonical`] is being computed.
+pub(super) fn is_strong() -> bool {
+    STRONG.with(Cell::get)
+}
+
 /// `func` over arguments in normal form, in the plain or the strong form.
 /// `renormalize` normalizes the one argument left after deduplication.
 pub(super) fn combine(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Poly) -> Poly {
+    if polys
+        .iter()
+        .any(|p| p.terms.values().any(|c| !c.value.is_finite()))
+    {
+        // An argument without a value: so is the extremum (`max(-inf, 1)`
+        // would otherwise fold to 1). Kept as a call of the arguments.
+        let degree = polys.iter().map(Poly::degree).max().unwrap_or_default();
+        let args = polys.into_iter().map(Poly::into_expr).collect();
+        return Poly::opaque_with(Expr::Call(func, args), degree);
+    }
+    let polys = same_monomials_merged(func, polys);
     if STRONG.with(Cell::get) {
         factored(func, polys, renormalize)
     } else {
         plain(func, polys, renormalize)
     }
+}
+
+/// Arguments that are multiples of one product of variables
+/// (`max(x, 2·x)`) merged into the largest (`max`) or smallest (`min`)
+/// multiple. Variables are positive (sizes and counts), so the product is
+/// positive, and multiplying by a positive number keeps the order of the
+/// multiples also in floating point: the result is exact.
+fn same_monomials_merged(func: Func, polys: Vec<Poly>) -> Vec<Poly> {
+    let mut best: BTreeMap<Monomial, (f64, usize)> = BTreeMap::new();
+    let mut out: Vec<Option<Poly>> = Vec::with_capacity(polys.len());
+    for p in polys {
+        let key = p.single_term().and_then(|(c, m)| {
+            let positive = !m.0.is_empty() && m.0.keys().all(|b| matches!(b, Base::Var(_)));
+            (positive && c.is_finite()).then(|| (c, m.clone()))
+        });
+        let Some((c, m)) = key else {
+            out.push(Some(p));
+            continue;
+        };
+        match best.get_mut(&m) {
+            Some((kept, at)) => {
+                let better = if func == Func::Max {
+                    c > *kept
+                } else {
+                    c < *kept
+                };
+                if better {
+                    *kept = c;
+                    out[*at] = Some(p);
+                }
+            }
+            None => {
+                best.insert(m, (c, out.len()));
+                out.push(Some(p));
+            }
+        }
+    }
+    out.into_iter().flatten().collect()
 }
 
 /// The plain form: constants folded into one, duplicates removed, sorted
@@ -266,8 +320,10 @@ mod tests {
         );
         assert_eq!(strong("max(10*x, x, 1)"), strong("max(10*x, 1)"));
         assert_eq!(strong("min(10*x*y, 3*x*y, 1)"), strong("min(3*x*y, 1)"));
-        // Not a positive multiple of a power of variables: both stay.
-        assert_eq!(strong("min(x, -3*x, 1)").to_string(), "min(x, -3·x, 1)");
+        // Variables are positive: the smaller multiple of `x` is the
+        // negative one, exactly.
+        assert_eq!(strong("min(x, -3*x, 1)").to_string(), "min(-3·x, 1)");
+        // A logarithm may be negative (below 1): both stay.
         assert_eq!(
             strong("max(log2(x), 2*log2(x))").to_string(),
             "2·max(0.5·log₂(x), log₂(x))"

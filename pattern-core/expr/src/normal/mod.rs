@@ -11,8 +11,14 @@
 //! - like terms are collected, zero terms dropped, constants folded;
 //! - terms are ordered by growth (total degree, then log degree), the constant
 //!   last; factors with positive exponents come before the divisors;
-//! - coefficients are rounded to 12 significant digits, so that equal
-//!   functions computed along different roundings get equal normal forms;
+//! - coefficients keep every digit (like terms merge exactly); only
+//!   [`Expr::canonical`] rounds them to 12 significant digits, so that equal
+//!   functions computed along different roundings meet there;
+//! - a sum of more than 64 terms is not distributed over a factor that is
+//!   not a number, and a power whose exponent leaves the `i64` fractions
+//!   stays a power: both keep the work linear in deep inputs;
+//! - `ceil`/`floor` keep their argument as written (a rewriting could move
+//!   it across an integer);
 //! - `max`/`min` arguments are flattened, deduplicated and sorted, and
 //!   constant arguments are folded into one. They are only resolved by
 //!   [`Expr::dominant`]; [`Expr::canonical`] also factors them

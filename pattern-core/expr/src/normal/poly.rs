@@ -291,6 +291,10 @@ impl Poly {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
                 || m.0.keys().any(|b| match b {
+                    // A logarithm in a base without one has no value anywhere.
+                    Base::Opaque(Expr::Call(Func::Log, args), _) if !has_logarithm(&args[0]) => {
+                        true
+                    }
                     Base::Opaque(e, _) | Base::Kept(e, _) => {
                         e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err()
                     }
@@ -444,8 +448,8 @@ impl Poly {
             out.lost |= zero.lost;
             return out;
         }
-        if self.copies_too_much(other) {
-            return self.product_of_wholes(other);
+        if self.keeps_whole(other) {
+            return self.clone().product_of_wholes(other.clone());
         }
         if self.terms.len().saturating_mul(other.terms.len()) > MAX_EXPANDED_TERMS {
             // Contents outside, as `power_rational` keeps a power of a sum,
@@ -505,15 +509,32 @@ impl Poly {
     /// Splits a sum into its first coefficient and the sum divided by it, so
     /// that `(2a + 2b)^k` and `2^k (a + b)^k` meet in one normal form.
     pub(super) fn split_content(&self) -> (f64, Poly) {
+        self.clone().into_split_content()
+    }
+
+    /// [`Poly::split_content`], taking the sum.
+    pub(super) fn into_split_content(self) -> (f64, Poly) {
         let Some(first) = self.sorted_terms().first().map(|(_, c)| c.value) else {
-            return (1.0, self.clone());
+            return (1.0, self);
         };
         // Dividing by a subnormal or huge content would overflow or
         // underflow the others: such a sum keeps its content.
         if !(1e-300..=1e300).contains(&first.abs()) {
-            return (1.0, self.clone());
+            return (1.0, self);
         }
-        (first, self.clone().scale(1.0 / first))
+        // Each term divided once (not times a rounded `1/first`), and the
+        // first exactly 1: the content of the result is 1, a fixed point.
+        let mut rest = self;
+        for c in rest.terms.values_mut() {
+            c.value /= first;
+            c.magnitude /= first.abs();
+        }
+        if let Some(lead) = rest.sorted_terms().first().map(|(m, _)| (*m).clone()) {
+            if let Some(c) = rest.terms.get_mut(&lead) {
+                c.value = 1.0;
+            }
+        }
+        (first, rest)
     }
 
     /// Terms in display order: by growth, descending; the constant last.
@@ -546,6 +567,18 @@ impl Poly {
             .map(|(_, m, c)| term_expr(round_significant(c.value), m))
             .collect();
         sum_of(terms)
+    }
+}
+
+/// Whether a base of `log(base, e)` has a finite non-zero logarithm: a
+/// constant that is not 1, 0 or negative, or anything not constant.
+fn has_logarithm(base: &Expr) -> bool {
+    match base {
+        Expr::Num(b) => {
+            let l = b.log2();
+            l.is_finite() && l != 0.0
+        }
+        _ => true,
     }
 }
 
@@ -631,9 +664,12 @@ pub(super) fn exact_rational(e: &Expr) -> Option<Q> {
     })
 }
 
-/// Rounds to 12 significant digits (see the module invariants).
+/// Rounds to 12 significant digits in the strong form of
+/// [`Expr::canonical`] (which decides equality, so that equal functions
+/// computed along different roundings meet); [`Expr::simplify`] keeps
+/// every digit.
 pub(super) fn round_significant(v: f64) -> f64 {
-    if !v.is_finite() || v == 0.0 || EXACT.with(|e| e.get() > 0) {
+    if !super::extrema::is_strong() || !v.is_finite() || v == 0.0 || EXACT.with(|e| e.get() > 0) {
         return if v == 0.0 { 0.0 } else { v };
     }
     format!("{v:.11e}").parse().unwrap_or(v)
@@ -686,11 +722,7 @@ fn exponent_expr(q: &Q) -> Expr {
     }
 }
 
-pub(super) fn base_expr(base: &Base) -> Expr {
-    owned_base_expr(base.clone())
-}
-
-fn owned_base_expr(base: Base) -> Expr {
+pub(super) fn owned_base_expr(base: Base) -> Expr {
     match base {
         Base::Var(v) => Expr::Var(v),
         Base::Log2(v) => Expr::Call(Func::Log2, vec![Expr::Var(v)]),
@@ -784,8 +816,12 @@ mod tests {
     }
 
     #[test]
-    fn rounding_makes_equal_functions_equal() {
-        same("0.1*x + 0.2*x", "0.3*x");
+    fn simplify_keeps_every_digit_and_canonical_rounds_to_meet() {
+        assert_eq!(s("0.1*x + 0.2*x"), "0.30000000000000004·x");
+        assert_eq!(s("1234567.891234567*x"), "1234567.891234567·x");
+        let canonical = |t: &str| Expr::parse(t).unwrap().canonical();
+        assert_eq!(canonical("0.1*x + 0.2*x"), canonical("0.3*x"));
+        assert_eq!(canonical("0.1*x + 0.2*x").to_string(), "0.3·x");
         same("x/3 + x/3 + x/3", "x");
         assert!(
             Expr::parse("1e-20*x + 1").unwrap().simplify() != Expr::parse("1").unwrap().simplify()

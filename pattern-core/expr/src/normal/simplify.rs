@@ -3,11 +3,11 @@
 //! [`Expr::simplify`]'s invariants (flattened, deduplicated, sorted,
 //! constants folded).
 
-use super::budget::MAX_COPIED_NODES;
+use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
 use super::extrema::{combine, strongly};
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, base_expr,
-    exact_rational, exactly, leaves_range, q_to_f64, to_rational, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exact_rational, exactly,
+    leaves_range, owned_base_expr, q_to_f64, to_rational, total_degree,
 };
 use crate::{Expr, Func};
 use num_traits::{One, Signed, Zero};
@@ -23,8 +23,8 @@ impl Poly {
     /// are normal forms, so a product can only need an expansion when both
     /// have a sum as a factor (the exponent of such a sum changes).
     pub(super) fn mul_owned(self, other: &Poly) -> Poly {
-        if self.copies_too_much(other) {
-            return self.product_of_wholes(other);
+        if self.keeps_whole(other) {
+            return self.product_of_wholes(other.clone());
         }
         let expand = other.has_sum_factor() && self.has_sum_factor();
         let out = match other.single_term() {
@@ -44,8 +44,8 @@ impl Poly {
         if self.terms.len() != 1 || other.terms.is_empty() {
             return self.mul_owned(&other);
         }
-        if self.copies_too_much(&other) {
-            return self.product_of_wholes(&other);
+        if self.keeps_whole(&other) {
+            return self.product_of_wholes(other);
         }
         let expand = other.has_sum_factor() && self.has_sum_factor();
         let out = self.single_times(other);
@@ -68,17 +68,34 @@ impl Poly {
         // of its terms k·T/t times in T terms.
         let needs = |m: &Monomial| {
             let mut sums: Vec<(f64, f64, f64)> = Vec::new();
-            let mut rest_nodes = 0.0;
             for (b, e) in &m.0 {
-                match (b, expandable_power(e)) {
-                    (Base::Opaque(sum @ Expr::Add(items), _), Some(k)) => {
-                        sums.push((items.len() as f64, f64::from(k), sum.size() as f64));
-                    }
-                    (Base::Opaque(e, _) | Base::Kept(e, _), _) => rest_nodes += e.size() as f64,
-                    _ => {}
+                if let (Base::Opaque(sum @ Expr::Add(items), _), Some(k)) = (b, expandable_power(e))
+                {
+                    sums.push((items.len() as f64, f64::from(k), sum.size() as f64));
                 }
             }
+            if sums.is_empty() {
+                // Nothing to expand: the other factors are not walked.
+                return false;
+            }
+            let rest_nodes: f64 =
+                m.0.iter()
+                    .filter(|(b, e)| {
+                        !matches!(b, Base::Opaque(Expr::Add(_), _)) || expandable_power(e).is_none()
+                    })
+                    .map(|(b, _)| match b {
+                        Base::Opaque(e, _) | Base::Kept(e, _) => e.size() as f64,
+                        _ => 0.0,
+                    })
+                    .sum();
             let terms: f64 = sums.iter().map(|&(t, k, _)| t.powf(k)).product();
+            // As `Poly::keeps_whole`: the other factors are not distributed
+            // over more than MAX_DISTRIBUTED_TERMS terms (expanding here
+            // would be undone there, without end).
+            let distributes = m.0.len() > sums.len() || sums.len() > 1 || sums[0].1 > 1.0;
+            if distributes && terms > MAX_DISTRIBUTED_TERMS as f64 {
+                return false;
+            }
             let copies = (terms - 1.0) * rest_nodes
                 + sums
                     .iter()
@@ -140,8 +157,8 @@ fn product_poly(items: &[Expr]) -> Poly {
     if single.expansion_fits(&sums) {
         sums.into_iter().fold(single, Poly::mul_moved)
     } else {
-        sums.iter()
-            .fold(single, |acc, sum| acc.mul_moved(sum.whole()))
+        sums.into_iter()
+            .fold(single, |acc, sum| acc.mul_moved(sum.into_whole()))
     }
 }
 
@@ -222,7 +239,9 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     }
     if let Some(c) = b.as_constant() {
         let v = c.powf(k);
-        return if v.is_finite() {
+        // A base without a value (`inf` from the API) has none raised
+        // either, though `inf^-2` is 0 in floating point.
+        return if v.is_finite() && c.is_finite() {
             Poly {
                 lost: leaves_range(c, k, v),
                 ..Poly::constant(v)
@@ -237,6 +256,11 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         return power_rational(Poly::constant(c), q)
             .mul_moved(power(Poly::constant(base), inner * k));
     }
+    if matches!(b.single_term(), Some((c, _)) if !c.is_finite()) {
+        // A coefficient without a value has none raised either (`inf^-1`
+        // is 0 in floating point).
+        return Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k))));
+    }
     if let Some((c, m)) = b.single_term() {
         // (b^2)^(1/2) is |b|: fractional powers combine only over bases that
         // cannot be negative.
@@ -247,7 +271,13 @@ fn power_rational(b: Poly, q: Q) -> Poly {
                     _ => true,
                 }));
         if combinable {
-            if let Some(m) = m.pow(q) {
+            let Some(m) = m.pow(q) else {
+                // An exponent beyond the `i64` fractions (`(x^2)^2` nested
+                // 64 deep is `x^(2^64)`): the power is kept as one factor,
+                // never multiplied out (which would copy its base).
+                return Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k))));
+            };
+            {
                 let value = c.powf(k);
                 let mut out = Poly {
                     lost: leaves_range(c, k, value),
@@ -328,7 +358,7 @@ fn is_nonnegative(e: &Expr) -> bool {
 /// constant base, otherwise an opaque factor.
 fn power_real(b: Poly, k: f64) -> Poly {
     match b.as_constant() {
-        Some(c) if c.powf(k).is_finite() => Poly {
+        Some(c) if c.is_finite() && c.powf(k).is_finite() => Poly {
             lost: leaves_range(c, k, c.powf(k)),
             ..Poly::constant(c.powf(k))
         },
@@ -345,18 +375,22 @@ fn log2_poly(a: Poly) -> Poly {
             Poly::opaque(Expr::Call(Func::Log2, vec![Expr::Num(c)]))
         };
     }
-    if let Some((c, m)) = a.single_term() {
-        if c > 0.0 {
-            let mut out = Poly::constant(c.log2());
-            for (base, e) in &m.0 {
-                let log = match base {
-                    Base::Var(v) => Poly::base(Base::Log2(v.clone()), Q::one()),
-                    other => Poly::opaque(Expr::Call(Func::Log2, vec![base_expr(other)])),
-                };
-                out = out.add(log.scale(q_to_f64(e)));
-            }
-            return out;
+    if matches!(a.single_term(), Some((c, _)) if c > 0.0) {
+        let (m, c) = a.terms.into_iter().next().expect("a single term");
+        let mut out = Poly::constant(c.value.log2());
+        // The factors are moved into their logarithms: a nest of
+        // logarithms copies nothing.
+        for (base, e) in m.0 {
+            let log = match base {
+                Base::Var(v) => Poly::base(Base::Log2(v), Q::one()),
+                other => Poly::opaque_with(
+                    Expr::Call(Func::Log2, vec![owned_base_expr(other)]),
+                    (Q::zero(), Q::one()),
+                ),
+            };
+            out = out.add(log.scale(q_to_f64(&e)));
         }
+        return out;
     }
     // A sum stays whole: splitting off its content (log2(2a + 2b) = 1 +
     // log2(a + b)) would cancel badly when the content is small.
@@ -375,21 +409,33 @@ fn call(func: Func, args: &[Expr]) -> Poly {
         Func::Ln => log2_poly(to_poly(&args[0])).scale(std::f64::consts::LN_2),
         Func::Log => {
             let base = log2_poly(to_poly(&args[0]));
-            log2_poly(to_poly(&args[1])).mul(&power(base, -1.0))
+            match base.as_constant() {
+                // Base 1, 0 or negative: no value (see `log_in_base`); the
+                // call is kept, so that the normal form has none either.
+                Some(b) if b == 0.0 || !b.is_finite() => Poly::opaque(Expr::Call(
+                    Func::Log,
+                    vec![to_poly(&args[0]).into_expr(), to_poly(&args[1]).into_expr()],
+                )),
+                _ => log2_poly(to_poly(&args[1])).mul(&power(base, -1.0)),
+            }
         }
         Func::Sqrt => power(to_poly(&args[0]), 0.5),
         Func::Ceil | Func::Floor => {
-            // Unrounded: a jump at an integer turns any rounding into a
-            // difference of one.
+            // The argument is kept as written: a jump at an integer turns
+            // any rounding of a rewritten argument into a difference of one
+            // (`ceil((x·y)^-0.5)` is 2 at x = y = 0.5, `ceil(1/x^0.5/y^0.5)`
+            // is 3). Its normal form gives only its degree.
             let a = exactly(|| to_poly(&args[0]));
             match a.as_constant() {
-                Some(c) if func == Func::Ceil => Poly::constant(c.ceil()),
-                Some(c) => Poly::constant(c.floor()),
-                None => {
-                    let degree = a.degree();
-                    let inner = exactly(|| a.into_expr());
-                    Poly::opaque_with(Expr::Call(func, vec![inner]), degree)
-                }
+                Some(_) => match args[0].eval(&[]) {
+                    Ok(v) => Poly::constant(if func == Func::Ceil {
+                        v.ceil()
+                    } else {
+                        v.floor()
+                    }),
+                    Err(_) => Poly::opaque(Expr::Call(func, args.to_vec())),
+                },
+                None => Poly::opaque_with(Expr::Call(func, args.to_vec()), a.degree()),
             }
         }
         Func::Max | Func::Min => extremum(func, args),
@@ -511,9 +557,16 @@ mod tests {
     #[test]
     fn square_of_a_root_of_a_sum_is_the_expanded_sum() {
         let once = Expr::parse("sqrt((m + x)*(m + x))^2").unwrap().simplify();
-        assert_eq!(once.to_string(), "2·m·x + m^2 + x^2");
+        // The square root's content `2^0.5`, squared, is 2 within rounding:
+        // `simplify` keeps the digits, `canonical` rounds them to meet.
+        assert_eq!(
+            once.to_string(),
+            "2.0000000000000004·m·x + 1.0000000000000002·m^2 + 1.0000000000000002·x^2"
+        );
         assert_eq!(once.simplify(), once);
-        assert_eq!(s("sqrt(2*a + 4*b)^2"), "2·a + 4·b");
+        assert_eq!(once.canonical().to_string(), "2·m·x + m^2 + x^2");
+        let canonical = |t: &str| Expr::parse(t).unwrap().canonical().to_string();
+        assert_eq!(canonical("sqrt(2*a + 4*b)^2"), "2·a + 4·b");
     }
 
     #[test]
@@ -559,15 +612,20 @@ mod tests {
         assert_eq!(s("log2(1024)"), "10");
         assert_eq!(s("log2(x + 1)"), "log₂(x + 1)");
         assert_eq!(s("log2(2*x + 2)"), "log₂(2·x + 2)");
-        // log2(0) stays symbolic so that evaluation still names it.
-        assert_eq!(s("log2(0) + x"), "x + log₂(0)");
+        // log2(0) (built, not parsed) stays symbolic so that evaluation
+        // still names it.
+        let zero = Expr::num(0.0).log2() + Expr::var("x");
+        assert_eq!(zero.simplify().to_string(), "x + log₂(0)");
     }
 
     #[test]
     fn ceil_and_floor() {
         assert_eq!(s("ceil(7/2)"), "4");
         assert_eq!(s("floor(7/2)"), "3");
-        assert_eq!(s("floor(p/2)*2"), "2·floor(0.5·p)");
+        // The argument as written: rewriting it could move it across an
+        // integer.
+        assert_eq!(s("floor(p/2)*2"), "2·floor(p/2)");
+        assert_eq!(s("ceil((x*y)^(-1/2)) + 0"), "ceil((x·y)^(-1/2))");
     }
 
     #[test]
