@@ -289,6 +289,21 @@ fn bad_input_is_an_error() {
     let one = Network::new().queue("a", 2.0).mva(usize::MAX).unwrap();
     assert_eq!(one.throughput(), 0.5);
     assert_eq!(one.response_time(), usize::MAX as f64 * 2.0);
+    // ... unless a figure is beyond f64 there: the recursion names it
+    // (found by the `network` fuzz target: a throughput of inf, a queue
+    // length of NaN).
+    for (demand, delay) in [(1e-320, false), (1e-320, true), (1e308, false)] {
+        let net = if delay {
+            Network::new().delay("s", demand)
+        } else {
+            Network::new().queue("s", demand)
+        };
+        assert!(
+            matches!(net.mva(190), Err(QueueError::NonFinite { .. })),
+            "{demand} {delay}: {:?}",
+            net.mva(190)
+        );
+    }
     // Three general load-dependent stations at 20,000 jobs: 4.8e9 steps.
     let three = (0..3).fold(Network::new(), |net, i| {
         net.load_dependent(format!("l{i}"), 1.0, |n| n as f64)

@@ -285,6 +285,17 @@ fn one_plain_station(
     if !(d.is_finite() && d > 0.0) {
         return false;
     }
+    // Figures beyond f64 at the largest population (residence `n·D`,
+    // throughput `n/D`): the recursion reports which one has no value.
+    let most = population.max(1) as f64;
+    let residence = if queue { most * d } else { d };
+    let throughput = most / residence;
+    if ![residence, throughput, throughput * (d / servers)]
+        .iter()
+        .all(|v| v.is_finite() && *v > 0.0)
+    {
+        return false;
+    }
     let labels = Labels::new(network, net);
     let first = if every { 1 } else { population.max(1) };
     for n in first..=population {
