@@ -109,6 +109,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     };
     let counter = Arc::new(AtomicU64::new(0));
     allocator = allocator.max_steps(steps).count_steps(counter.clone());
+    let search = Search { steps, counter };
     let (semantics, allocator) = if args.queueing {
         ("queueing", allocator.queueing(&on.machine))
     } else if args.simulate {
@@ -133,11 +134,9 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
     });
     match &args.sizes {
         Some(sizes) => over_sizes(
-            allocator, &design, &at, sizes, &mut text, &mut json, steps, &counter,
+            allocator, &design, &at, sizes, &mut text, &mut json, &search,
         )?,
-        None => at_point(
-            allocator, &design, &at, &mut text, &mut json, steps, &counter,
-        )?,
+        None => at_point(allocator, &design, &at, &mut text, &mut json, &search)?,
     }
     Ok(Report { text: text.0, json })
 }
@@ -175,6 +174,12 @@ fn check_options(args: &BestArgs, design: &Design, at: &Point) -> Result<(), Cli
         "--elements",
         "--simulate",
     )
+}
+
+/// The search's step limit and the count of steps taken, for its bar.
+struct Search {
+    steps: u64,
+    counter: Arc<AtomicU64>,
 }
 
 /// A bar of the search's steps up to the step limit, fed by `counter`
@@ -232,14 +237,13 @@ fn at_point(
     at: &Point,
     text: &mut Text,
     json: &mut Value,
-    steps: u64,
-    counter: &Arc<AtomicU64>,
+    search: &Search,
 ) -> Result<(), CliError> {
     let allocator = allocator.at(&at.bindings());
     if !at.is_empty() {
         text.row(0, 10, "at", at);
     }
-    let bar = bar(steps, "at one point", counter);
+    let bar = bar(search.steps, "at one point", &search.counter);
     let solved = allocator.solve();
     drop(bar);
     let solution = solved.map_err(CliError::from_allocation)?;
@@ -308,8 +312,7 @@ fn over_sizes(
     sizes: &str,
     text: &mut Text,
     json: &mut Value,
-    steps: u64,
-    counter: &Arc<AtomicU64>,
+    search: &Search,
 ) -> Result<(), CliError> {
     let (variable, axis) =
         args::named_axis(sizes).map_err(|e| CliError::Invalid(format!("--sizes: {e}")))?;
@@ -331,9 +334,9 @@ fn over_sizes(
     // Each size's search has the step limit: the bar ends at their sum.
     let sizes = axis.values().len() as u64;
     let bar = bar(
-        steps.saturating_mul(sizes),
+        search.steps.saturating_mul(sizes),
         &format!("{sizes} sizes"),
-        counter,
+        &search.counter,
     );
     let planned = allocator.over_sizes(&variable, axis.values());
     drop(bar);
