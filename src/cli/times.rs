@@ -72,7 +72,7 @@ pub fn over_span(
 }
 
 /// An error unless every atom gives a time at `at` with the axes' variables
-/// at every combination of (at most [`GRID_SAMPLES`] of) their values; one
+/// at every combination of (at most `GRID_SAMPLES` of) their values; one
 /// axis alone at up to `SAMPLES` of them.
 pub fn over_grid(
     designs: &[&Design],
