@@ -60,7 +60,7 @@ fn spread(values: &[f64], count: usize) -> Vec<f64> {
 }
 
 /// An error unless every atom gives a time at `at` with `var` at each of
-/// [`SAMPLES`] values from `lo` to `hi`.
+/// `SAMPLES` values from `lo` to `hi`.
 pub fn over_span(
     designs: &[&Design],
     at: &[(&str, f64)],
