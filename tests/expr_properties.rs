@@ -449,3 +449,18 @@ proptest! {
         }
     }
 }
+
+/// A call of another language's maths, or one letter off a function, is a
+/// parse error listing the functions; any other name is a machine function
+/// that a profile resolves (a custom profile's `alltoall`).
+#[test]
+fn unknown_maths_is_refused_and_machine_functions_are_kept() {
+    for text in ["log10(x)", "exp2(x)", "pow(x, 2)", "lg2(x)", "sqr(x)", "2 + abs(x)"] {
+        let e = Expr::parse(text).unwrap_err().to_string();
+        assert!(e.contains("log2, ln, log, sqrt"), "{text}: {e}");
+    }
+    for text in ["alltoall(p, b)", "bcast(p, b)", "my_barrier(p)"] {
+        let e = Expr::parse(text).unwrap();
+        assert!(matches!(e, Expr::Apply(..)), "{text}: {e:?}");
+    }
+}

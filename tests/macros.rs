@@ -168,7 +168,10 @@ fn design_types() {
         "1034.17·x·log₂(x)/n + 536.185·x/n + 5422.97/n"
     );
     assert_eq!(Pool::term().to_string(), "tpool[n](seq(qsort, inc, nop))");
-    assert_eq!(Fixed3::model().simplify().to_string(), "0.666666666667·x");
+    assert_eq!(
+        Fixed3::model().simplify().to_string(),
+        "0.6666666666666666·x"
+    );
     // Design types compose.
     let bigger = design!(pipe(Sorter, Fixed3));
     assert_eq!(

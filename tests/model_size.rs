@@ -128,8 +128,12 @@ fn below_the_limit_a_nested_design_models_above_it_is_refused() {
 /// model as built (the sums it does expand stay within the term cap).
 #[test]
 fn the_fuzz_design_whose_model_printed_to_58_mb_stays_small() {
-    let text = include_str!("corpus/fuzz_design_28125.txt");
-    let d = Design::parse(text).unwrap();
+    // Its literals beyond f64 (`1e400`, `1e999`) are refused when parsed
+    // now; at f64's largest the model is as large.
+    let text = include_str!("corpus/fuzz_design_28125.txt")
+        .replace("1e999", "1.7976931348623157e308")
+        .replace("1e400", "1.7976931348623157e308");
+    let d = Design::parse(&text).unwrap();
     let built = Throughput::new().of(d.term()).unwrap();
     assert!(built.size() as u128 <= model_nodes(d.term()));
     for model in [d.model(), d.model_asymptotic(), d.latency()] {
@@ -146,9 +150,8 @@ fn the_fuzz_design_whose_model_printed_to_58_mb_stays_small() {
         ("n", 2.0),
         ("o", 7.0),
     ];
-    // The same value, or the same error (its coefficients overflow).
-    assert_eq!(
-        simplified.eval(&at).map_err(|e| e.to_string()),
-        raw.eval(&at).map_err(|e| e.to_string())
-    );
+    // Neither has a value (its coefficients overflow, and `threads` is
+    // unbound; which of the two is met first depends on the terms' order).
+    let (s, r) = (simplified.eval(&at), raw.eval(&at));
+    assert!(s.is_err() && r.is_err(), "{s:?} {r:?}");
 }

@@ -459,7 +459,7 @@ impl<'a> Parser<'a> {
                     return Ok(Expr::Var(name.to_string()));
                 }
                 let Some(func) = Func::from_name(name) else {
-                    if !crate::MACHINE_FUNCTIONS.contains(&name) {
+                    if crate::is_mistaken_function(name) {
                         return Err(ParseError::new(
                             self.input,
                             start,
