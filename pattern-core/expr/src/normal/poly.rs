@@ -283,6 +283,16 @@ impl Poly {
         });
     }
 
+    /// Whether a factor calls a machine function ([`Expr::Apply`]).
+    fn has_application(&self) -> bool {
+        self.terms.keys().any(|m| {
+            m.0.keys().any(|b| match b {
+                Base::Opaque(e, _) | Base::Kept(e, _) => !e.applied_functions().is_empty(),
+                _ => false,
+            })
+        })
+    }
+
     /// Whether the polynomial holds a value that is not finite wherever it
     /// is evaluated: a non-finite coefficient, or a constant factor that
     /// does not evaluate (`1/0`, `log2(0)`). Such a value poisons what it
@@ -304,8 +314,17 @@ impl Poly {
     }
 
     /// Zero times `self`: zero, or NaN when `self` is not finite (as
-    /// `0 · inf` is in floating point).
+    /// `0 · inf` is in floating point). A product with a machine function
+    /// (`0·send(m, p)`) is kept: such a call has a value only once a
+    /// profile defines it, and zero must not give it one before.
     pub(super) fn times_zero(&self) -> Poly {
+        if self.has_application() {
+            let kept = Expr::Mul(vec![Expr::Num(0.0), self.to_expr()]);
+            return Poly {
+                lost: self.lost,
+                ..Poly::opaque(kept)
+            };
+        }
         let zero = if self.has_non_finite() {
             Poly::constant(f64::NAN)
         } else {
