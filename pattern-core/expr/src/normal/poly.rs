@@ -206,6 +206,18 @@ impl Monomial {
     }
 }
 
+/// Whether a factor has no value anywhere: a logarithm in a base without
+/// one, a constant that does not evaluate (`1/0`), or a power or product
+/// of one (kept whole, `(x/log(0, x))^-1`).
+fn has_no_value(e: &Expr) -> bool {
+    crate::deep(|| match e {
+        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
+        Expr::Pow(base, _) if has_no_value(base) => true,
+        Expr::Mul(items) if items.iter().any(has_no_value) => true,
+        e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
+    })
+}
+
 impl Poly {
     pub(crate) fn constant(value: f64) -> Poly {
         let mut p = Poly::default();
@@ -284,7 +296,7 @@ impl Poly {
     }
 
     /// Whether a factor calls a machine function ([`Expr::Apply`]).
-    fn has_application(&self) -> bool {
+    pub(super) fn has_application(&self) -> bool {
         self.terms.keys().any(|m| {
             m.0.keys().any(|b| match b {
                 Base::Opaque(e, _) | Base::Kept(e, _) => !e.applied_functions().is_empty(),
@@ -301,13 +313,7 @@ impl Poly {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
                 || m.0.keys().any(|b| match b {
-                    // A logarithm in a base without one has no value anywhere.
-                    Base::Opaque(Expr::Call(Func::Log, args), _) if !has_logarithm(&args[0]) => {
-                        true
-                    }
-                    Base::Opaque(e, _) | Base::Kept(e, _) => {
-                        e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err()
-                    }
+                    Base::Opaque(e, _) | Base::Kept(e, _) => has_no_value(e),
                     _ => false,
                 })
         })
