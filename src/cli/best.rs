@@ -132,12 +132,8 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         "semantics": semantics,
     });
     match &args.sizes {
-        Some(sizes) => over_sizes(
-            allocator, &design, &at, sizes, &mut text, &mut json, steps, &counter,
-        )?,
-        None => at_point(
-            allocator, &design, &at, &mut text, &mut json, steps, &counter,
-        )?,
+        Some(sizes) => over_sizes(allocator, &design, &at, sizes, &mut text, &mut json, steps, &counter)?,
+        None => at_point(allocator, &design, &at, &mut text, &mut json, steps, &counter)?,
     }
     Ok(Report { text: text.0, json })
 }
