@@ -9,6 +9,8 @@
 //!
 //! Invariants of [`Expr::simplify`]'s output:
 //! - like terms are collected, zero terms dropped, constants folded;
+//! - it is a fixed point: `simplify` normalizes its result again until it
+//!   no longer changes (at most 4 linear passes);
 //! - terms are ordered by growth (total degree, then log degree), the constant
 //!   last; factors with positive exponents come before the divisors;
 //! - coefficients keep every digit (like terms merge exactly); only

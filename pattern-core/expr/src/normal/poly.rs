@@ -206,6 +206,18 @@ impl Monomial {
     }
 }
 
+/// Whether a factor has no value anywhere: a logarithm in a base without
+/// one, a constant that does not evaluate (`1/0`), or a power or product
+/// of one (kept whole, `(x/log(0, x))^-1`).
+fn has_no_value(e: &Expr) -> bool {
+    crate::deep(|| match e {
+        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
+        Expr::Pow(base, _) if has_no_value(base) => true,
+        Expr::Mul(items) if items.iter().any(has_no_value) => true,
+        e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
+    })
+}
+
 impl Poly {
     pub(crate) fn constant(value: f64) -> Poly {
         let mut p = Poly::default();
@@ -283,6 +295,16 @@ impl Poly {
         });
     }
 
+    /// Whether a factor calls a machine function ([`Expr::Apply`]).
+    pub(super) fn has_application(&self) -> bool {
+        self.terms.keys().any(|m| {
+            m.0.keys().any(|b| match b {
+                Base::Opaque(e, _) | Base::Kept(e, _) => !e.applied_functions().is_empty(),
+                _ => false,
+            })
+        })
+    }
+
     /// Whether the polynomial holds a value that is not finite wherever it
     /// is evaluated: a non-finite coefficient, or a constant factor that
     /// does not evaluate (`1/0`, `log2(0)`). Such a value poisons what it
@@ -291,21 +313,24 @@ impl Poly {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
                 || m.0.keys().any(|b| match b {
-                    // A logarithm in a base without one has no value anywhere.
-                    Base::Opaque(Expr::Call(Func::Log, args), _) if !has_logarithm(&args[0]) => {
-                        true
-                    }
-                    Base::Opaque(e, _) | Base::Kept(e, _) => {
-                        e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err()
-                    }
+                    Base::Opaque(e, _) | Base::Kept(e, _) => has_no_value(e),
                     _ => false,
                 })
         })
     }
 
     /// Zero times `self`: zero, or NaN when `self` is not finite (as
-    /// `0 · inf` is in floating point).
+    /// `0 · inf` is in floating point). A product with a machine function
+    /// (`0·send(m, p)`) is kept: such a call has a value only once a
+    /// profile defines it, and zero must not give it one before.
     pub(super) fn times_zero(&self) -> Poly {
+        if self.has_application() {
+            let kept = Expr::Mul(vec![Expr::Num(0.0), self.to_expr()]);
+            return Poly {
+                lost: self.lost,
+                ..Poly::opaque(kept)
+            };
+        }
         let zero = if self.has_non_finite() {
             Poly::constant(f64::NAN)
         } else {

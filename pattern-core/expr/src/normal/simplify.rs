@@ -227,8 +227,11 @@ pub(super) fn power(b: Poly, k: f64) -> Poly {
 fn power_rational(b: Poly, q: Q) -> Poly {
     let k = q_to_f64(&q);
     if k == 0.0 {
-        // `inf^0` is 1 in floating point, but the base has no value.
-        return if b.has_non_finite() {
+        // `inf^0` is 1 in floating point, but the base has no value; a
+        // machine call has one only under a profile.
+        return if b.has_application() {
+            Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(0.0))))
+        } else if b.has_non_finite() {
             Poly::constant(f64::NAN)
         } else {
             Poly::constant(1.0)
@@ -256,9 +259,10 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         return power_rational(Poly::constant(c), q)
             .mul_moved(power(Poly::constant(base), inner * k));
     }
-    if matches!(b.single_term(), Some((c, _)) if !c.is_finite()) {
-        // A coefficient without a value has none raised either (`inf^-1`
-        // is 0 in floating point).
+    if matches!(b.single_term(), Some((c, _)) if !c.is_finite()) || b.has_non_finite() {
+        // A coefficient or a factor without a value has none raised either
+        // (`inf^-1` is 0 in floating point, and `(x/0)^-1` must not
+        // become `0^1/x`).
         return Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k))));
     }
     if let Some((c, m)) = b.single_term() {
@@ -486,6 +490,9 @@ fn extremum(func: Func, args: &[Expr]) -> Poly {
     combine(func, polys, to_poly)
 }
 
+/// The most passes [`Expr::simplify`] makes to reach its fixpoint.
+const MAX_SIMPLIFY_ROUNDS: usize = 4;
+
 impl Expr {
     /// The normal form: a sum of `c · Π v^a · log2(v)^b` terms (PMNF), with like
     /// terms collected, constants folded and terms ordered by growth.
@@ -512,7 +519,20 @@ impl Expr {
     /// assert_eq!(shuffle.simplify().to_string(), "98304·x - 98304·x/m/n");
     /// ```
     pub fn simplify(&self) -> Expr {
-        to_poly(self).into_expr()
+        let mut out = to_poly(self).into_expr();
+        // A bounded fixpoint: normalizing a result can still fold what the
+        // first pass left apart (a constant absorbed by a huge one only once
+        // their sum is re-read, `(1/1e-320)^0.5` kept as overflowing and
+        // folded once its base is a number). Each round is linear; at most
+        // `MAX_SIMPLIFY_ROUNDS`, so the time stays linear.
+        for _ in 1..MAX_SIMPLIFY_ROUNDS {
+            let again = to_poly(&out).into_expr();
+            if again == out {
+                break;
+            }
+            out = again;
+        }
+        out
     }
 
     /// The strong normal form used to decide equality: [`Expr::simplify`]
@@ -696,5 +716,66 @@ mod tests {
                 "{text} → {once}"
             );
         }
+    }
+
+    /// Found by the `expr` fuzz target: a constant beside a huge one (`+ 1`
+    /// next to 2.1e151) was absorbed only when the result was normalized
+    /// again, and `(1/1e-320)^0.5` folded only on a second pass.
+    #[test]
+    fn idempotent_with_constants_beyond_each_others_precision() {
+        for text in [
+            "97*((y + 2.1056393691818297e151 + 1)^6 - 18446744073709552000 + 1)^4",
+            "sqrt(y/1e-320)",
+            "y + ((p + 1.573779341142958e253 + 7.2825256438488e270 + 3 + x + 60 + 1)^4)^(-1)",
+        ] {
+            let once = Expr::parse(text).unwrap().simplify();
+            assert_eq!(once.simplify(), once, "{text}");
+        }
+    }
+
+    /// Zero times a factor without a value keeps no value: a machine call
+    /// has one only under a profile, and `(o/0)^-1` is not 0.
+    #[test]
+    fn zero_does_not_give_a_value_to_a_factor_without_one() {
+        let at = [("x", 2.0), ("y", 3.0)];
+        let call = Expr::parse("y/send(27/x, ceil(5e-324))*0").unwrap();
+        assert!(call.eval(&at).is_err());
+        let once = call.simplify();
+        assert!(once.eval(&at).is_err(), "{call} → {once}");
+        assert_eq!(once.simplify(), once);
+        assert_eq!(Expr::parse("0*x*y").unwrap().simplify(), Expr::Num(0.0));
+        let power = Expr::parse("(z + (-send(y))^0)^7").unwrap();
+        let once = power.simplify();
+        assert!(once.eval(&[("y", 2.0), ("z", 3.0)]).is_err(), "{once}");
+        assert_eq!(once.simplify(), once);
+
+        let zero = Expr::Mul(vec![Expr::Num(-0.0), Expr::Var("z".into())]);
+        let over_zero = Expr::Mul(vec![
+            Expr::Var("o".into()),
+            Expr::Pow(Box::new(zero), Box::new(Expr::Num(-1.0))),
+        ]);
+        let inverse = Expr::Pow(Box::new(over_zero), Box::new(Expr::Num(-1.0)));
+        let at = [("o", 3.0), ("z", 5.0)];
+        assert!(inverse.eval(&at).is_err());
+        assert!(
+            inverse.simplify().eval(&at).is_err(),
+            "{}",
+            inverse.simplify()
+        );
+    }
+
+    /// The documented rule for an intermediate overflow: the normal form
+    /// may have a value where evaluating the input as written passes
+    /// `f64` on the way (`(p + 1)^576` at p = 800), because the function
+    /// has one there.
+    #[test]
+    fn an_intermediate_overflow_removed_by_the_normal_form_has_a_value() {
+        let e = Expr::parse("log2((((p + 1)^9)^8)^8)").unwrap();
+        let at = [("p", 800.0)];
+        assert!(e.eval(&at).is_err());
+        let once = e.simplify();
+        assert_eq!(once.to_string(), "576·log₂(p + 1)");
+        let v = once.eval(&at).unwrap();
+        assert!((v - 576.0 * 801f64.log2()).abs() < 1e-9, "{v}");
     }
 }
