@@ -455,7 +455,14 @@ proptest! {
 /// that a profile resolves (a custom profile's `alltoall`).
 #[test]
 fn unknown_maths_is_refused_and_machine_functions_are_kept() {
-    for text in ["log10(x)", "exp2(x)", "pow(x, 2)", "lg2(x)", "sqr(x)", "2 + abs(x)"] {
+    for text in [
+        "log10(x)",
+        "exp2(x)",
+        "pow(x, 2)",
+        "lg2(x)",
+        "sqr(x)",
+        "2 + abs(x)",
+    ] {
         let e = Expr::parse(text).unwrap_err().to_string();
         assert!(e.contains("log2, ln, log, sqrt"), "{text}: {e}");
     }
