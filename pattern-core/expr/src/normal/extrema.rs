@@ -7,32 +7,10 @@
 //! extrema is normalized in one pass, each level once.
 
 use super::poly::{Base, CANCELLATION, Degree, Monomial, Poly, Q, round_significant};
+use super::strength::is_strong;
 use crate::{Expr, Func};
 use num_traits::{One, Signed, Zero};
-use std::cell::Cell;
 use std::collections::BTreeMap;
-
-thread_local! {
-    /// Whether extrema take their strong form on this thread.
-    static STRONG: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` with extrema in their strong form (for [`Expr::canonical`]).
-pub(super) fn strongly<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            STRONG.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(STRONG.with(|s| s.replace(true)));
-    f()
-}
-
-/// Whether the strong form of [`Expr::canonical`] is being computed.
-pub(super) fn is_strong() -> bool {
-    STRONG.with(Cell::get)
-}
 
 /// `func` over arguments in normal form, in the plain or the strong form.
 /// `renormalize` normalizes the one argument left after deduplication.
@@ -48,7 +26,7 @@ pub(super) fn combine(func: Func, polys: Vec<Poly>, renormalize: fn(&Expr) -> Po
         return Poly::opaque_with(Expr::Call(func, args), degree);
     }
     let polys = same_monomials_merged(func, polys);
-    if STRONG.with(Cell::get) {
+    if is_strong() {
         factored(func, polys, renormalize)
     } else {
         plain(func, polys, renormalize)

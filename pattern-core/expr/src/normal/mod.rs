@@ -33,11 +33,13 @@
 mod budget;
 mod extrema;
 mod poly;
+mod rational;
 mod simplify;
+mod strength;
 
 use crate::Expr;
 
-pub(crate) use poly::{Q, to_rational};
+pub(crate) use rational::{Q, to_rational};
 pub(crate) use simplify::to_poly;
 
 /// The factors of a product without a leading number within `rel` of 1:

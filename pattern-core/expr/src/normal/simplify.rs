@@ -4,11 +4,13 @@
 //! constants folded).
 
 use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
-use super::extrema::{combine, strongly};
+use super::extrema::combine;
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exact_rational, exactly,
-    leaves_range, owned_base_expr, q_to_f64, to_rational, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, leaves_range,
+    owned_base_expr, total_degree,
 };
+use super::rational::{exact_rational, q_to_f64, to_rational};
+use super::strength::strongly;
 use crate::{Expr, Func};
 use num_traits::{One, Signed, Zero};
 
