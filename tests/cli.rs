@@ -14,19 +14,6 @@ use serde_json::Value;
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-/// The value printed after `label` on a line of a text report.
-fn field(text: &str, label: &str) -> f64 {
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().starts_with(label))
-        .unwrap_or_else(|| panic!("no `{label}` in\n{text}"));
-    line.trim_start()[label.len()..]
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no number after `{label}` in `{line}`"))
-}
-
 // s1 = 2*x, s2 = x, pipe(tpool[a](s1), tpool[b](s2)).
 #[test]
 fn model_of_the_pipeline_at_points() {

@@ -12,19 +12,6 @@ use pattern_core::Expr;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 
-/// The value printed after `label` on a line of a text report.
-fn field(text: &str, label: &str) -> f64 {
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().starts_with(label))
-        .unwrap_or_else(|| panic!("no `{label}` in\n{text}"));
-    line.trim_start()[label.len()..]
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no number after `{label}` in `{line}`"))
-}
-
 /// A file of `contents` in a directory of this test run, named `name`.
 fn temp_file(name: &str, contents: &str) -> String {
     let dir = std::env::temp_dir().join(format!("pattern-cli-{}", std::process::id()));

@@ -8,7 +8,7 @@ use super::error::CliError;
 use super::output::{Report, Text};
 use pattern_core::Design;
 use pattern_core::exec::probe;
-use pattern_core::machine::{Machine, MachineError};
+use pattern_core::machine::Machine;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -233,24 +233,7 @@ pub fn run(args: &MachineCommandArgs) -> Result<Report, CliError> {
 /// errors naming the file.
 pub fn read_machine(path: &std::path::Path) -> Result<Machine, CliError> {
     let text = super::read_text(path)?;
-    Machine::from_json(&text)
-        .map_err(|e| match e {
-            MachineError::Format {
-                line,
-                column,
-                key,
-                message,
-                ..
-            } => MachineError::Format {
-                file: Some(path.display().to_string()),
-                line,
-                column,
-                key,
-                message,
-            },
-            other => other,
-        })
-        .map_err(CliError::Machine)
+    Machine::from_json(&text).map_err(|e| CliError::Machine(e.in_file(path)))
 }
 
 fn describe(path: &std::path::Path) -> Result<Report, CliError> {

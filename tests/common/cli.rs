@@ -72,3 +72,16 @@ pub fn close(what: &str, got: f64, want: f64, rel: f64) {
         "{what}: {got} against {want} (relative tolerance {rel})"
     );
 }
+
+/// The value printed after `label` on a line of a text report.
+pub fn field(text: &str, label: &str) -> f64 {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no `{label}` in\n{text}"));
+    line.trim_start()[label.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no number after `{label}` in `{line}`"))
+}

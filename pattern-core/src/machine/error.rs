@@ -59,8 +59,8 @@ pub enum MachineError {
 }
 
 impl MachineError {
-    /// The same error, said of the file `path`.
-    pub(crate) fn in_file(self, path: &Path) -> MachineError {
+    /// The same error, said of the file `path` (a format error names it).
+    pub fn in_file(self, path: &Path) -> MachineError {
         match self {
             MachineError::Format {
                 line,
