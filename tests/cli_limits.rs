@@ -78,6 +78,52 @@ fn best_names_the_step_limit_and_its_option() {
     );
 }
 
+/// A search under queueing or simulation counts each network solve or run
+/// by its cost: a budget of 2^53 threads stops at the limit (20 s of work
+/// by default, here lowered) instead of solving a network of every size.
+#[test]
+fn searches_under_queueing_or_simulation_stop_at_the_step_limit() {
+    let pool =
+        std::env::temp_dir().join(format!("pattern-limits-{}-pool.design", std::process::id()));
+    std::fs::write(&pool, "a = 329; b = 1586; pipe(a, tpool[k](b))\n").unwrap();
+    let pool = pool.to_str().unwrap();
+    let huge = "9007199254740992";
+    for semantics in ["--queueing", "--simulate"] {
+        let e = fails(&[
+            "best",
+            pool,
+            "--budget",
+            huge,
+            semantics,
+            "--max-steps",
+            "300000",
+        ]);
+        assert!(
+            e.contains("stopped after 300000 steps") && e.contains("--max-steps"),
+            "{semantics}: {e}"
+        );
+        let e = fails(&[
+            "rank",
+            pool,
+            "--budget",
+            huge,
+            semantics,
+            "--cores",
+            "17",
+            "--max-steps",
+            "300000",
+        ]);
+        assert!(
+            e.contains("the ranking stopped") && e.contains("300000 steps of --max-steps"),
+            "{semantics}: {e}"
+        );
+    }
+    // Within the limit, the same search finishes: 64 threads on 4 cores.
+    let doc = json(&["best", pool, "--budget", "64", "--queueing", "--cores", "4"]);
+    let k = doc["best"]["counts"]["k"].as_u64().unwrap();
+    assert!((3..=64).contains(&k), "{doc}");
+}
+
 #[test]
 fn simulate_refuses_a_month_of_events_before_it_starts() {
     let e = fails(&[

@@ -47,8 +47,11 @@ struct Args {
     /// The seed of the inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// An input running longer than this is a hang (milliseconds).
-    #[arg(long, default_value_t = 5_000)]
+    /// An input running longer than this is a hang (milliseconds): four
+    /// times the few seconds within which the command line's own limits
+    /// (`--max-steps`, `--max-events`) end any work on the 2-core machine,
+    /// so that a loaded machine does not count a refusal as a hang.
+    #[arg(long, default_value_t = 20_000)]
     timeout_ms: u64,
     /// Stop a target after this many seconds (the inputs run so far are
     /// counted and reported); progress goes to standard error each minute.

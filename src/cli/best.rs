@@ -21,10 +21,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-/// The steps of a search under the simulator unless --max-steps says
-/// otherwise: each is a simulation, and every feasible allocation is one.
-const SIMULATION_STEPS: u64 = 10_000;
-
 /// The options of `pattern best`.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -65,9 +61,11 @@ pub struct BestArgs {
     /// Elements of each simulated stream (with --simulate).
     #[arg(long, default_value_t = DEFAULT_ELEMENTS)]
     pub elements: usize,
-    /// Stop after this many steps of the search (evaluations and
-    /// branches) with an error instead of running on [default: 20000000,
-    /// 10000 with --simulate, where every step is a simulation].
+    /// Stop after this many steps of the search with an error instead of
+    /// running on: a step is a branch or an evaluation, about a
+    /// microsecond; a network solve (--queueing) or a simulation
+    /// (--simulate) counts as many steps as its threads make it cost
+    /// [default: 20000000, about 20 s].
     #[arg(long, value_name = "STEPS")]
     pub max_steps: Option<u64>,
     /// The best counts over sizes instead of at one point, e.g.
@@ -102,11 +100,7 @@ pub fn run(args: &BestArgs) -> Result<Report, CliError> {
         let count = value as u64;
         allocator = allocator.range(&name, count..=count);
     }
-    let steps = match (args.max_steps, args.simulate) {
-        (Some(steps), _) => steps,
-        (None, true) => SIMULATION_STEPS,
-        (None, false) => DEFAULT_MAX_STEPS,
-    };
+    let steps = args.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
     let counter = Arc::new(AtomicU64::new(0));
     allocator = allocator.max_steps(steps).count_steps(counter.clone());
     let search = Search { steps, counter };

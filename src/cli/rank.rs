@@ -9,7 +9,7 @@ use super::error::{CliError, DEFAULT_ELEMENTS};
 use super::machine::MachineArgs;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
 use super::{progress, read_design};
-use pattern_core::explore::allocation::Pricing;
+use pattern_core::explore::allocation::{DEFAULT_MAX_STEPS, Pricing};
 use pattern_core::explore::ranking::{AllocationCounts, Ranking};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -63,6 +63,12 @@ pub struct RankArgs {
     /// At most this many candidates evaluated.
     #[arg(long, default_value_t = 500)]
     pub designs: usize,
+    /// Stop with an error after this many steps of the candidates' count
+    /// searches together (as `pattern best --max-steps` counts them: about
+    /// a microsecond each, a network solve or a simulation as many as its
+    /// threads make it cost) [default: 20000000, about 20 s].
+    #[arg(long, value_name = "STEPS")]
+    pub max_steps: Option<u64>,
 }
 
 /// Runs `pattern rank`.
@@ -86,7 +92,10 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     } else {
         Pricing::Operators
     };
-    let mut chooser = AllocationCounts::new(budget).pricing(pricing.clone());
+    let max_steps = args.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    let mut chooser = AllocationCounts::new(budget)
+        .pricing(pricing.clone())
+        .max_steps(max_steps);
     if args.machine.given() {
         chooser = chooser.machine(&on.machine);
     }
@@ -105,6 +114,11 @@ pub fn run(args: &RankArgs) -> Result<Report, CliError> {
     );
     let ranked = ranking.rank_counting(&design, &at.bindings(), &chooser, &explored);
     drop(bar);
+    if chooser.steps_exhausted() {
+        return Err(CliError::Invalid(format!(
+            "the ranking stopped: its candidates' count searches took the {max_steps} steps of --max-steps: lower --budget or --designs, narrow the counts with --at, or raise --max-steps"
+        )));
+    }
     let ranked = ranked?;
     let mut text = Text::default();
     const W: usize = 16;

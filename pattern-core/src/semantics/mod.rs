@@ -35,6 +35,7 @@ pub use crate::grammar::{Scope, Semantics, fold};
 pub use counted::count_resources;
 pub use footprint::{Footprint, ResourceCounts, ResourceError, Resources};
 pub use latency::{Latency, Timed};
+pub(crate) use queueing::MAX_EXACT_COST;
 pub use queueing::{Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction};
 pub(crate) use throughput::group_size;
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};

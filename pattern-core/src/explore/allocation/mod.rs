@@ -88,7 +88,7 @@ use crate::grammar::MAX_COUNT;
 use crate::machine::Machine;
 use crate::{Design, EvalError};
 pub use search::TIE_TOLERANCE;
-use search::{Found, Pruning, StepLimit, search_with_ties};
+use search::{Found, Pruning, StepMeter, search_with_ties};
 use space::Space;
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -325,9 +325,10 @@ pub struct Allocator<'d> {
     tolerance: f64,
 }
 
-/// The steps a search takes at most unless set: about 20 s of the plain
-/// operators at about 1 µs a step (docs/explore.md measures them; a budget
-/// of 10^6 threads over three pools takes under 10^7).
+/// The steps a call takes at most unless set: seconds under every
+/// semantics (docs/explore.md measures them: a budget of 10^6 threads over
+/// three pools takes under 10^7 steps of the plain operators; a search
+/// under queueing or simulation reaches the limit in about 5 s).
 pub const DEFAULT_MAX_STEPS: u64 = 20_000_000;
 
 impl<'d> Allocator<'d> {
@@ -425,27 +426,29 @@ impl<'d> Allocator<'d> {
         self
     }
 
-    /// Stop with [`AllocationError::TooManySteps`] after `steps` steps
-    /// (evaluations and branches); [`DEFAULT_MAX_STEPS`] unless set.
+    /// Stop with [`AllocationError::TooManySteps`] after `steps` steps of
+    /// one call ([`Allocator::solve`], or [`Allocator::over_sizes`] with
+    /// all its sizes); [`DEFAULT_MAX_STEPS`] unless set. A step is a
+    /// branch or an evaluation of the search, about a microsecond; an
+    /// evaluation that costs more (a network solve, a simulation) counts
+    /// as many steps as it costs ([`TimeModel::steps`]), so that the limit
+    /// bounds the time under every semantics.
     pub fn max_steps(mut self, steps: u64) -> Self {
         self.max_steps = steps;
         self
     }
 
     /// Adds the search's steps to `counter` as it goes (a few thousand at
-    /// a time), so that another thread can show its progress toward
-    /// [`Allocator::max_steps`].
+    /// a time, and the rest when the call returns), so that another thread
+    /// can show its progress toward [`Allocator::max_steps`].
     pub fn count_steps(mut self, counter: Arc<AtomicU64>) -> Self {
         self.step_counter = Some(counter);
         self
     }
 
-    /// The step limit of one search.
-    fn limit(&self) -> StepLimit<'_> {
-        StepLimit {
-            max: self.max_steps,
-            counter: self.step_counter.as_deref(),
-        }
+    /// The step meter of one call.
+    fn meter(&self) -> StepMeter<'_> {
+        StepMeter::new(self.max_steps, self.step_counter.as_deref())
     }
 
     /// The relative tolerance of the sizes at which the best allocation
@@ -518,11 +521,16 @@ impl<'d> Allocator<'d> {
     pub fn solve(&self) -> Result<Solution, AllocationError> {
         let at = self.point();
         let space = self.space(&at)?;
-        self.solve_at(&space, &at)
+        self.solve_at(&space, &at, &self.meter())
     }
 
     /// The best allocation under the chosen semantics at the point `at`.
-    fn solve_at(&self, space: &Space, at: &[(&str, f64)]) -> Result<Solution, AllocationError> {
+    fn solve_at(
+        &self,
+        space: &Space,
+        at: &[(&str, f64)],
+        meter: &StepMeter<'_>,
+    ) -> Result<Solution, AllocationError> {
         match &self.choice {
             Pricing::Operators => {
                 // No memo: an evaluation of the operators costs less than
@@ -533,17 +541,21 @@ impl<'d> Allocator<'d> {
                     space,
                     |c: &[u64]| operators_time(&ops, space, c),
                     Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
-                    self.limit(),
+                    meter,
                 )?;
                 Ok(solution(space, found))
             }
-            Pricing::Queueing(machine) => {
-                self.solve_model_at(space, at, &QueueingTime::new(self.design, machine, at))
-            }
+            Pricing::Queueing(machine) => self.solve_model_at(
+                space,
+                at,
+                &QueueingTime::new(self.design, machine, at),
+                meter,
+            ),
             Pricing::Simulation(s) => self.solve_model_at(
                 space,
                 at,
                 &SimulationTime::new(self.design, &s.machine, at).elements(s.elements),
+                meter,
             ),
         }
     }
@@ -553,7 +565,7 @@ impl<'d> Allocator<'d> {
     pub fn solve_with<M: TimeModel>(&self, model: &M) -> Result<Solution, AllocationError> {
         let at = self.point();
         let space = self.space(&at)?;
-        self.solve_model_at(&space, &at, model)
+        self.solve_model_at(&space, &at, model, &self.meter())
     }
 
     fn solve_model_at<M: TimeModel>(
@@ -561,9 +573,10 @@ impl<'d> Allocator<'d> {
         space: &Space,
         at: &[(&str, f64)],
         model: &M,
+        meter: &StepMeter<'_>,
     ) -> Result<Solution, AllocationError> {
         let mut memo = Memo::default();
-        let mut objective = |c: &[u64]| memo.time(c, |c| model_time(model, space, c));
+        let mut objective = |c: &[u64]| memo.time(c, |c| model_time(model, space, c, meter));
         let ops = if model.bounded_below_by_operators() {
             // No operators' model (a name only the semantics binds): no bound.
             self.operators_at(space, at).ok()
@@ -578,13 +591,13 @@ impl<'d> Allocator<'d> {
                     bound: |c: &[u64]| operators_time(ops, space, c),
                     slack: BOUND_SLACK,
                 },
-                self.limit(),
+                meter,
             )?,
             None => search_with_ties(
                 space,
                 &mut objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
-                self.limit(),
+                meter,
             )?,
         };
         Ok(solution(space, memo.counted(found)))
@@ -629,15 +642,21 @@ impl<'d> Allocator<'d> {
         at: &[(&str, f64)],
         values: &[u64],
     ) -> Result<f64, AllocationError> {
+        // One evaluation: no search to bound.
+        let unmetered = StepMeter::new(u64::MAX, None);
         Ok(match &self.choice {
             Pricing::Operators => operators_time(&self.operators_at(space, at)?, space, values)?,
-            Pricing::Queueing(m) => {
-                model_time(&QueueingTime::new(self.design, m, at), space, values)?
-            }
+            Pricing::Queueing(m) => model_time(
+                &QueueingTime::new(self.design, m, at),
+                space,
+                values,
+                &unmetered,
+            )?,
             Pricing::Simulation(s) => model_time(
                 &SimulationTime::new(self.design, &s.machine, at).elements(s.elements),
                 space,
                 values,
+                &unmetered,
             )?,
         })
     }
@@ -747,11 +766,17 @@ fn operators_time(
 }
 
 /// A model's time at counts in the space's order, which must be finite.
+/// The time of `model` at `counts`, its steps beyond the search's one
+/// charged to `meter`.
 fn model_time<M: TimeModel>(
     model: &M,
     space: &Space,
     counts: &[u64],
+    meter: &StepMeter<'_>,
 ) -> Result<f64, AllocationError> {
+    if let Some(threads) = space.threads(counts)? {
+        meter.take(model.steps(threads).saturating_sub(1))?;
+    }
     let pairs: Vec<(&str, u64)> = space
         .names
         .iter()

@@ -2,6 +2,7 @@
 //! three built-in semantics.
 
 use crate::machine::Machine;
+use crate::semantics::MAX_EXACT_COST;
 use crate::semantics::QueueingError;
 use crate::sim::{SimError, Simulation};
 use crate::{CompiledExpr, Design, EvalError};
@@ -49,6 +50,19 @@ pub trait TimeModel {
     /// every feasible allocation.
     fn bounded_below_by_operators(&self) -> bool {
         false
+    }
+
+    /// The steps of the search's limit ([`Allocator::max_steps`]) that one
+    /// evaluation with `threads` threads counts as: at least 1, a step
+    /// being about a microsecond (an evaluation of the plain operators).
+    /// A semantics whose evaluations grow with the threads says how, so
+    /// that the limit bounds the search's time whatever the budget. The
+    /// default is 1.
+    ///
+    /// [`Allocator::max_steps`]: super::Allocator::max_steps
+    fn steps(&self, threads: u64) -> u64 {
+        let _ = threads;
+        1
     }
 }
 
@@ -169,7 +183,18 @@ impl TimeModel for QueueingTime<'_> {
     fn bounded_below_by_operators(&self) -> bool {
         self.machine.groups().iter().all(|g| g.speed <= 1.0)
     }
+
+    /// Exact MVA of `t` threads takes about `t²` station-steps (a pool of
+    /// `t` servers, its jobs and the channels' places), each 5–20 ns; past
+    /// the exact solver's limit (2·10^7) the approximation, about as costly.
+    fn steps(&self, threads: u64) -> u64 {
+        let t = threads as f64 + 1.0;
+        1 + ((t * t).min(MAX_EXACT_COST) / QUEUEING_STEPS_PER_STEP) as u64
+    }
 }
+
+/// MVA's station-steps in a step of the search (about a microsecond).
+const QUEUEING_STEPS_PER_STEP: f64 = 100.0;
 
 /// The discrete-event simulation of a stream of elements through the design
 /// ([`Simulation::new`]) with the counts bound: its steady-state time per
@@ -222,5 +247,12 @@ impl TimeModel for SimulationTime<'_> {
             .buffer(self.buffer)
             .run_steady()?;
         Ok(run.time_per_element())
+    }
+
+    /// A run takes about 4 µs per thread (the elements a pool's steady
+    /// state needs grow with its workers) and 0.15 µs per element.
+    fn steps(&self, threads: u64) -> u64 {
+        1u64.saturating_add(threads.saturating_mul(4))
+            .saturating_add(self.elements as u64 / 8)
     }
 }

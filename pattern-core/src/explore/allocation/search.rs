@@ -23,21 +23,67 @@
 
 use super::AllocationError;
 use super::space::Space;
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as Atomic};
 
-/// The most steps of a search, and a counter it adds its steps to as it
-/// goes (for a progress bar in another thread).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct StepLimit<'c> {
-    /// The most steps.
-    pub max: u64,
-    /// Where the steps are counted, in batches of [`STEP_BATCH`].
-    pub counter: Option<&'c AtomicU64>,
+/// The steps of one call of the allocator (a solve, or every search of
+/// [`Allocator::over_sizes`](super::Allocator::over_sizes)) against its
+/// limit: the searches take a step per branch and per evaluation, and an
+/// objective whose evaluations grow with the threads charges the rest
+/// ([`TimeModel::steps`](super::TimeModel::steps)). The steps are added to
+/// a counter as they go, for a progress bar in another thread, and all of
+/// them when the meter is dropped.
+#[derive(Debug)]
+pub(super) struct StepMeter<'c> {
+    max: u64,
+    taken: Cell<u64>,
+    /// The steps already added to `counter`.
+    reported: Cell<u64>,
+    counter: Option<&'c AtomicU64>,
 }
 
-/// Steps are added to a [`StepLimit`]'s counter this many at a time.
+/// Steps are added to a [`StepMeter`]'s counter this many at a time.
 const STEP_BATCH: u64 = 4096;
+
+impl<'c> StepMeter<'c> {
+    /// A meter of at most `max` steps, reported to `counter`.
+    pub fn new(max: u64, counter: Option<&'c AtomicU64>) -> Self {
+        StepMeter {
+            max,
+            taken: Cell::new(0),
+            reported: Cell::new(0),
+            counter,
+        }
+    }
+
+    /// Takes `n` more steps: an error past the limit.
+    pub fn take(&self, n: u64) -> Result<(), AllocationError> {
+        let taken = self.taken.get().saturating_add(n);
+        self.taken.set(taken);
+        if taken > self.max {
+            return Err(AllocationError::TooManySteps { limit: self.max });
+        }
+        if taken - self.reported.get() >= STEP_BATCH {
+            self.report();
+        }
+        Ok(())
+    }
+
+    fn report(&self) {
+        let taken = self.taken.get().min(self.max);
+        if let Some(counter) = self.counter {
+            counter.fetch_add(taken - self.reported.get(), Atomic::Relaxed);
+        }
+        self.reported.set(taken);
+    }
+}
+
+impl Drop for StepMeter<'_> {
+    fn drop(&mut self) {
+        self.report();
+    }
+}
 
 /// What is known of the objective, to prune with.
 pub(super) enum Pruning<B> {
@@ -209,21 +255,6 @@ fn largest_fitting(
     Ok(Some(good))
 }
 
-/// One more step of `steps`: an error past the limit; every
-/// [`STEP_BATCH`] steps added to the limit's counter.
-fn count_step(steps: &mut u64, limit: &StepLimit<'_>) -> Result<(), AllocationError> {
-    *steps += 1;
-    if *steps > limit.max {
-        return Err(AllocationError::TooManySteps { limit: limit.max });
-    }
-    if *steps % STEP_BATCH == 0 {
-        if let Some(counter) = limit.counter {
-            counter.fetch_add(STEP_BATCH, Atomic::Relaxed);
-        }
-    }
-    Ok(())
-}
-
 /// The fate of a branch of the search.
 enum Branch {
     /// Searched.
@@ -241,8 +272,7 @@ struct Searcher<'s, 'c, F, B> {
     best: Option<Best>,
     evaluations: u64,
     bound_evaluations: u64,
-    steps: u64,
-    limit: StepLimit<'c>,
+    limit: &'c StepMeter<'c>,
     /// Per count: its last largest feasible value, where the next search
     /// for it starts.
     hints: Vec<u64>,
@@ -257,12 +287,12 @@ struct Searcher<'s, 'c, F, B> {
 /// threads, then the smallest counts. Two exact searches: the optimum,
 /// then the same search of `max(objective, limit)`, under which all those
 /// allocations tie exactly (the bound, raised alike, stays a bound).
-/// `steps` limits each.
+/// `steps` meters both.
 pub(super) fn search_with_ties<F, B>(
     space: &Space,
     mut objective: F,
     mut pruning: Pruning<B>,
-    steps: StepLimit<'_>,
+    steps: &StepMeter<'_>,
 ) -> Result<Found, AllocationError>
 where
     F: FnMut(&[u64]) -> Result<f64, AllocationError>,
@@ -311,7 +341,7 @@ pub(super) fn search<F, B>(
     space: &Space,
     objective: F,
     pruning: Pruning<B>,
-    limit: StepLimit<'_>,
+    limit: &StepMeter<'_>,
     seed: Option<&[u64]>,
 ) -> Result<Found, AllocationError>
 where
@@ -331,7 +361,6 @@ where
         best: None,
         evaluations: 0,
         bound_evaluations: 0,
-        steps: 0,
         limit,
         hints: space.lo.clone(),
         threads_ok_after: Vec::new(),
@@ -381,7 +410,7 @@ where
     B: FnMut(&[u64]) -> Result<f64, AllocationError>,
 {
     fn step(&mut self) -> Result<(), AllocationError> {
-        count_step(&mut self.steps, &self.limit)
+        self.limit.take(1)
     }
 
     /// The objective at `counts`, which must be a finite number.
@@ -402,7 +431,7 @@ where
     fn bound(&mut self, counts: &[u64]) -> Result<f64, AllocationError> {
         match &mut self.pruning {
             Pruning::By { bound, .. } => {
-                count_step(&mut self.steps, &self.limit)?;
+                self.limit.take(1)?;
                 self.bound_evaluations += 1;
                 bound(counts)
             }

@@ -2,7 +2,7 @@
 //! intervals of sizes over which one allocation stays optimal, and the one
 //! allocation that loses least over the grid.
 
-use super::search::{Pruning, search_with_ties};
+use super::search::{Pruning, StepMeter, search_with_ties};
 use super::space::Space;
 use super::{
     Allocation, AllocationError, Allocator, BOUND_SLACK, OperatorsTime, Pricing, QueueingTime,
@@ -72,11 +72,16 @@ enum AtSize<'d> {
 }
 
 impl AtSize<'_> {
-    fn time(&self, space: &Space, counts: &[u64]) -> Result<f64, AllocationError> {
+    fn time(
+        &self,
+        space: &Space,
+        counts: &[u64],
+        meter: &StepMeter<'_>,
+    ) -> Result<f64, AllocationError> {
         match self {
             AtSize::Operators(ops) => operators_time(ops, space, counts),
-            AtSize::Queueing(q, _) => model_time(q, space, counts),
-            AtSize::Simulation(s) => model_time(s, space, counts),
+            AtSize::Queueing(q, _) => model_time(q, space, counts, meter),
+            AtSize::Simulation(s) => model_time(s, space, counts, meter),
         }
     }
 }
@@ -149,10 +154,11 @@ impl<'d> Allocator<'d> {
             )));
         }
         let mut evaluations = 0;
+        let meter = self.meter();
         let mut solve = |size: f64| -> Result<Allocation, AllocationError> {
             let at = self.point_with(variable, size);
             let space = self.space(&at)?;
-            let s = self.solve_at(&space, &at)?;
+            let s = self.solve_at(&space, &at, &meter)?;
             evaluations += s.evaluations;
             Ok(s.allocation)
         };
@@ -200,7 +206,7 @@ impl<'d> Allocator<'d> {
             let last = intervals.len() - 1;
             intervals[last].to = b.0;
         }
-        let robust = self.robust(variable, &best, &mut evaluations)?;
+        let robust = self.robust(variable, &best, &mut evaluations, &meter)?;
         Ok(SizePlan {
             variable: variable.to_string(),
             best,
@@ -228,6 +234,7 @@ impl<'d> Allocator<'d> {
         variable: &str,
         best: &[(f64, Allocation)],
         evaluations: &mut u64,
+        meter: &StepMeter<'_>,
     ) -> Result<Robust, AllocationError> {
         let mut space: Option<Space> = None;
         let mut models = Vec::with_capacity(best.len());
@@ -265,7 +272,7 @@ impl<'d> Allocator<'d> {
         let worst = |c: &[u64]| -> Result<(f64, usize), AllocationError> {
             let mut w = (f64::NEG_INFINITY, 0);
             for (i, (m, t)) in models.iter().zip(&times).enumerate() {
-                let r = ratio(m.time(&space, c)?, *t);
+                let r = ratio(m.time(&space, c, meter)?, *t);
                 if r > w.0 {
                     w = (r, i);
                 }
@@ -278,7 +285,7 @@ impl<'d> Allocator<'d> {
                 &space,
                 objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Itself,
-                self.limit(),
+                meter,
             )?,
             Some(AtSize::Queueing(..))
                 if models
@@ -301,14 +308,14 @@ impl<'d> Allocator<'d> {
                         bound,
                         slack: BOUND_SLACK,
                     },
-                    self.limit(),
+                    meter,
                 )?
             }
             _ => search_with_ties(
                 &space,
                 objective,
                 Pruning::<fn(&[u64]) -> Result<f64, AllocationError>>::Threads,
-                self.limit(),
+                meter,
             )?,
         };
         *evaluations += found.evaluations;

@@ -4,8 +4,10 @@
 
 use super::counts::{CountChooser, symbolic_counts};
 use crate::Design;
-use crate::explore::allocation::{AllocationError, Allocator, Pricing};
+use crate::explore::allocation::{AllocationError, Allocator, DEFAULT_MAX_STEPS, Pricing};
 use crate::machine::Machine;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A [`CountChooser`] that solves an [`Allocator`] for each candidate
 /// (under the plain operators unless [`AllocationCounts::pricing`] says
@@ -34,6 +36,21 @@ pub struct AllocationCounts {
     cores: Option<u64>,
     machine: Option<Machine>,
     pricing: Pricing,
+    steps: SharedSteps,
+}
+
+/// The steps every search of a chooser's clones takes together, and
+/// their limit.
+#[derive(Clone, Debug)]
+struct SharedSteps {
+    max: u64,
+    taken: Arc<AtomicU64>,
+}
+
+impl PartialEq for SharedSteps {
+    fn eq(&self, other: &Self) -> bool {
+        self.max == other.max && Arc::ptr_eq(&self.taken, &other.taken)
+    }
 }
 
 impl AllocationCounts {
@@ -44,7 +61,34 @@ impl AllocationCounts {
             cores: None,
             machine: None,
             pricing: Pricing::Operators,
+            steps: SharedSteps {
+                max: DEFAULT_MAX_STEPS,
+                taken: Arc::new(AtomicU64::new(0)),
+            },
         }
+    }
+
+    /// At most `steps` steps of the allocations' searches over all the
+    /// candidates together ([`Allocator::max_steps`]; [`DEFAULT_MAX_STEPS`]
+    /// unless set): past them every candidate's choice fails with
+    /// [`AllocationError::TooManySteps`], so that a ranking's time is
+    /// bounded whatever its budget and semantics.
+    pub fn max_steps(mut self, steps: u64) -> AllocationCounts {
+        self.steps.max = steps;
+        self
+    }
+
+    /// Adds the searches' steps to `counter` (shared by the clones of this
+    /// chooser, and counted against [`AllocationCounts::max_steps`]), for a
+    /// progress bar or a report.
+    pub fn count_steps(mut self, counter: Arc<AtomicU64>) -> AllocationCounts {
+        self.steps.taken = counter;
+        self
+    }
+
+    /// Whether the searches have taken every step allowed.
+    pub fn steps_exhausted(&self) -> bool {
+        self.steps.taken.load(Ordering::Relaxed) >= self.steps.max
     }
 
     /// The machine the operators' counts must fit ([`Allocator::machine`]).
@@ -93,9 +137,15 @@ impl CountChooser for AllocationCounts {
                 _ => point.push((name, value)),
             }
         }
+        let left = self
+            .steps
+            .max
+            .saturating_sub(self.steps.taken.load(Ordering::Relaxed));
         let mut allocator = Allocator::new(design, self.budget)
             .at(&point)
-            .pricing(self.pricing.clone());
+            .pricing(self.pricing.clone())
+            .max_steps(left)
+            .count_steps(self.steps.taken.clone());
         if let Some(m) = &self.machine {
             allocator = allocator.machine(m);
         }

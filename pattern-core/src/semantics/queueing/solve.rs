@@ -235,4 +235,4 @@ fn mva(net: &Network, n: usize, parts: &[Part]) -> Result<Solution, QueueingErro
 /// The largest population solved exactly.
 const MAX_EXACT_POPULATION: usize = 100_000;
 /// The largest estimated cost (station-steps) of an exact solution.
-const MAX_EXACT_COST: f64 = 2e7;
+pub(crate) const MAX_EXACT_COST: f64 = 2e7;
