@@ -179,11 +179,21 @@ impl Monomial {
     }
 
     pub(super) fn pow(&self, k: Q) -> Option<Monomial> {
-        let mut out = BTreeMap::new();
-        for (base, e) in &self.0 {
-            out.insert(base.clone(), e.checked_mul(&k)?);
+        self.clone().into_pow(k)
+    }
+
+    /// Whether every exponent times `k` stays a fraction of `i64`s.
+    pub(super) fn pow_fits(&self, k: &Q) -> bool {
+        self.0.values().all(|e| e.checked_mul(k).is_some())
+    }
+
+    /// [`Monomial::pow`] with the bases moved, not copied: a kept power
+    /// raised again at every level of a nest must not copy its base.
+    pub(super) fn into_pow(mut self, k: Q) -> Option<Monomial> {
+        for e in self.0.values_mut() {
+            *e = e.checked_mul(&k)?;
         }
-        Some(Monomial(out))
+        Some(self)
     }
 
     /// Sum of the exponents of variables and of logarithms: the growth key.
@@ -210,12 +220,65 @@ impl Monomial {
 /// one, a constant that does not evaluate (`1/0`), or a power or product
 /// of one (kept whole, `(x/log(0, x))^-1`).
 fn has_no_value(e: &Expr) -> bool {
+    no_value(e).0
+}
+
+/// [`has_no_value`], and whether `e` is a constant without applied
+/// functions: one pass down the powers' bases and the products' items,
+/// each node's constancy from its children's, so that a chain of kept
+/// powers thousands deep is read once, not once per level.
+fn no_value(e: &Expr) -> (bool, bool) {
+    let fails = |constant: bool| constant && e.eval(&[]).is_err();
     crate::deep(|| match e {
-        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
-        Expr::Pow(base, _) if has_no_value(base) => true,
-        Expr::Mul(items) if items.iter().any(has_no_value) => true,
-        e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
+        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => (true, false),
+        Expr::Pow(..) => {
+            // Down a chain of powers in a loop: a power without a value
+            // makes every power of it one without (evaluation fails
+            // outward), so only the chain's top is evaluated.
+            let mut node = e;
+            while let Expr::Pow(base, _) = node {
+                node = base;
+            }
+            let (none, constant) = no_value(node);
+            if none {
+                return (true, constant);
+            }
+            let constant = constant && exponents_constant(e);
+            (fails(constant), constant)
+        }
+        Expr::Mul(items) => {
+            let mut all = true;
+            for item in items {
+                let (none, constant) = no_value(item);
+                if none {
+                    return (true, false);
+                }
+                all &= constant;
+            }
+            (fails(all), all)
+        }
+        e => {
+            let constant = plain_constant(e);
+            (fails(constant), constant)
+        }
     })
+}
+
+/// Whether every exponent of the chain of powers `e` is a plain constant.
+fn exponents_constant(mut e: &Expr) -> bool {
+    while let Expr::Pow(base, exponent) = e {
+        if !plain_constant(exponent) {
+            return false;
+        }
+        e = base;
+    }
+    true
+}
+
+/// A constant without applied functions (machine calls have a value only
+/// under a profile).
+fn plain_constant(e: &Expr) -> bool {
+    e.is_constant() && e.applied_functions().is_empty()
 }
 
 impl Poly {
@@ -554,10 +617,18 @@ impl Poly {
             c.value /= first;
             c.magnitude /= first.abs();
         }
-        if let Some(lead) = rest.sorted_terms().first().map(|(m, _)| (*m).clone()) {
-            if let Some(c) = rest.terms.get_mut(&lead) {
-                c.value = 1.0;
-            }
+        // Found by address: cloning or comparing the lead monomial would
+        // copy or walk its opaque factors (a sum nested thousands deep).
+        let lead = rest
+            .sorted_terms()
+            .first()
+            .map(|(m, _)| *m as *const Monomial);
+        if let Some((_, c)) = rest
+            .terms
+            .iter_mut()
+            .find(|(m, _)| lead.is_some_and(|l| std::ptr::eq(*m, l)))
+        {
+            c.value = 1.0;
         }
         (first, rest)
     }

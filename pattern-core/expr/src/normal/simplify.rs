@@ -277,18 +277,19 @@ fn power_rational(b: Poly, q: Q) -> Poly {
                     _ => true,
                 }));
         if combinable {
-            let Some(m) = m.pow(q) else {
+            if !m.pow_fits(&q) {
                 // An exponent beyond the `i64` fractions (`(x^2)^2` nested
                 // 64 deep is `x^(2^64)`): the power is kept as one factor,
                 // never multiplied out (which would copy its base).
                 return Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k))));
+            }
+            let value = c.powf(k);
+            let mut out = Poly {
+                lost: leaves_range(c, k, value),
+                ..Poly::default()
             };
-            {
-                let value = c.powf(k);
-                let mut out = Poly {
-                    lost: leaves_range(c, k, value),
-                    ..Poly::default()
-                };
+            // The one term's bases moved into the power.
+            for m in b.terms.into_keys().filter_map(|m| m.into_pow(q)) {
                 out.insert(
                     m,
                     Coef {
@@ -296,10 +297,10 @@ fn power_rational(b: Poly, q: Q) -> Poly {
                         magnitude: value.abs(),
                     },
                 );
-                // `sqrt(s)^2 = s`: a sum brought back to an integer power
-                // is expanded, as in a product.
-                return out.expand_integer_powers_of_sums();
             }
+            // `sqrt(s)^2 = s`: a sum brought back to an integer power
+            // is expanded, as in a product.
+            return out.expand_integer_powers_of_sums();
         }
     }
     if q.is_integer() && q.is_positive() && *q.numer() <= MAX_EXPANDED_POWER {
