@@ -54,10 +54,10 @@ pub trait TimeModel {
 
     /// The steps of the search's limit ([`Allocator::max_steps`]) that one
     /// evaluation with `threads` threads counts as: at least 1, a step
-    /// being about a microsecond (an evaluation of the plain operators).
-    /// A semantics whose evaluations grow with the threads says how, so
-    /// that the limit bounds the search's time whatever the budget. The
-    /// default is 1.
+    /// being about what an evaluation of the plain operators' compiled
+    /// model costs. A semantics whose evaluations grow with the threads
+    /// says how, so that the limit bounds the search's time whatever the
+    /// budget. The default is 1.
     ///
     /// [`Allocator::max_steps`]: super::Allocator::max_steps
     fn steps(&self, threads: u64) -> u64 {
@@ -185,15 +185,16 @@ impl TimeModel for QueueingTime<'_> {
     }
 
     /// Exact MVA of `t` threads takes about `t²` station-steps (a pool of
-    /// `t` servers, its jobs and the channels' places), each 5–20 ns; past
-    /// the exact solver's limit (2·10^7) the approximation, about as costly.
+    /// `t` servers, its jobs and the channels' places), a hundred of them
+    /// a step; past the exact solver's limit (2·10^7) the approximation,
+    /// about as costly.
     fn steps(&self, threads: u64) -> u64 {
         let t = threads as f64 + 1.0;
         1 + ((t * t).min(MAX_EXACT_COST) / QUEUEING_STEPS_PER_STEP) as u64
     }
 }
 
-/// MVA's station-steps in a step of the search (about a microsecond).
+/// MVA's station-steps in a step of the search.
 const QUEUEING_STEPS_PER_STEP: f64 = 100.0;
 
 /// The discrete-event simulation of a stream of elements through the design
@@ -249,8 +250,10 @@ impl TimeModel for SimulationTime<'_> {
         Ok(run.time_per_element())
     }
 
-    /// A run takes about 4 µs per thread (the elements a pool's steady
-    /// state needs grow with its workers) and 0.15 µs per element.
+    /// A run's events grow with the threads (the elements a pool's steady
+    /// state needs grow with its workers) and with the elements: 4 steps a
+    /// thread and one per 8 elements, in proportion to the queueing
+    /// semantics' steps (docs/explore.md measures both).
     fn steps(&self, threads: u64) -> u64 {
         1u64.saturating_add(threads.saturating_mul(4))
             .saturating_add(self.elements as u64 / 8)
