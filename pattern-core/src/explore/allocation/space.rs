@@ -240,7 +240,9 @@ impl Space {
             })
             .collect();
         let threads_monotone = names.iter().map(|n| !uses[n].in_groups).collect();
-        let threads_expr = design.resources().threads;
+        // Computed once: each of its expressions is put in normal form.
+        let resources = design.resources();
+        let threads_expr = resources.threads.clone();
         let vars: Vec<&str> = names.iter().map(String::as_str).collect();
         let threads = threads_expr
             .compile(&vars)
@@ -254,7 +256,6 @@ impl Space {
                 source,
             })
         };
-        let resources = design.resources();
         let nodes = match node_cap {
             Some(most) => Some((most, compile("nodes", &resources.nodes)?)),
             None => None,
