@@ -27,6 +27,8 @@
 //! ```
 #![warn(missing_docs)]
 
+/// The paper's relative errors, for its tables (feature `paper`).
+#[cfg(feature = "paper")]
 pub mod accuracy;
 pub mod collective;
 pub mod comm;
