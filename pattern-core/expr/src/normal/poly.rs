@@ -7,6 +7,7 @@ use crate::{Expr, Func, divide, product_of, sum_of};
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, Zero};
 use std::collections::BTreeMap;
 
+use super::domain::{is_nonnegative, may_lack_value};
 pub(crate) use super::rational::Q;
 use super::rational::{exact_rational, q_to_f64};
 
@@ -213,8 +214,22 @@ fn has_no_value(e: &Expr) -> bool {
     crate::deep(|| match e {
         Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
         Expr::Pow(base, _) if has_no_value(base) => true,
+        Expr::Pow(base, k) if is_zero_product(base) && matches!(**k, Expr::Num(k) if k < 0.0) => {
+            true
+        }
         Expr::Mul(items) if items.iter().any(has_no_value) => true,
         e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
+    })
+}
+
+/// Whether a product has a literal zero factor: zero wherever it has a
+/// value (kept as written when its other factors pass `f64`), so that a
+/// division by it has none.
+fn is_zero_product(e: &Expr) -> bool {
+    crate::deep(|| match e {
+        Expr::Num(v) => *v == 0.0,
+        Expr::Mul(items) => items.iter().any(is_zero_product),
+        _ => false,
     })
 }
 
@@ -305,6 +320,17 @@ impl Poly {
         })
     }
 
+    /// Whether a factor may have no value somewhere in the domain
+    /// ([`may_lack_value`]).
+    fn may_lack_value(&self) -> bool {
+        self.terms.keys().any(|m| {
+            m.0.keys().any(|b| match b {
+                Base::Opaque(e, _) | Base::Kept(e, _) => may_lack_value(e),
+                _ => false,
+            })
+        })
+    }
+
     /// Whether the polynomial holds a value that is not finite wherever it
     /// is evaluated: a non-finite coefficient, or a constant factor that
     /// does not evaluate (`1/0`, `log2(0)`). Such a value poisons what it
@@ -312,8 +338,10 @@ impl Poly {
     pub(super) fn has_non_finite(&self) -> bool {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
-                || m.0.keys().any(|b| match b {
-                    Base::Opaque(e, _) | Base::Kept(e, _) => has_no_value(e),
+                || m.0.iter().any(|(b, k)| match b {
+                    Base::Opaque(e, _) | Base::Kept(e, _) => {
+                        has_no_value(e) || (k.is_negative() && is_zero_product(e))
+                    }
                     _ => false,
                 })
         })
@@ -322,9 +350,10 @@ impl Poly {
     /// Zero times `self`: zero, or NaN when `self` is not finite (as
     /// `0 · inf` is in floating point). A product with a machine function
     /// (`0·send(m, p)`) is kept: such a call has a value only once a
-    /// profile defines it, and zero must not give it one before.
+    /// profile defines it, and zero must not give it one before; so is a
+    /// product with a factor that may have no value (`0·ln(x - y)`).
     pub(super) fn times_zero(&self) -> Poly {
-        if self.has_application() {
+        if self.has_application() || self.may_lack_value() {
             let kept = Expr::Mul(vec![Expr::Num(0.0), self.to_expr()]);
             return Poly {
                 lost: self.lost,
@@ -694,9 +723,13 @@ fn factor_expr(base: Base, e: &Q) -> Expr {
         return b;
     }
     // A power that could not be folded (a negative base under a fractional
-    // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`.
+    // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`;
+    // not where that would give a root of a negative base a value
+    // (`((-p)^0.5)^2` is not `(-p)^1`).
     if let (Expr::Pow(inner, k), true) = (&b, e.is_integer()) {
-        if let Expr::Num(k) = **k {
+        if let Expr::Num(k) = **k
+            && (k.fract() == 0.0 || (k * q_to_f64(e)).fract() != 0.0 || is_nonnegative(inner))
+        {
             return Expr::Pow(inner.clone(), Box::new(Expr::Num(k * q_to_f64(e))));
         }
     }

@@ -4,6 +4,7 @@
 //! constants folded).
 
 use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
+use super::domain::{is_nonnegative, may_lack_value};
 use super::extrema::combine;
 use super::poly::{
     Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, leaves_range,
@@ -231,7 +232,7 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     if k == 0.0 {
         // `inf^0` is 1 in floating point, but the base has no value; a
         // machine call has one only under a profile.
-        return if b.has_application() {
+        return if b.has_application() || may_lack_value(&b.to_expr()) {
             Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(0.0))))
         } else if b.has_non_finite() {
             Poly::constant(f64::NAN)
@@ -256,8 +257,8 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         };
     }
     if let Some((c, base, inner)) = constant_power(&b) {
-        // (c·base^k)^q = c^q · base^(k·q): a constant power without a value
-        // (`0^-1`) folds once its exponent gives it one (`(0^-1)^-1 = 0`).
+        // (c·base^k)^q = c^q · base^(k·q): a power beyond `f64` folds once
+        // the exponent brings it back (`(1e200^2)^0.5 = 1e200`).
         return power_rational(Poly::constant(c), q)
             .mul_moved(power(Poly::constant(base), inner * k));
     }
@@ -313,6 +314,17 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         }
     }
     let (content, monic) = b.split_content();
+    if !q.is_integer() && !(content > 0.0 && is_nonnegative(&monic.to_expr())) {
+        // A root of what may be negative (`sqrt(-p)`, `(x - y)^0.5`) is one
+        // factor: its exponent must not combine with an integer power into
+        // one that gives it a value (`sqrt(-p)^2` is not `-p`).
+        let (d, l) = b.degree();
+        let lost = b.lost;
+        let power = Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(k)));
+        let mut out = Poly::base(Base::Opaque(power, (d * q, l * q)), Q::one());
+        out.lost |= lost;
+        return out;
+    }
     if content > 0.0 || q.is_integer() {
         let scale = content.powf(k);
         let (d, l) = monic.degree();
@@ -326,8 +338,9 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     Poly::base(Base::Opaque(b.into_expr(), (d * q, l * q)), q)
 }
 
-/// `c·base^k` where `base^k` is a constant power kept unfolded (it has no
-/// finite value): `(c, base, k)`.
+/// `c·base^k` where `base^k` is a constant power kept unfolded because it
+/// overflows or underflows `f64`: `(c, base, k)`. One that has no value
+/// (`0^-1`, `(-2)^0.5`) is not: `(0^-1)^-1` has none either.
 fn constant_power(b: &Poly) -> Option<(f64, f64, f64)> {
     let (c, m) = b.single_term()?;
     let mut factors = m.0.iter();
@@ -335,29 +348,13 @@ fn constant_power(b: &Poly) -> Option<(f64, f64, f64)> {
         return None;
     };
     match (&**base, &**k, e.is_one(), factors.next()) {
-        (Expr::Num(base), Expr::Num(k), true, None) => Some((c, *base, *k)),
+        (Expr::Num(base), Expr::Num(k), true, None)
+            if base.is_finite() && (*base > 0.0 || (*base < 0.0 && k.fract() == 0.0)) =>
+        {
+            Some((c, *base, *k))
+        }
         _ => None,
     }
-}
-
-/// Whether an expression cannot be negative, given positive variables and
-/// logarithms of sizes (at least 1).
-fn is_nonnegative(e: &Expr) -> bool {
-    crate::deep(|| match e {
-        Expr::Apply(..) => false,
-        Expr::Num(v) => *v >= 0.0,
-        Expr::Var(_) => true,
-        Expr::Add(items) | Expr::Mul(items) => items.iter().all(is_nonnegative),
-        Expr::Pow(base, exponent) => {
-            is_nonnegative(base)
-                || matches!(**exponent, Expr::Num(k) if k == k.trunc() && k % 2.0 == 0.0)
-        }
-        Expr::Call(Func::Log2 | Func::Ln, args) => matches!(args.as_slice(), [Expr::Var(_)]),
-        Expr::Call(Func::Max, args) => args.iter().any(is_nonnegative),
-        Expr::Call(Func::Min | Func::Ceil | Func::Floor, args) => args.iter().all(is_nonnegative),
-        Expr::Call(Func::Sqrt, _) => true,
-        Expr::Call(Func::Log, _) => false,
-    })
 }
 
 /// A power with an exponent that is no fraction (`x^π`): folded for a
@@ -764,6 +761,36 @@ mod tests {
             "{}",
             inverse.simplify()
         );
+    }
+
+    /// Found by the `expr` fuzz target: factors without a value at a point
+    /// of the domain (positive variables) that the normal form gave one,
+    /// through zero, a zero divisor kept as written, or an integer power
+    /// of a root of a negative value.
+    #[test]
+    fn factors_without_a_value_at_a_point_keep_none() {
+        let at = [("m", 303.3), ("n", 445.4), ("o", 402.4), ("p", 89.4)];
+        let at = [at.as_slice(), &[("x", 48.4), ("y", 882.5), ("z", 957.5)]].concat();
+        for text in [
+            "(33 + 0*(-m/x^2)^x + 1)^2",
+            "-0*(-1.3075635328857277e-292)^x - 768*5.927837614800551e162",
+            "63*1e-230*x*-0/(65*y*2.4e294*1e-320*o*-0*1.7976931348623157e308)",
+            "z/(51/(y*1e308*-0*1e-308*z))",
+            "ln(1e-320*z - 64*x)*0*0.01/(z + n + 1)^6",
+            "log(o + 1 - z, 3^1/3) - p",
+            "n/sqrt(m*z/(o - n))^8",
+            "sqrt(sqrt(-p))^8",
+            "((-p)^0.5)^8",
+        ] {
+            let e = Expr::parse(text).unwrap();
+            assert!(e.eval(&at).is_err(), "{text}");
+            let once = e.simplify();
+            assert!(once.eval(&at).is_err(), "{text} → {once}");
+            assert_eq!(once.simplify(), once, "{text}");
+        }
+        // Where the base cannot be negative, the powers still combine.
+        assert_eq!(s("sqrt(x + y)^2"), "x + y");
+        assert_eq!(s("0*ln(x)"), "0");
     }
 
     /// The documented rule for an intermediate overflow: the normal form
