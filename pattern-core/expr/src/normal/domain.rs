@@ -43,3 +43,77 @@ pub(super) fn may_lack_value(e: &Expr) -> bool {
         Expr::Call(_, args) => args.iter().any(may_lack_value),
     })
 }
+
+/// Whether a factor has no value anywhere: a logarithm in a base without
+/// one, a constant that does not evaluate (`1/0`), or a power or product
+/// of one (kept whole, `(x/log(0, x))^-1`).
+pub(super) fn has_no_value(e: &Expr) -> bool {
+    crate::deep(|| match e {
+        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
+        Expr::Pow(base, _) if has_no_value(base) => true,
+        Expr::Pow(base, k) if is_zero_product(base) && matches!(**k, Expr::Num(k) if k < 0.0) => {
+            true
+        }
+        Expr::Mul(items) if items.iter().any(has_no_value) => true,
+        e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
+    })
+}
+
+/// Whether a product has a literal zero factor: zero wherever it has a
+/// value (kept as written when its other factors pass `f64`), so that a
+/// division by it has none.
+pub(super) fn is_zero_product(e: &Expr) -> bool {
+    crate::deep(|| match e {
+        Expr::Num(v) => *v == 0.0,
+        Expr::Mul(items) => items.iter().any(is_zero_product),
+        _ => false,
+    })
+}
+
+/// Whether a base of `log(base, e)` has a finite non-zero logarithm: a
+/// constant that is not 1, 0 or negative, or anything not constant.
+fn has_logarithm(base: &Expr) -> bool {
+    match base {
+        Expr::Num(b) => {
+            let l = b.log2();
+            l.is_finite() && l != 0.0
+        }
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Expr;
+    use crate::normal::tests::s;
+
+    /// Found by the `expr` fuzz target: factors without a value at a point
+    /// of the domain (positive variables) that the normal form gave one,
+    /// through zero, a zero divisor kept as written, or an integer power
+    /// of a root of a negative value.
+    #[test]
+    fn factors_without_a_value_at_a_point_keep_none() {
+        let at = [("m", 303.3), ("n", 445.4), ("o", 402.4), ("p", 89.4)];
+        let at = [at.as_slice(), &[("x", 48.4), ("y", 882.5), ("z", 957.5)]].concat();
+        for text in [
+            "(33 + 0*(-m/x^2)^x + 1)^2",
+            "-0*(-1.3075635328857277e-292)^x - 768*5.927837614800551e162",
+            "63*1e-230*x*-0/(65*y*2.4e294*1e-320*o*-0*1.7976931348623157e308)",
+            "z/(51/(y*1e308*-0*1e-308*z))",
+            "ln(1e-320*z - 64*x)*0*0.01/(z + n + 1)^6",
+            "log(o + 1 - z, 3^1/3) - p",
+            "n/sqrt(m*z/(o - n))^8",
+            "sqrt(sqrt(-p))^8",
+            "((-p)^0.5)^8",
+        ] {
+            let e = Expr::parse(text).unwrap();
+            assert!(e.eval(&at).is_err(), "{text}");
+            let once = e.simplify();
+            assert!(once.eval(&at).is_err(), "{text} → {once}");
+            assert_eq!(once.simplify(), once, "{text}");
+        }
+        // Where the base cannot be negative, the powers still combine.
+        assert_eq!(s("sqrt(x + y)^2"), "x + y");
+        assert_eq!(s("0*ln(x)"), "0");
+    }
+}

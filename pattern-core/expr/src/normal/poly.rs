@@ -7,7 +7,7 @@ use crate::{Expr, Func, divide, product_of, sum_of};
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, Zero};
 use std::collections::BTreeMap;
 
-use super::domain::{is_nonnegative, may_lack_value};
+use super::domain::{has_no_value, is_nonnegative, is_zero_product, may_lack_value};
 pub(crate) use super::rational::Q;
 use super::rational::{exact_rational, q_to_f64};
 
@@ -205,32 +205,6 @@ impl Monomial {
         }
         (degree, log, opaque)
     }
-}
-
-/// Whether a factor has no value anywhere: a logarithm in a base without
-/// one, a constant that does not evaluate (`1/0`), or a power or product
-/// of one (kept whole, `(x/log(0, x))^-1`).
-fn has_no_value(e: &Expr) -> bool {
-    crate::deep(|| match e {
-        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
-        Expr::Pow(base, _) if has_no_value(base) => true,
-        Expr::Pow(base, k) if is_zero_product(base) && matches!(**k, Expr::Num(k) if k < 0.0) => {
-            true
-        }
-        Expr::Mul(items) if items.iter().any(has_no_value) => true,
-        e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
-    })
-}
-
-/// Whether a product has a literal zero factor: zero wherever it has a
-/// value (kept as written when its other factors pass `f64`), so that a
-/// division by it has none.
-fn is_zero_product(e: &Expr) -> bool {
-    crate::deep(|| match e {
-        Expr::Num(v) => *v == 0.0,
-        Expr::Mul(items) => items.iter().any(is_zero_product),
-        _ => false,
-    })
 }
 
 impl Poly {
@@ -621,18 +595,6 @@ impl Poly {
             .map(|(_, m, c)| term_expr(round_significant(c.value), m))
             .collect();
         sum_of(terms)
-    }
-}
-
-/// Whether a base of `log(base, e)` has a finite non-zero logarithm: a
-/// constant that is not 1, 0 or negative, or anything not constant.
-fn has_logarithm(base: &Expr) -> bool {
-    match base {
-        Expr::Num(b) => {
-            let l = b.log2();
-            l.is_finite() && l != 0.0
-        }
-        _ => true,
     }
 }
 
