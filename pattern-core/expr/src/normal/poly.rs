@@ -663,7 +663,7 @@ pub(super) fn round_significant(v: f64) -> f64 {
 
 /// The exponent as an expression: integers and terminating decimals as a
 /// number (`2`, `0.5`), other fractions as `p/q` (`2/3`).
-fn exponent_expr(q: &Q) -> Expr {
+pub(super) fn exponent_expr(q: &Q) -> Expr {
     if q.is_integer() || 1000 % q.denom() == 0 {
         Expr::Num(q_to_f64(q))
     } else {

@@ -7,8 +7,8 @@ use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
 use super::domain::{is_nonnegative, may_lack_value};
 use super::extrema::combine;
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, leaves_range,
-    owned_base_expr, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, exponent_expr,
+    leaves_range, owned_base_expr, total_degree,
 };
 use super::rational::{exact_rational, q_to_f64, to_rational};
 use super::strength::strongly;
@@ -342,8 +342,7 @@ fn power_zero(b: Poly) -> Poly {
 fn root_kept_whole(b: Poly, q: Q) -> Poly {
     let (d, l) = b.degree();
     let lost = b.lost;
-    let k = Expr::Num(q_to_f64(&q));
-    let power = Expr::Pow(Box::new(b.into_expr()), Box::new(k));
+    let power = Expr::Pow(Box::new(b.into_expr()), Box::new(exponent_expr(&q)));
     let mut out = Poly::base(Base::Opaque(power, (d * q, l * q)), Q::one());
     out.lost |= lost;
     out
