@@ -45,8 +45,8 @@ pub(super) fn may_lack_value(e: &Expr) -> bool {
 }
 
 /// Whether a factor has no value anywhere: a logarithm in a base without
-/// one, a constant that does not evaluate (`1/0`), or a power or product
-/// of one (kept whole, `(x/log(0, x))^-1`).
+/// one, a constant that does not evaluate (`1/0`), or a power, sum or
+/// product of one (kept whole, `(x/log(0, x))^-1`, `(log(o, 0) + p)^8`).
 pub(super) fn has_no_value(e: &Expr) -> bool {
     crate::deep(|| match e {
         Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => true,
@@ -54,7 +54,7 @@ pub(super) fn has_no_value(e: &Expr) -> bool {
         Expr::Pow(base, k) if is_zero_product(base) && matches!(**k, Expr::Num(k) if k < 0.0) => {
             true
         }
-        Expr::Mul(items) if items.iter().any(has_no_value) => true,
+        Expr::Add(items) | Expr::Mul(items) if items.iter().any(has_no_value) => true,
         e => e.is_constant() && e.applied_functions().is_empty() && e.eval(&[]).is_err(),
     })
 }
@@ -106,6 +106,8 @@ mod tests {
             "n/sqrt(m*z/(o - n))^8",
             "sqrt(sqrt(-p))^8",
             "((-p)^0.5)^8",
+            "(-0/(4.552269072733249e274 - y))^1024*(log(o, 0) + p + o + 1)^8",
+            "(min(n, y, 2) - 1e199 + 0.01 + n/2*n + 1)^61e-308*n",
         ] {
             let e = Expr::parse(text).unwrap();
             assert!(e.eval(&at).is_err(), "{text}");
