@@ -3,6 +3,7 @@
 //! are the driver's to catch.
 
 use crate::generate;
+use pattern_core::Func;
 use pattern_core::comm::MachineProfile;
 use pattern_core::fit::Fitter;
 use pattern_core::fit::extrap_io::Experiment;
@@ -203,18 +204,27 @@ fn overflows_only(e: &Expr, at: &[(&str, f64)]) -> bool {
 /// Whether `e` is 0 at `at` only because a product or a power of finite
 /// nonzero values (or of such underflows) passed below `f64`: its true
 /// value is not zero, and its sign is that of the zero. A sum that is 0
-/// may have cancelled, so it is not one.
+/// may have cancelled, so it is not one; a `min` or `max` is one when
+/// every argument that is 0 is one of the zero's sign (`min(5e-324/p, y)`).
 fn underflows(e: &Expr, at: &[(&str, f64)]) -> bool {
     let nonzero = |c: &Expr| match c.eval(at) {
         Ok(v) => v != 0.0 || underflows(c, at),
         Err(_) => false,
     };
-    if e.eval(at) != Ok(0.0) {
-        return false;
-    }
+    let zero = match e.eval(at) {
+        Ok(v) if v == 0.0 => v,
+        _ => return false,
+    };
     match e {
         Expr::Mul(items) => items.iter().all(nonzero),
         Expr::Pow(base, exponent) => nonzero(base) && exponent.eval(at).is_ok(),
+        Expr::Call(Func::Min | Func::Max, args) => args.iter().all(|a| match a.eval(at) {
+            Ok(v) if v == 0.0 => {
+                v.is_sign_positive() == zero.is_sign_positive() && underflows(a, at)
+            }
+            Ok(_) => true,
+            Err(_) => false,
+        }),
         _ => false,
     }
 }
@@ -519,11 +529,17 @@ mod tests {
         assert!(exempt("n/(8.144896939588002e-297^x)", &y));
         assert!(exempt("log(y, (1/x)^1024)", &y));
         assert!(exempt("log2(((p + 1)^9)^64)", &[("p", 800.0)]));
+        assert!(exempt(
+            "56/(p^0.5/min(63/p*5e-324, y))",
+            &[("p", 851.4), ("y", 47.2)]
+        ));
         // A tiny negative value has no logarithm, a cancelled sum is 0,
         // and a literal zero is no underflow.
         assert!(!exempt("ln(-((1/y)^8)^1024)", &y));
         assert!(!exempt("ln(y - y)", &y));
         assert!(!exempt("n/(0*y)", &y));
         assert!(!exempt("ln(-y)", &y));
+        assert!(!exempt("1/min(y, 0*x)", &y));
+        assert!(!exempt("1/max((1/y)^1024, -y*0)", &y));
     }
 }
