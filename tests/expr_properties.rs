@@ -422,6 +422,35 @@ proptest! {
         prop_assert_eq!(once.simplify(), once.clone(), "{}", e);
     }
 
+    /// A factor without a value at a point of the domain (positive
+    /// variables) keeps it through zero, a denominator and an integer
+    /// power: a negative base to a non-integer symbolic power
+    /// (`0·(-m/x^2)^x`), a zero factor in a denominator kept as written
+    /// (`0·a/(0·1e308·1e308·b)`), the logarithm of a negative sum
+    /// (`0·ln(m - n - x)`, `log(m - n - x, 1)`) and the root of a negative
+    /// value squared (`sqrt(-m)^2`, `sqrt(m - n - x)^8`), all once 0 or a
+    /// value (found by the `expr` fuzz target).
+    #[test]
+    fn factors_without_a_value_keep_it(e in expr(), at in point(), shape in 0..7usize) {
+        let (x, n, m) = (Expr::var("x"), Expr::var("n"), Expr::var("m"));
+        // Negative at almost every point: x ≥ 1, n ≥ 1, m < 16.
+        let negative = m.clone() - n.clone() - x.clone();
+        let tiny = Expr::num(1e308) * Expr::num(1e308) * 0.0 * m.clone();
+        let f = match shape {
+            0 => 0.0 * (-m.clone() / x.clone().pow(2.0)).pow(x.clone()),
+            1 => -0.0 * Expr::num(-1.3e-292).pow(x.clone()) + e.clone(),
+            2 => 0.0 * e.clone() / tiny + 1.0,
+            3 => 0.0 * negative.clone().ln() * e.clone(),
+            4 => Expr::num(1.0).log(negative.clone()) + e.clone(),
+            5 => (-m.clone()).sqrt().pow(2.0) + e.clone(),
+            _ => e.clone() / negative.sqrt().pow(8.0),
+        };
+        prop_assume!(f.eval(&at).is_err());
+        let once = f.simplify();
+        prop_assert!(once.eval(&at).is_err(), "{} → {} at {:?}", f, once, at);
+        prop_assert_eq!(once.simplify(), once.clone(), "{}", f);
+    }
+
     /// Over the same leaves, the normal form is a fixed point.
     #[test]
     fn simplify_is_idempotent_at_the_edges(e in edge_expr()) {

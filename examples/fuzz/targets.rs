@@ -3,6 +3,7 @@
 //! are the driver's to catch.
 
 use crate::generate;
+use pattern_core::Func;
 use pattern_core::comm::MachineProfile;
 use pattern_core::fit::Fitter;
 use pattern_core::fit::extrap_io::Experiment;
@@ -164,7 +165,9 @@ fn bindings(point: &[(String, f64)]) -> Vec<(&str, f64)> {
 /// it has none (`1/0`, `log2(0)`, `sqrt(-1)`, a machine call without a
 /// profile): the innermost failing sub-expression is a sum, a product or a
 /// power of values, not a zero or a negative number raised to a power that
-/// has no value for it. The normal form may have a value there
+/// has no value for it, or a call or a power failing only at a zero that
+/// is an underflow ([`underflows`]: `ln((1/y)^8192)`, `n/c^x` with a tiny
+/// `c`). The normal form may have a value there
 /// (`log2((x + 1)^576) = 576·log2(x + 1)`), as the function does
 /// (docs/reliability.md, Values). Parsed input is at most 100 deep.
 fn overflows_only(e: &Expr, at: &[(&str, f64)]) -> bool {
@@ -177,14 +180,51 @@ fn overflows_only(e: &Expr, at: &[(&str, f64)]) -> bool {
         Expr::Pow(base, exponent) => match [&**base, &**exponent].into_iter().find(fails) {
             Some(inner) => overflows_only(inner, at),
             None => match (base.eval(at), exponent.eval(at)) {
-                (Ok(b), Ok(k)) => b != 0.0 && !b.powf(k).is_nan(),
+                (Ok(b), Ok(k)) if b == 0.0 => {
+                    // The base is tiny, not zero: its power has a value
+                    // if a negative one has it (an integer exponent).
+                    underflows(base, at) && (b.is_sign_positive() || k.fract() == 0.0)
+                }
+                (Ok(b), Ok(k)) => !b.powf(k).is_nan(),
                 _ => false,
             },
         },
         Expr::Call(_, args) => match args.iter().find(fails) {
             Some(inner) => overflows_only(inner, at),
-            None => false,
+            // A logarithm (or its base) of a tiny positive number has a
+            // value; of a tiny negative one it has none.
+            None => args.iter().any(|a| {
+                a.eval(at).is_ok_and(|v| v == 0.0 && v.is_sign_positive()) && underflows(a, at)
+            }),
         },
+        _ => false,
+    }
+}
+
+/// Whether `e` is 0 at `at` only because a product or a power of finite
+/// nonzero values (or of such underflows) passed below `f64`: its true
+/// value is not zero, and its sign is that of the zero. A sum that is 0
+/// may have cancelled, so it is not one; a `min` or `max` is one when
+/// every argument that is 0 is one of the zero's sign (`min(5e-324/p, y)`).
+fn underflows(e: &Expr, at: &[(&str, f64)]) -> bool {
+    let nonzero = |c: &Expr| match c.eval(at) {
+        Ok(v) => v != 0.0 || underflows(c, at),
+        Err(_) => false,
+    };
+    let zero = match e.eval(at) {
+        Ok(v) if v == 0.0 => v,
+        _ => return false,
+    };
+    match e {
+        Expr::Mul(items) => items.iter().all(nonzero),
+        Expr::Pow(base, exponent) => nonzero(base) && exponent.eval(at).is_ok(),
+        Expr::Call(Func::Min | Func::Max, args) => args.iter().all(|a| match a.eval(at) {
+            Ok(v) if v == 0.0 => {
+                v.is_sign_positive() == zero.is_sign_positive() && underflows(a, at)
+            }
+            Ok(_) => true,
+            Err(_) => false,
+        }),
         _ => false,
     }
 }
@@ -468,4 +508,38 @@ fn experiment<E>(read: Result<Experiment, E>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exempt(text: &str, at: &[(&str, f64)]) -> bool {
+        let e = Expr::parse(text).unwrap();
+        assert!(e.eval(at).is_err(), "{text}");
+        overflows_only(&e, at)
+    }
+
+    /// A zero that is an underflow of nonzero values stands for a tiny
+    /// value of its sign: the function has a value where that one has.
+    #[test]
+    fn underflows_of_nonzero_values_are_exempt_and_no_more() {
+        let y = [("y", 503.87), ("n", 537.9), ("x", 800.6)];
+        assert!(exempt("ln(((1/y)^8)^1024)", &y));
+        assert!(exempt("n/(8.144896939588002e-297^x)", &y));
+        assert!(exempt("log(y, (1/x)^1024)", &y));
+        assert!(exempt("log2(((p + 1)^9)^64)", &[("p", 800.0)]));
+        assert!(exempt(
+            "56/(p^0.5/min(63/p*5e-324, y))",
+            &[("p", 851.4), ("y", 47.2)]
+        ));
+        // A tiny negative value has no logarithm, a cancelled sum is 0,
+        // and a literal zero is no underflow.
+        assert!(!exempt("ln(-((1/y)^8)^1024)", &y));
+        assert!(!exempt("ln(y - y)", &y));
+        assert!(!exempt("n/(0*y)", &y));
+        assert!(!exempt("ln(-y)", &y));
+        assert!(!exempt("1/min(y, 0*x)", &y));
+        assert!(!exempt("1/max((1/y)^1024, -y*0)", &y));
+    }
 }

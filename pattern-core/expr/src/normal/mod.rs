@@ -28,9 +28,13 @@
 //!
 //! Variables are sizes and counts, so simplification treats them (and the
 //! values of opaque factors) as positive when it combines powers and expands
-//! logarithms: `(x^2)^(1/2) = x`, `log2(x^2) = 2·log2(x)`.
+//! logarithms: `(x^2)^(1/2) = x`, `log2(x^2) = 2·log2(x)`. What may be
+//! negative even so (`-p`, `x - y`) keeps its roots whole (`sqrt(-p)^2` is
+//! not `-p`), and zero times a factor that may have no value is kept
+//! (`0·ln(x - y)`, `0·(-m)^x`): see `domain.rs`.
 
 mod budget;
+mod domain;
 mod extrema;
 mod poly;
 mod rational;

@@ -7,6 +7,7 @@ use crate::{Expr, Func, divide, product_of, sum_of};
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, Zero};
 use std::collections::BTreeMap;
 
+use super::domain::{has_no_value, is_nonnegative, is_zero_product, may_lack_value};
 pub(crate) use super::rational::Q;
 use super::rational::{exact_rational, q_to_f64};
 
@@ -216,71 +217,6 @@ impl Monomial {
     }
 }
 
-/// Whether a factor has no value anywhere: a logarithm in a base without
-/// one, a constant that does not evaluate (`1/0`), or a power or product
-/// of one (kept whole, `(x/log(0, x))^-1`).
-fn has_no_value(e: &Expr) -> bool {
-    no_value(e).0
-}
-
-/// [`has_no_value`], and whether `e` is a constant without applied
-/// functions: one pass down the powers' bases and the products' items,
-/// each node's constancy from its children's, so that a chain of kept
-/// powers thousands deep is read once, not once per level.
-fn no_value(e: &Expr) -> (bool, bool) {
-    let fails = |constant: bool| constant && e.eval(&[]).is_err();
-    crate::deep(|| match e {
-        Expr::Call(Func::Log, args) if !has_logarithm(&args[0]) => (true, false),
-        Expr::Pow(..) => {
-            // Down a chain of powers in a loop: a power without a value
-            // makes every power of it one without (evaluation fails
-            // outward), so only the chain's top is evaluated.
-            let mut node = e;
-            while let Expr::Pow(base, _) = node {
-                node = base;
-            }
-            let (none, constant) = no_value(node);
-            if none {
-                return (true, constant);
-            }
-            let constant = constant && exponents_constant(e);
-            (fails(constant), constant)
-        }
-        Expr::Mul(items) => {
-            let mut all = true;
-            for item in items {
-                let (none, constant) = no_value(item);
-                if none {
-                    return (true, false);
-                }
-                all &= constant;
-            }
-            (fails(all), all)
-        }
-        e => {
-            let constant = plain_constant(e);
-            (fails(constant), constant)
-        }
-    })
-}
-
-/// Whether every exponent of the chain of powers `e` is a plain constant.
-fn exponents_constant(mut e: &Expr) -> bool {
-    while let Expr::Pow(base, exponent) = e {
-        if !plain_constant(exponent) {
-            return false;
-        }
-        e = base;
-    }
-    true
-}
-
-/// A constant without applied functions (machine calls have a value only
-/// under a profile).
-fn plain_constant(e: &Expr) -> bool {
-    e.is_constant() && e.applied_functions().is_empty()
-}
-
 impl Poly {
     pub(crate) fn constant(value: f64) -> Poly {
         let mut p = Poly::default();
@@ -368,6 +304,17 @@ impl Poly {
         })
     }
 
+    /// Whether a factor may have no value somewhere in the domain
+    /// ([`may_lack_value`]).
+    fn may_lack_value(&self) -> bool {
+        self.terms.keys().any(|m| {
+            m.0.keys().any(|b| match b {
+                Base::Opaque(e, _) | Base::Kept(e, _) => may_lack_value(e),
+                _ => false,
+            })
+        })
+    }
+
     /// Whether the polynomial holds a value that is not finite wherever it
     /// is evaluated: a non-finite coefficient, or a constant factor that
     /// does not evaluate (`1/0`, `log2(0)`). Such a value poisons what it
@@ -375,8 +322,10 @@ impl Poly {
     pub(super) fn has_non_finite(&self) -> bool {
         self.terms.iter().any(|(m, c)| {
             !c.value.is_finite()
-                || m.0.keys().any(|b| match b {
-                    Base::Opaque(e, _) | Base::Kept(e, _) => has_no_value(e),
+                || m.0.iter().any(|(b, k)| match b {
+                    Base::Opaque(e, _) | Base::Kept(e, _) => {
+                        has_no_value(e) || (k.is_negative() && is_zero_product(e))
+                    }
                     _ => false,
                 })
         })
@@ -385,9 +334,10 @@ impl Poly {
     /// Zero times `self`: zero, or NaN when `self` is not finite (as
     /// `0 · inf` is in floating point). A product with a machine function
     /// (`0·send(m, p)`) is kept: such a call has a value only once a
-    /// profile defines it, and zero must not give it one before.
+    /// profile defines it, and zero must not give it one before; so is a
+    /// product with a factor that may have no value (`0·ln(x - y)`).
     pub(super) fn times_zero(&self) -> Poly {
-        if self.has_application() {
+        if self.has_application() || self.may_lack_value() {
             let kept = Expr::Mul(vec![Expr::Num(0.0), self.to_expr()]);
             return Poly {
                 lost: self.lost,
@@ -666,18 +616,6 @@ impl Poly {
     }
 }
 
-/// Whether a base of `log(base, e)` has a finite non-zero logarithm: a
-/// constant that is not 1, 0 or negative, or anything not constant.
-fn has_logarithm(base: &Expr) -> bool {
-    match base {
-        Expr::Num(b) => {
-            let l = b.log2();
-            l.is_finite() && l != 0.0
-        }
-        _ => true,
-    }
-}
-
 /// The order of terms: by growth, descending; the constant last among
 /// terms of equal degree; then by monomial.
 fn display_order(
@@ -743,7 +681,7 @@ pub(super) fn round_significant(v: f64) -> f64 {
 
 /// The exponent as an expression: integers and terminating decimals as a
 /// number (`2`, `0.5`), other fractions as `p/q` (`2/3`).
-fn exponent_expr(q: &Q) -> Expr {
+pub(super) fn exponent_expr(q: &Q) -> Expr {
     if q.is_integer() || 1000 % q.denom() == 0 {
         Expr::Num(q_to_f64(q))
     } else {
@@ -765,9 +703,13 @@ fn factor_expr(base: Base, e: &Q) -> Expr {
         return b;
     }
     // A power that could not be folded (a negative base under a fractional
-    // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`.
+    // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`;
+    // not where that would give a root of a negative base a value
+    // (`((-p)^0.5)^2` is not `(-p)^1`).
     if let (Expr::Pow(inner, k), true) = (&b, e.is_integer()) {
-        if let Expr::Num(k) = **k {
+        if let Expr::Num(k) = **k
+            && (k.fract() == 0.0 || (k * q_to_f64(e)).fract() != 0.0 || is_nonnegative(inner))
+        {
             return Expr::Pow(inner.clone(), Box::new(Expr::Num(k * q_to_f64(e))));
         }
     }

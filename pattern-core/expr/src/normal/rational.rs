@@ -59,7 +59,9 @@ pub(crate) fn to_rational(v: f64) -> Option<Q> {
         let h = a.checked_mul(h1)?.checked_add(h0)?;
         let k = a.checked_mul(k1)?.checked_add(k0)?;
         if ((h as f64) / (k as f64) - v).abs() <= 1e-12 * v.abs().max(1.0) {
-            return Some(Q::new(h, k));
+            // A tiny exponent is no 0: `b^6e-307` has no value where `b`
+            // is negative, `b^0` has one.
+            return (h != 0).then(|| Q::new(h, k));
         }
         (h0, h1, k0, k1) = (h1, h, k1, k);
         let frac = rest - rest.floor();

@@ -4,10 +4,11 @@
 //! constants folded).
 
 use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
+use super::domain::{is_nonnegative, may_lack_value};
 use super::extrema::combine;
 use super::poly::{
-    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, leaves_range,
-    owned_base_expr, total_degree,
+    Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, exponent_expr,
+    leaves_range, owned_base_expr, total_degree,
 };
 use super::rational::{exact_rational, q_to_f64, to_rational};
 use super::strength::strongly;
@@ -229,15 +230,7 @@ pub(super) fn power(b: Poly, k: f64) -> Poly {
 fn power_rational(b: Poly, q: Q) -> Poly {
     let k = q_to_f64(&q);
     if k == 0.0 {
-        // `inf^0` is 1 in floating point, but the base has no value; a
-        // machine call has one only under a profile.
-        return if b.has_application() {
-            Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(0.0))))
-        } else if b.has_non_finite() {
-            Poly::constant(f64::NAN)
-        } else {
-            Poly::constant(1.0)
-        };
+        return power_zero(b);
     }
     if k == 1.0 {
         return b;
@@ -256,8 +249,8 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         };
     }
     if let Some((c, base, inner)) = constant_power(&b) {
-        // (c·base^k)^q = c^q · base^(k·q): a constant power without a value
-        // (`0^-1`) folds once its exponent gives it one (`(0^-1)^-1 = 0`).
+        // (c·base^k)^q = c^q · base^(k·q): a power beyond `f64` folds once
+        // the exponent brings it back (`(1e200^2)^0.5 = 1e200`).
         return power_rational(Poly::constant(c), q)
             .mul_moved(power(Poly::constant(base), inner * k));
     }
@@ -314,6 +307,10 @@ fn power_rational(b: Poly, q: Q) -> Poly {
         }
     }
     let (content, monic) = b.split_content();
+    let positive = content > 0.0 && is_nonnegative(&monic.to_expr());
+    if !(q.is_integer() || positive) {
+        return root_kept_whole(b, q);
+    }
     if content > 0.0 || q.is_integer() {
         let scale = content.powf(k);
         let (d, l) = monic.degree();
@@ -327,8 +324,34 @@ fn power_rational(b: Poly, q: Q) -> Poly {
     Poly::base(Base::Opaque(b.into_expr(), (d * q, l * q)), q)
 }
 
-/// `c·base^k` where `base^k` is a constant power kept unfolded (it has no
-/// finite value): `(c, base, k)`.
+/// `b^0`: 1 where `b` has a value. `inf^0` is 1 in floating point, but the
+/// base has no value; a machine call has one only under a profile, and a
+/// factor that may have none (`ln(x - y)`) keeps the power.
+fn power_zero(b: Poly) -> Poly {
+    if b.has_application() || may_lack_value(&b.to_expr()) {
+        Poly::opaque(Expr::Pow(Box::new(b.into_expr()), Box::new(Expr::Num(0.0))))
+    } else if b.has_non_finite() {
+        Poly::constant(f64::NAN)
+    } else {
+        Poly::constant(1.0)
+    }
+}
+
+/// A root of what may be negative (`sqrt(-p)`, `(x - y)^0.5`) as one
+/// factor: its exponent must not combine with an integer power into one
+/// that gives it a value (`sqrt(-p)^2` is not `-p`).
+fn root_kept_whole(b: Poly, q: Q) -> Poly {
+    let (d, l) = b.degree();
+    let lost = b.lost;
+    let power = Expr::Pow(Box::new(b.into_expr()), Box::new(exponent_expr(&q)));
+    let mut out = Poly::base(Base::Opaque(power, (d * q, l * q)), Q::one());
+    out.lost |= lost;
+    out
+}
+
+/// `c·base^k` where `base^k` is a constant power kept unfolded because it
+/// overflows or underflows `f64`: `(c, base, k)`. One that has no value
+/// (`0^-1`, `(-2)^0.5`) is not: `(0^-1)^-1` has none either.
 fn constant_power(b: &Poly) -> Option<(f64, f64, f64)> {
     let (c, m) = b.single_term()?;
     let mut factors = m.0.iter();
@@ -336,29 +359,13 @@ fn constant_power(b: &Poly) -> Option<(f64, f64, f64)> {
         return None;
     };
     match (&**base, &**k, e.is_one(), factors.next()) {
-        (Expr::Num(base), Expr::Num(k), true, None) => Some((c, *base, *k)),
+        (Expr::Num(base), Expr::Num(k), true, None)
+            if base.is_finite() && (*base > 0.0 || (*base < 0.0 && k.fract() == 0.0)) =>
+        {
+            Some((c, *base, *k))
+        }
         _ => None,
     }
-}
-
-/// Whether an expression cannot be negative, given positive variables and
-/// logarithms of sizes (at least 1).
-fn is_nonnegative(e: &Expr) -> bool {
-    crate::deep(|| match e {
-        Expr::Apply(..) => false,
-        Expr::Num(v) => *v >= 0.0,
-        Expr::Var(_) => true,
-        Expr::Add(items) | Expr::Mul(items) => items.iter().all(is_nonnegative),
-        Expr::Pow(base, exponent) => {
-            is_nonnegative(base)
-                || matches!(**exponent, Expr::Num(k) if k == k.trunc() && k % 2.0 == 0.0)
-        }
-        Expr::Call(Func::Log2 | Func::Ln, args) => matches!(args.as_slice(), [Expr::Var(_)]),
-        Expr::Call(Func::Max, args) => args.iter().any(is_nonnegative),
-        Expr::Call(Func::Min | Func::Ceil | Func::Floor, args) => args.iter().all(is_nonnegative),
-        Expr::Call(Func::Sqrt, _) => true,
-        Expr::Call(Func::Log, _) => false,
-    })
 }
 
 /// A power with an exponent that is no fraction (`x^π`): folded for a
