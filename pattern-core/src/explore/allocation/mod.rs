@@ -427,8 +427,9 @@ impl<'d> Allocator<'d> {
     }
 
     /// Stop with [`AllocationError::TooManySteps`] after `steps` steps of
-    /// one call ([`Allocator::solve`], or [`Allocator::over_sizes`] with
-    /// all its sizes); [`DEFAULT_MAX_STEPS`] unless set. A step is a
+    /// one search ([`Allocator::solve`] runs two: the optimum, then the
+    /// fewest threads among its ties; [`Allocator::over_sizes`] one per
+    /// size); [`DEFAULT_MAX_STEPS`] unless set. A step is a
     /// branch or an evaluation of the search, about a microsecond; an
     /// evaluation that costs more (a network solve, a simulation) counts
     /// as many steps as it costs ([`TimeModel::steps`]), so that the limit
@@ -446,7 +447,7 @@ impl<'d> Allocator<'d> {
         self
     }
 
-    /// The step meter of one call.
+    /// The step meter of one call (restarted by each search).
     fn meter(&self) -> StepMeter<'_> {
         StepMeter::new(self.max_steps, self.step_counter.as_deref())
     }

@@ -27,13 +27,11 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as Atomic};
 
-/// The steps of one call of the allocator (a solve, or every search of
-/// [`Allocator::over_sizes`](super::Allocator::over_sizes)) against its
-/// limit: the searches take a step per branch and per evaluation, and an
-/// objective whose evaluations grow with the threads charges the rest
-/// ([`TimeModel::steps`](super::TimeModel::steps)). The steps are added to
-/// a counter as they go, for a progress bar in another thread, and all of
-/// them when the meter is dropped.
+/// The steps of each search against the limit: a search takes a step per
+/// branch and per evaluation, and an objective whose evaluations grow with
+/// the threads charges the rest ([`TimeModel::steps`](super::TimeModel::steps)).
+/// The steps are added to a counter as they go, for a progress bar in
+/// another thread, and all of them when the meter is dropped.
 #[derive(Debug)]
 pub(super) struct StepMeter<'c> {
     max: u64,
@@ -68,6 +66,14 @@ impl<'c> StepMeter<'c> {
             self.report();
         }
         Ok(())
+    }
+
+    /// Starts a new search: its steps count from 0 (those taken so far
+    /// stay reported).
+    pub fn restart(&self) {
+        self.report();
+        self.taken.set(0);
+        self.reported.set(0);
     }
 
     fn report(&self) {
@@ -348,6 +354,7 @@ where
     F: FnMut(&[u64]) -> Result<f64, AllocationError>,
     B: FnMut(&[u64]) -> Result<f64, AllocationError>,
 {
+    limit.restart();
     // Declared before the searcher, which borrows each level in turn; a
     // seed makes them needless.
     let coarse = match seed {
