@@ -648,3 +648,39 @@ fn the_nesting_limit_is_the_one_documented() {
     let err = fails(&["model", &deep]);
     assert!(err.contains("at most 200 levels of nesting"), "{err}");
 }
+
+/// Found by the `cli` fuzz target (10^6 inputs, seed 20261123): each was a
+/// panic, an abort, or a time that is no time with exit code 0.
+#[test]
+fn fuzz_findings_are_errors() {
+    // Input 406676: a group of 2^32 processors asked for 32 GiB (abort).
+    let groups = temp_file(
+        "wide_par.design",
+        "a0 = (1)^2; par[4294967296, 64, 46](a0, a0, seq(a0, a0))\n",
+    );
+    let e = fails(&["mva", &groups, "--buffer", "5"]);
+    assert!(
+        e.contains("runs on 4294967296 nodes: at most 1048576"),
+        "{e}"
+    );
+    // Input 373055: stages near f64's limit, a time per element of inf.
+    let huge = temp_file(
+        "huge.design",
+        "a0 = 1.7976931348623157e308; a2 = 8; seq(a0, a2)\n",
+    );
+    let e = fails(&["mva", &huge]);
+    assert!(e.contains("the time per element is inf ns"), "{e}");
+    // Input 282069: an atom negative only under its group's `p`: the best
+    // counts' time is reported, not printed as a time.
+    let negative = temp_file("negative.design", "a1 = -p; on[n](tpool[49](a1))\n");
+    let e = fails(&["best", &negative, "--budget", "12", "--nodes", "5"]);
+    assert!(
+        e.contains("gives -0.1020408163265306 ns at n = 5: a time is a finite number >= 0"),
+        "{e}"
+    );
+    // Input 455923: an axis whose ends' ratio passes f64 was a panic; its
+    // first point, k = 1e-320, now meets the model's own error.
+    let pool = temp_file("pool.design", "a = 691; b = 1416; pipe(a, tpool[k](b))\n");
+    let e = fails(&["sweep", &pool, "--axis", "k=1e-320..1e308", "--count", "k"]);
+    assert!(e.contains("`1/k` is not finite (inf) at k = 0.0000"), "{e}");
+}

@@ -148,6 +148,13 @@ fn axis_texts() {
     for w in x.windows(2) {
         assert!((w[1] / w[0] - 10f64.powf(0.2)).abs() < 1e-12);
     }
+    // Ends whose ratio passes `f64` (found by the `cli` fuzz target, a
+    // panic): 628 decades and a little (1e-320 is subnormal), five values
+    // each rounded up and the end, all finite and increasing.
+    let wide = values("1e-320..1e308");
+    assert_eq!(wide.len(), 3141 + 1);
+    assert_eq!((wide[0], wide[wide.len() - 1]), (1e-320, 1e308));
+    assert!(wide.windows(2).all(|w| w[0] < w[1] && w[1].is_finite()));
     let a = Axis::range("n", 1.0, 64.0, 7, Spacing::Log).unwrap();
     assert_eq!(a.values(), [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
     assert_eq!(

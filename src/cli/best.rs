@@ -218,11 +218,13 @@ fn exact_threads(
 }
 
 /// `a` with its threads counted exactly.
-fn counted(design: &Design, a: &Allocation, at: &[(&str, f64)]) -> Allocation {
-    Allocation {
+/// `a` with its threads counted exactly, an error if its time is none.
+fn counted(design: &Design, a: &Allocation, at: &[(&str, f64)]) -> Result<Allocation, CliError> {
+    super::times::chosen(design, &a.counts, at, a.time_per_element)?;
+    Ok(Allocation {
         threads: exact_threads(design, &a.counts, at, a.threads),
         ..a.clone()
-    }
+    })
 }
 
 fn at_point(
@@ -241,7 +243,7 @@ fn at_point(
     let solved = allocator.solve();
     drop(bar);
     let solution = solved.map_err(CliError::from_allocation)?;
-    let best = &counted(design, &solution.allocation, &at.bindings());
+    let best = &counted(design, &solution.allocation, &at.bindings())?;
     text.line("");
     text.row(0, 10, "best", counts_text(&best.counts));
     text.row(2, 16, "time per element", num(best.time_per_element));
@@ -260,7 +262,7 @@ fn at_point(
     ] {
         match greedy_gap(&allocator, rule) {
             Ok(mut g) => {
-                g.greedy = counted(design, &g.greedy, &at.bindings());
+                g.greedy = counted(design, &g.greedy, &at.bindings())?;
                 let fits = if g.within_budget {
                     ""
                 } else {
@@ -338,7 +340,7 @@ fn over_sizes(
     for (size, a) in &mut plan.best {
         let mut here = point.clone();
         here.push((variable.as_str(), *size));
-        *a = counted(design, a, &here);
+        *a = counted(design, a, &here)?;
     }
     let robust = &plan.robust;
     plan.robust.threads = exact_threads(design, &robust.counts, &point, robust.threads);

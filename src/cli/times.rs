@@ -8,7 +8,7 @@
 
 use super::error::CliError;
 use pattern_core::Design;
-use pattern_core::semantics::check_atom_times;
+use pattern_core::semantics::{check_atom_times, check_time};
 
 /// At most this many values of one variable are checked over a range.
 const SAMPLES: usize = 65;
@@ -21,6 +21,24 @@ pub fn at_point(designs: &[&Design], at: &[(&str, f64)]) -> Result<(), CliError>
     for design in designs {
         check_atom_times(design.term(), at)?;
     }
+    Ok(())
+}
+
+/// An error unless the time a search chose for `design` at `counts` is a
+/// time: an atom may turn negative only under the counts (`-p` inside
+/// `on[n]`, `p` bound by the group), where the atoms' check cannot see it.
+pub fn chosen(
+    design: &Design,
+    counts: &[(String, u64)],
+    at: &[(&str, f64)],
+    time: f64,
+) -> Result<(), CliError> {
+    let mut point: Vec<(&str, f64)> = counts
+        .iter()
+        .map(|(n, c)| (n.as_str(), *c as f64))
+        .collect();
+    point.extend_from_slice(at);
+    check_time(&design.term().to_string(), time).map_err(|e| CliError::Time(e.at(&point)))?;
     Ok(())
 }
 

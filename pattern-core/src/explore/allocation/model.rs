@@ -187,12 +187,24 @@ impl TimeModel for QueueingTime<'_> {
     /// Exact MVA of `t` threads takes about `t²` station-steps (a pool of
     /// `t` servers, its jobs and the channels' places), a hundred of them
     /// a step; past the exact solver's limit (2·10^7) the approximation,
-    /// about as costly.
+    /// about as costly; beyond the machine's cores, a few solves.
     fn steps(&self, threads: u64) -> u64 {
         let t = threads as f64 + 1.0;
-        1 + ((t * t).min(MAX_EXACT_COST) / QUEUEING_STEPS_PER_STEP) as u64
+        let solve = (t * t).min(MAX_EXACT_COST) / QUEUEING_STEPS_PER_STEP;
+        // More threads than cores: the slowdowns' root search solves the
+        // network a few times.
+        let solves = if threads > self.machine.cores() as u64 {
+            SOLVES_WHEN_SATURATED
+        } else {
+            1.0
+        };
+        1 + (solve * solves) as u64
     }
 }
+
+/// The network solves an evaluation counts when the threads exceed the
+/// cores (the root search's typical iterations).
+const SOLVES_WHEN_SATURATED: f64 = 3.0;
 
 /// MVA's station-steps in a step of the search.
 const QUEUEING_STEPS_PER_STEP: f64 = 100.0;

@@ -231,7 +231,11 @@ impl Axis {
             Some(count) => count,
             None if lo == hi => 1,
             None => match spacing {
-                Spacing::Log => (5.0 * (hi / lo).log10()).ceil() as usize + 1,
+                // In logarithms: `hi / lo` may pass `f64` (1e-320..1e308).
+                Spacing::Log => {
+                    let decades = hi.log10() - lo.log10();
+                    (5.0 * decades).ceil().min(MAX_AXIS_POINTS as f64) as usize + 1
+                }
                 Spacing::Linear if lo.fract() == 0.0 && hi.fract() == 0.0 && hi - lo <= 64.0 => {
                     (hi - lo) as usize + 1
                 }
@@ -367,9 +371,11 @@ fn spread(lo: f64, hi: f64, count: usize, spacing: Spacing) -> Vec<f64> {
             .map(|i| lo + (i as f64 * (hi - lo)) / last)
             .collect(),
         Spacing::Log => (0..count)
-            .map(|i| {
-                lo * exact_power(hi / lo, i, count - 1)
-                    .unwrap_or_else(|| (hi / lo).powf(i as f64 / last))
+            .map(|i| match exact_power(hi / lo, i, count - 1) {
+                Some(p) => lo * p,
+                None if (hi / lo).is_finite() => lo * (hi / lo).powf(i as f64 / last),
+                // In logarithms, where `hi / lo` passes `f64`.
+                None => (lo.ln() + (hi.ln() - lo.ln()) * i as f64 / last).exp(),
             })
             .collect(),
     };

@@ -57,6 +57,24 @@ pub enum QueueingError {
         /// The most.
         limit: usize,
     },
+    /// A task group placed on more nodes than the semantics holds (it
+    /// keeps each node's work).
+    #[error("`{part}` runs on {asked} nodes: at most {limit}")]
+    TooManyNodes {
+        /// The part.
+        part: String,
+        /// The nodes it asks for.
+        asked: usize,
+        /// The most.
+        limit: usize,
+    },
+    /// A time per element beyond the largest finite time (stages whose
+    /// times are each finite but near `f64`'s limit).
+    #[error("the time per element is {value} ns: beyond the largest finite time")]
+    Overflow {
+        /// The time computed.
+        value: f64,
+    },
     /// A machine out of range.
     #[error(transparent)]
     Machine(#[from] MachineError),

@@ -18,6 +18,10 @@ use crate::Expr;
 use crate::machine::Machine;
 use crate::semantics::check_time;
 
+/// The most nodes a part may run on: each node's work is kept, as the
+/// simulator keeps each thread (2^20, its limit too).
+const MAX_NODES: usize = 1 << 20;
+
 /// A step while folding: `ns` (per lane) on each of `width` nodes from
 /// `first`; a width of `None` takes the whole group it is placed on.
 #[derive(Clone, Debug, PartialEq)]
@@ -262,6 +266,13 @@ impl Program {
         machine: &Machine,
     ) -> Result<Op, QueueingError> {
         let end = first.saturating_add(width);
+        if end > MAX_NODES {
+            return Err(QueueingError::TooManyNodes {
+                part: stage.to_string(),
+                asked: end,
+                limit: MAX_NODES,
+            });
+        }
         if end > machine.nodes() {
             return Err(QueueingError::Nodes {
                 part: stage.to_string(),

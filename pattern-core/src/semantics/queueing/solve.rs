@@ -119,6 +119,9 @@ pub(super) fn solve(net: &Net, machine: &Machine) -> Result<QueueingPrediction, 
         (network, solution) = saturate(net, x1, peak, &bottleneck, &mut slowdown)?;
     }
     let time = (1.0 / solution.throughput()).max(peak);
+    if !time.is_finite() {
+        return Err(QueueingError::Overflow { value: time });
+    }
     let x = 1.0 / time;
     let nodes = (0..used)
         .map(|j| NodeLoad {
