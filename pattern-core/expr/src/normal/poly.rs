@@ -698,6 +698,10 @@ pub(super) fn owned_base_expr(base: Base) -> Expr {
 }
 
 fn factor_expr(base: Base, e: &Q) -> Expr {
+    // A power kept as written (`0.5^2048`) keeps its own exponent: folded
+    // (`0.5^4096`), it would read back as another factor, and like terms
+    // would meet only a pass later (a normal form not a fixed point).
+    let kept = matches!(base, Base::Kept(..));
     let b = owned_base_expr(base);
     if e.is_one() {
         return b;
@@ -706,7 +710,7 @@ fn factor_expr(base: Base, e: &Q) -> Expr {
     // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`;
     // not where that would give a root of a negative base a value
     // (`((-p)^0.5)^2` is not `(-p)^1`).
-    if let (Expr::Pow(inner, k), true) = (&b, e.is_integer()) {
+    if let (Expr::Pow(inner, k), true, false) = (&b, e.is_integer(), kept) {
         // Nor where it would cancel a divisor that may be 0
         // (`(floor(3/m)^-1)^-1` is not `floor(3/m)`).
         if let Expr::Num(k) = **k

@@ -824,6 +824,22 @@ mod tests {
     /// `f64` on the way (`(p + 1)^576` at p = 800), because the function
     /// has one there.
     #[test]
+    fn powers_kept_as_written_are_a_fixed_point_in_one_pass() {
+        // Found by the `expr` fuzz target: `0.5^2048` squared printed as
+        // `0.5^4096`, which reads back as another factor than a written
+        // `0.5^4096`, so like terms met only passes later (five here).
+        for text in [
+            "(((3 + 0.5^1024 + 1)^5)^0.5 + 1.7309427549852506e285^-1/(-55) + 1)^7*n",
+            "(0.5^1024 + 0.5^2048 + x)^4",
+            "((2*x)^1024)^2 + (2*x)^2048",
+        ] {
+            let once = to_poly(&Expr::parse(text).unwrap()).into_expr();
+            assert_eq!(to_poly(&once).into_expr(), once, "{text}");
+        }
+        assert_eq!(s("(0.5^2048)^2"), "(0.5^2048)^2");
+    }
+
+    #[test]
     fn an_intermediate_overflow_removed_by_the_normal_form_has_a_value() {
         let e = Expr::parse("log2((((p + 1)^9)^8)^8)").unwrap();
         let at = [("p", 800.0)];
