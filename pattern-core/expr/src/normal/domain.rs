@@ -229,6 +229,7 @@ mod tests {
             assert!(once.eval(&at).is_err(), "{text} → {once}");
             assert_eq!(once.simplify(), once, "{text}");
         }
+        assert_eq!(s("1/(a/floor(3/m))"), "1/a·((1/floor(3/m))^(-1))");
         // Divisors that cannot be 0 still cancel.
         assert_eq!(s("1/(a/ceil(3/m))"), "ceil(3/m)/a");
         assert_eq!(s("max(x, 2)/max(x, 2)"), "1");
