@@ -428,10 +428,12 @@ proptest! {
     /// (`0·(-m/x^2)^x`), a zero factor in a denominator kept as written
     /// (`0·a/(0·1e308·1e308·b)`), the logarithm of a negative sum
     /// (`0·ln(m - n - x)`, `log(m - n - x, 1)`) and the root of a negative
-    /// value squared (`sqrt(-m)^2`, `sqrt(m - n - x)^8`), all once 0 or a
-    /// value (found by the `expr` fuzz target).
+    /// value squared (`sqrt(-m)^2`, `sqrt(m - n - x)^8`), a divisor that is
+    /// 0 moved up or cancelled (`1/(e/floor(m/(16·x)))`, `e·B^2/B` for
+    /// `B = min(3, x, 0)`, `((1 - ceil(m/(16·x)))^-1·e)^-1`), all once 0
+    /// or a value (found by the `expr` fuzz target).
     #[test]
-    fn factors_without_a_value_keep_it(e in expr(), at in point(), shape in 0..7usize) {
+    fn factors_without_a_value_keep_it(e in expr(), at in point(), shape in 0..10usize) {
         let (x, n, m) = (Expr::var("x"), Expr::var("n"), Expr::var("m"));
         // Negative at almost every point: x ≥ 1, n ≥ 1, m < 16.
         let negative = m.clone() - n.clone() - x.clone();
@@ -443,7 +445,17 @@ proptest! {
             3 => 0.0 * negative.clone().ln() * e.clone(),
             4 => Expr::num(1.0).log(negative.clone()) + e.clone(),
             5 => (-m.clone()).sqrt().pow(2.0) + e.clone(),
-            _ => e.clone() / negative.sqrt().pow(8.0),
+            6 => e.clone() / negative.sqrt().pow(8.0),
+            // Divisors that are 0 at the point (`m/(16·x)` is in (0, 1)).
+            7 => (e.clone() / (m.clone() / (16.0 * x.clone())).floor()).recip(),
+            8 => {
+                let zero = Expr::min([Expr::num(3.0), x.clone(), Expr::num(0.0)]);
+                e.clone() * zero.clone().pow(2.0) / zero
+            }
+            _ => {
+                let zero = 1.0 - (m.clone() / (16.0 * x.clone())).ceil();
+                (zero.pow(-1.0) * e.clone()).pow(-1.0)
+            }
         };
         prop_assume!(f.eval(&at).is_err());
         let once = f.simplify();

@@ -16,6 +16,7 @@
 //! every finding replays with `--replay i`.
 
 mod cli;
+mod exact_sum;
 mod generate;
 mod invariants;
 mod targets;

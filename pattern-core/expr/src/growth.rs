@@ -207,6 +207,19 @@ fn log_growth(g: Growth) -> Growth {
     }
 }
 
+/// The normal form of `e` with its extrema resolved in `var`. Without
+/// extrema nothing changes, and the normal form is not normalized again
+/// (a fixed point: that pass would only repeat the first).
+fn resolved_normal_form(e: &Expr, var: &str) -> Expr {
+    let normal = e.simplify();
+    let resolved = resolve_extrema(&normal, var);
+    if resolved == normal {
+        normal
+    } else {
+        resolved.simplify()
+    }
+}
+
 /// Replaces every `max`/`min` by the argument that wins as `var` grows.
 fn resolve_extrema(e: &Expr, var: &str) -> Expr {
     crate::deep(|| match e {
@@ -308,7 +321,7 @@ impl Expr {
     /// The growth class in `var` (other variables count as constants), or
     /// `None` where it cannot be told (an exponent that depends on a variable).
     pub fn growth(&self, var: &str) -> Option<Growth> {
-        growth_of(&resolve_extrema(&self.simplify(), var).simplify(), var)
+        growth_of(&resolved_normal_form(self, var), var)
     }
 
     /// Compares two expressions by asymptotic growth in `var`: `Less` if
@@ -341,8 +354,7 @@ impl Expr {
     /// assert_eq!(seq.dominant("x").to_string(), "1034.17·x·log₂(x)");
     /// ```
     pub fn dominant(&self, var: &str) -> Expr {
-        let resolved = resolve_extrema(&self.simplify(), var).simplify();
-        leading_part(&resolved, var)
+        leading_part(&resolved_normal_form(self, var), var)
     }
 
     /// The coefficient of the dominant term in `var`, when the dominant part

@@ -23,6 +23,36 @@ pub(super) fn is_nonnegative(e: &Expr) -> bool {
     })
 }
 
+/// Whether an expression is above 0 wherever it has a value, given
+/// positive variables and logarithms of sizes (a variable's is taken as
+/// positive, as the normal form's `log2(x)/log2(x) = 1` does). What is not
+/// may be 0 (`floor(3/m)`, `min(x, 0)`, `x - 1`): a divisor that must not
+/// cancel out of the function (see `guard_divisors`).
+pub(super) fn is_positive(e: &Expr) -> bool {
+    crate::deep(|| match e {
+        Expr::Num(v) => *v > 0.0,
+        Expr::Var(_) => true,
+        Expr::Add(items) => items.iter().all(is_nonnegative) && items.iter().any(is_positive),
+        Expr::Mul(items) | Expr::Call(Func::Min, items) => items.iter().all(is_positive),
+        Expr::Call(Func::Max, items) => items.iter().any(is_positive),
+        Expr::Pow(base, _) => is_positive(base),
+        Expr::Call(Func::Sqrt | Func::Ceil, args) => args.first().is_some_and(is_positive),
+        Expr::Call(Func::Log2 | Func::Ln, args) => matches!(args.as_slice(), [Expr::Var(_)]),
+        Expr::Call(Func::Floor | Func::Log, _) | Expr::Apply(..) => false,
+    })
+}
+
+/// Whether an expression may be 0 where it has a value: not positive
+/// ([`is_positive`]), not a nonzero number, not a power to a negative
+/// exponent (which has no value where its base is 0).
+pub(super) fn may_be_zero(e: &Expr) -> bool {
+    match e {
+        Expr::Num(v) => *v == 0.0,
+        Expr::Pow(_, k) if matches!(**k, Expr::Num(k) if k < 0.0) => false,
+        e => !is_positive(e),
+    }
+}
+
 /// Whether a factor may have no value somewhere in the domain: a machine
 /// call (a value only under a profile), or a logarithm, a root or a
 /// power to a non-integer exponent of something that may be negative
@@ -169,6 +199,41 @@ mod tests {
             assert_eq!(once.simplify(), once, "{text}");
         }
         // Where the base cannot be negative, the powers still combine.
+        assert_eq!(s("sqrt(x + y)^2"), "x + y");
+        assert_eq!(s("0*ln(x)"), "0");
+    }
+
+    /// Found by the `expr` fuzz target: a divisor that is 0 at a point of
+    /// the domain (`floor(3/m)` for m > 3) moved to the numerator by a
+    /// power to a negative exponent, or cancelled by a power of itself,
+    /// gave the function a value where it has none.
+    #[test]
+    fn divisors_that_may_be_zero_do_not_cancel() {
+        let at = [("a", 2.5), ("m", 303.3), ("x", 48.4), ("y", 48.4)];
+        for text in [
+            "1/(a/floor(3/m))",
+            "(floor(3/m)^-1)^-1",
+            "floor(3/m)/floor(3/m)",
+            "floor(3/m)^2*floor(3/m)^-1",
+            "x/min(3, x, 0)*min(0, x)",
+            "1/(a/min(3, x, 0))",
+            "(x - y)*(x - y)^-1",
+            "1/(1/(x - y))^2",
+            "(a/(max(x, 2) - y))^-1",
+            "sqrt(floor(3/m))^2/floor(3/m)",
+            "log(floor(3/m) + 1, x)*floor(3/m)/floor(3/m)",
+        ] {
+            let e = Expr::parse(text).unwrap();
+            assert!(e.eval(&at).is_err(), "{text}");
+            let once = e.simplify();
+            assert!(once.eval(&at).is_err(), "{text} → {once}");
+            assert_eq!(once.simplify(), once, "{text}");
+        }
+        assert_eq!(s("1/(a/floor(3/m))"), "1/a·((1/floor(3/m))^(-1))");
+        // Divisors that cannot be 0 still cancel.
+        assert_eq!(s("1/(a/ceil(3/m))"), "ceil(3/m)/a");
+        assert_eq!(s("max(x, 2)/max(x, 2)"), "1");
+        assert_eq!(s("(1/(x + 1))^-1"), "x + 1");
         assert_eq!(s("sqrt(x + y)^2"), "x + y");
         assert_eq!(s("0*ln(x)"), "0");
     }

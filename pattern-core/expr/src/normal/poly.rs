@@ -7,7 +7,7 @@ use crate::{Expr, Func, divide, product_of, sum_of};
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, Zero};
 use std::collections::BTreeMap;
 
-use super::domain::{has_no_value, is_nonnegative, is_zero_product, may_lack_value};
+use super::domain::{has_no_value, is_nonnegative, is_zero_product, may_be_zero, may_lack_value};
 pub(crate) use super::rational::Q;
 use super::rational::{exact_rational, q_to_f64};
 
@@ -698,6 +698,10 @@ pub(super) fn owned_base_expr(base: Base) -> Expr {
 }
 
 fn factor_expr(base: Base, e: &Q) -> Expr {
+    // A power kept as written (`0.5^2048`) keeps its own exponent: folded
+    // (`0.5^4096`), it would read back as another factor, and like terms
+    // would meet only a pass later (a normal form not a fixed point).
+    let kept = matches!(base, Base::Kept(..));
     let b = owned_base_expr(base);
     if e.is_one() {
         return b;
@@ -706,9 +710,12 @@ fn factor_expr(base: Base, e: &Q) -> Expr {
     // exponent) takes the exponent in: `1/c^k` reads back as `c^(-k)`;
     // not where that would give a root of a negative base a value
     // (`((-p)^0.5)^2` is not `(-p)^1`).
-    if let (Expr::Pow(inner, k), true) = (&b, e.is_integer()) {
+    if let (Expr::Pow(inner, k), true, false) = (&b, e.is_integer(), kept) {
+        // Nor where it would cancel a divisor that may be 0
+        // (`(floor(3/m)^-1)^-1` is not `floor(3/m)`).
         if let Expr::Num(k) = **k
             && (k.fract() == 0.0 || (k * q_to_f64(e)).fract() != 0.0 || is_nonnegative(inner))
+            && !(k < 0.0 && k * q_to_f64(e) >= 0.0 && may_be_zero(inner))
         {
             return Expr::Pow(inner.clone(), Box::new(Expr::Num(k * q_to_f64(e))));
         }

@@ -4,7 +4,7 @@
 //! constants folded).
 
 use super::budget::{MAX_COPIED_NODES, MAX_DISTRIBUTED_TERMS};
-use super::domain::{is_nonnegative, may_lack_value};
+use super::domain::{is_nonnegative, may_be_zero, may_lack_value};
 use super::extrema::combine;
 use super::poly::{
     Base, Coef, MAX_EXPANDED_POWER, MAX_EXPANDED_TERMS, Monomial, Poly, Q, exactly, exponent_expr,
@@ -228,6 +228,51 @@ pub(super) fn power(b: Poly, k: f64) -> Poly {
 }
 
 fn power_rational(b: Poly, q: Q) -> Poly {
+    let out = power_unguarded(b, q);
+    if q.is_negative() {
+        guard_divisors(out)
+    } else {
+        out
+    }
+}
+
+/// Every factor `B^e` with `e < 0` of a base `B` that may be 0
+/// (`floor(3/m)`, `min(x, 0)`, `x - 1`) made one opaque factor: merged
+/// with other powers of `B` the exponent could cancel (`(a/B)^-1 = B/a`,
+/// `B·B^-1 = 1`) and give the function a value where `B = 0` and it has
+/// none. Such a factor is never 0, so wrapping it again is not needed.
+fn guard_divisors(mut p: Poly) -> Poly {
+    let exposed = |m: &Monomial| {
+        m.0.iter().any(|(b, e)| match b {
+            Base::Opaque(x, _) | Base::Kept(x, _) => e.is_negative() && may_be_zero(x),
+            _ => false,
+        })
+    };
+    if !p.terms.keys().any(exposed) {
+        return p;
+    }
+    let terms = std::mem::take(&mut p.terms);
+    for (m, c) in terms {
+        let mut out = Monomial::one();
+        for (b, e) in m.0 {
+            match b {
+                Base::Opaque(x, (d, l)) | Base::Kept(x, (d, l))
+                    if e.is_negative() && may_be_zero(&x) =>
+                {
+                    let power = Expr::Pow(Box::new(x), Box::new(exponent_expr(&e)));
+                    *out.0
+                        .entry(Base::Opaque(power, (d * e, l * e)))
+                        .or_default() += Q::one();
+                }
+                b => *out.0.entry(b).or_default() += e,
+            }
+        }
+        p.insert(out, c);
+    }
+    p
+}
+
+fn power_unguarded(b: Poly, q: Q) -> Poly {
     let k = q_to_f64(&q);
     if k == 0.0 {
         return power_zero(b);
@@ -778,6 +823,22 @@ mod tests {
     /// may have a value where evaluating the input as written passes
     /// `f64` on the way (`(p + 1)^576` at p = 800), because the function
     /// has one there.
+    #[test]
+    fn powers_kept_as_written_are_a_fixed_point_in_one_pass() {
+        // Found by the `expr` fuzz target: `0.5^2048` squared printed as
+        // `0.5^4096`, which reads back as another factor than a written
+        // `0.5^4096`, so like terms met only passes later (five here).
+        for text in [
+            "(((3 + 0.5^1024 + 1)^5)^0.5 + 1.7309427549852506e285^-1/(-55) + 1)^7*n",
+            "(0.5^1024 + 0.5^2048 + x)^4",
+            "((2*x)^1024)^2 + (2*x)^2048",
+        ] {
+            let once = to_poly(&Expr::parse(text).unwrap()).into_expr();
+            assert_eq!(to_poly(&once).into_expr(), once, "{text}");
+        }
+        assert_eq!(s("(0.5^2048)^2"), "(0.5^2048)^2");
+    }
+
     #[test]
     fn an_intermediate_overflow_removed_by_the_normal_form_has_a_value() {
         let e = Expr::parse("log2((((p + 1)^9)^8)^8)").unwrap();
