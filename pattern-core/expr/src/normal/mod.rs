@@ -37,6 +37,7 @@ mod budget;
 mod domain;
 mod extrema;
 mod poly;
+mod power;
 mod rational;
 mod simplify;
 mod strength;

@@ -79,6 +79,7 @@ mod model;
 mod search;
 mod sizes;
 mod space;
+mod steps;
 
 pub use greedy::{GreedyGap, GreedyRule, greedy_gap, maxresources, pipebalance};
 pub use model::{OperatorsTime, QueueingTime, SimulationTime, TimeModel};
@@ -87,13 +88,15 @@ pub use sizes::{Robust, SizeInterval, SizePlan};
 use crate::grammar::MAX_COUNT;
 use crate::machine::Machine;
 use crate::{Design, EvalError};
+use model::model_time;
 pub use search::TIE_TOLERANCE;
-use search::{Found, Pruning, StepMeter, search_with_ties};
+use search::{Found, Pruning, search_with_ties};
 use space::Space;
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use steps::StepMeter;
 
 /// Why no allocation could be given.
 #[derive(Debug, thiserror::Error)]
@@ -764,38 +767,4 @@ fn operators_time(
             what: format!("the design's model at {}", space.describe(counts)),
             source,
         })
-}
-
-/// A model's time at counts in the space's order, which must be finite.
-/// The time of `model` at `counts`, its steps beyond the search's one
-/// charged to `meter`.
-fn model_time<M: TimeModel>(
-    model: &M,
-    space: &Space,
-    counts: &[u64],
-    meter: &StepMeter<'_>,
-) -> Result<f64, AllocationError> {
-    if let Some(threads) = space.threads(counts)? {
-        meter.take(model.steps(threads).saturating_sub(1))?;
-    }
-    let pairs: Vec<(&str, u64)> = space
-        .names
-        .iter()
-        .map(String::as_str)
-        .zip(counts.iter().copied())
-        .collect();
-    let t = model
-        .time_per_element(&pairs)
-        .map_err(|e| AllocationError::Semantics {
-            counts: space.describe(counts),
-            source: Box::new(e),
-        })?;
-    if t.is_finite() {
-        Ok(t)
-    } else {
-        Err(AllocationError::NotFinite {
-            counts: space.describe(counts),
-            value: t,
-        })
-    }
 }

@@ -1,6 +1,9 @@
 //! The time per element of an allocation: the [`TimeModel`] trait and its
 //! three built-in semantics.
 
+use super::AllocationError;
+use super::space::Space;
+use super::steps::StepMeter;
 use crate::machine::Machine;
 use crate::semantics::MAX_EXACT_COST;
 use crate::semantics::QueueingError;
@@ -269,5 +272,38 @@ impl TimeModel for SimulationTime<'_> {
     fn steps(&self, threads: u64) -> u64 {
         1u64.saturating_add(threads.saturating_mul(4))
             .saturating_add(self.elements as u64 / 8)
+    }
+}
+
+/// A model's time at counts in the space's order, which must be finite;
+/// its steps beyond the search's one charged to `meter`.
+pub(super) fn model_time<M: TimeModel>(
+    model: &M,
+    space: &Space,
+    counts: &[u64],
+    meter: &StepMeter<'_>,
+) -> Result<f64, AllocationError> {
+    if let Some(threads) = space.threads(counts)? {
+        meter.take(model.steps(threads).saturating_sub(1))?;
+    }
+    let pairs: Vec<(&str, u64)> = space
+        .names
+        .iter()
+        .map(String::as_str)
+        .zip(counts.iter().copied())
+        .collect();
+    let t = model
+        .time_per_element(&pairs)
+        .map_err(|e| AllocationError::Semantics {
+            counts: space.describe(counts),
+            source: Box::new(e),
+        })?;
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(AllocationError::NotFinite {
+            counts: space.describe(counts),
+            value: t,
+        })
     }
 }

@@ -2,11 +2,13 @@
 //! intervals of sizes over which one allocation stays optimal, and the one
 //! allocation that loses least over the grid.
 
-use super::search::{Pruning, StepMeter, search_with_ties};
+use super::model::model_time;
+use super::search::{Pruning, search_with_ties};
 use super::space::Space;
+use super::steps::StepMeter;
 use super::{
     Allocation, AllocationError, Allocator, BOUND_SLACK, OperatorsTime, Pricing, QueueingTime,
-    SimulationTime, TimeModel, model_time, operators_time,
+    SimulationTime, TimeModel, operators_time,
 };
 
 /// Bisections [`Allocator::over_sizes`] makes at most, all brackets
