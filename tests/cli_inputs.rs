@@ -678,6 +678,27 @@ fn fuzz_findings_are_errors() {
         e.contains("gives -0.1020408163265306 ns at n = 5: a time is a finite number >= 0"),
         "{e}"
     );
+    // Input 884605: varied durations near f64's limit, whose exits' fit
+    // overflowed: a time per element of inf (printed `null`) as steady.
+    let varied = temp_file(
+        "varied.design",
+        "a0 = 1.7976931348623157e308; seq(pipe(a0, a0, a0), a0)\n",
+    );
+    let doc = json(&["simulate", &varied, "--variation", "163"]);
+    assert!(
+        doc["time_per_element"].as_f64().is_some_and(f64::is_finite),
+        "{doc}"
+    );
+    assert_eq!(doc["steady_state"]["steady"], false, "{doc}");
+    // Inputs 662441 and 669934: cost curves from 7e-210 to 1.5e109 looped
+    // in plotters' log ticks (their ratio passes f64); the axis now spans
+    // at most 300 decades.
+    let big = temp_file("big.design", "a1 = 1.4729828355436931e109; par[22](a1)\n");
+    let tiny = temp_file("tiny.design", "a1 = 1.055354922644161e-211 / 69^-1; a1\n");
+    let svg = std::env::temp_dir().join(format!("pattern-cli-{}-wide.svg", std::process::id()));
+    let o = run(&["plot", &big, &tiny, "--output", svg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     // Input 455923: an axis whose ends' ratio passes f64 was a panic; its
     // first point, k = 1e-320, now meets the model's own error.
     let pool = temp_file("pool.design", "a = 691; b = 1416; pipe(a, tpool[k](b))\n");

@@ -194,6 +194,12 @@ fn value(rng: &mut ChaCha8Rng, arg: &Arg, sub: &str, files: &mut Files) -> Strin
             }
         }
         "NAME" | "REGION" | "METRIC" => name(rng),
+        // A limit lifted far past its default runs as long as it is told
+        // to (not a hang): bad values, or limits up to the defaults.
+        "STEPS" | "EVENTS" => {
+            let limits = ["0", "-1", "1.5", "1e5", "2e7", "20000000", "abc"];
+            limits.choose(rng).expect("limits").to_string()
+        }
         _ => count(rng),
     }
 }

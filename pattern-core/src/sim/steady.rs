@@ -51,7 +51,11 @@ impl SteadyState {
         let elements_needed = in_flight.saturating_add(1).saturating_mul(4);
         let slope = slope.unwrap_or(f64::NAN);
         SteadyState {
-            steady: elements >= elements_needed && slope >= bound * (1.0 - ROUNDING),
+            // A slope beyond `f64` (exits near 1e305 ns, their squares
+            // overflowing in the fit) measures nothing.
+            steady: elements >= elements_needed
+                && slope.is_finite()
+                && slope >= bound * (1.0 - ROUNDING),
             in_flight,
             elements_needed,
             slope,
@@ -84,6 +88,7 @@ mod tests {
         assert_eq!(s.elements_needed, 24);
         assert!(!SteadyState::judge(23, 5, Some(10.0), 10.0).steady);
         assert!(!SteadyState::judge(24, 5, Some(9.99), 10.0).steady);
+        assert!(!SteadyState::judge(24, 5, Some(f64::INFINITY), 10.0).steady);
         assert!(!SteadyState::judge(24, 5, None, 10.0).steady);
         // Not steady: the makespan per element.
         assert_eq!(

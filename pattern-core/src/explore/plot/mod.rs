@@ -246,9 +246,14 @@ fn ranges(series: &[Series], log: bool) -> Result<(Span, Span), PlotError> {
     Ok((x, y))
 }
 
+/// The most decades a log axis spans: plotters' log ticks divide its ends,
+/// and a ratio beyond `f64` (7e-210 to 1.5e109) sent them into a loop of
+/// 10^17 steps. Values below the axis are drawn at its foot.
+const MAX_LOG_RATIO: f64 = 1e300;
+
 /// A range that plotters can draw: widened when empty, and on log axes
 /// within the normal numbers (a subnormal end halved to 0 sent plotters'
-/// log ticks into an endless loop).
+/// log ticks into an endless loop) and within [`MAX_LOG_RATIO`].
 fn widened((lo, hi): Span, log: bool) -> std::ops::Range<f64> {
     match (lo == hi, log) {
         (false, false) => lo..hi,
@@ -260,7 +265,8 @@ fn widened((lo, hi): Span, log: bool) -> std::ops::Range<f64> {
                 (lo, hi)
             };
             let lo = lo.clamp(f64::MIN_POSITIVE, f64::MAX / 4.0);
-            lo..hi.min(f64::MAX).max(lo * 4.0)
+            let hi = hi.min(f64::MAX).max(lo * 4.0);
+            lo.max(hi / MAX_LOG_RATIO)..hi
         }
     }
 }
