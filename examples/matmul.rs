@@ -5,7 +5,7 @@
 //! flat, binomial and pipelined broadcasts compared as the cluster grows.
 //! Run with `cargo run --release --example matmul`.
 use pattern_core::Expr;
-use pattern_core::collective::Hockney;
+use pattern_core::comm::Hockney;
 
 /// The job time of PMM on N nodes (a √N×√N grid) for M×M matrices: √N
 /// cycles, each broadcasting an m×m block along a row (m = M/√N), rolling an

@@ -7,8 +7,6 @@ use crate::expr::CompiledExpr;
 use crate::laws::check::{self, Dominance};
 pub use crate::laws::{Domain, DomainError, Point, VarRange};
 use crate::{Design, EvalError, Expr};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt;
@@ -251,7 +249,7 @@ pub fn compare(a: &Design, b: &Design, domain: &Domain) -> Result<Comparison, Co
         Some(p) => Some(p.iter().map(|&v| v as u64).collect()),
         // Search at random, then shrink the first failure found.
         None => {
-            let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+            let mut rng = SplitMix64(SEED);
             (0..SEARCH_CASES)
                 .map(|_| {
                     ranges
@@ -377,15 +375,35 @@ impl Search<'_> {
 
 /// A value spread over the range: log-uniform half of the time (to reach
 /// small values of wide ranges), uniform otherwise.
-fn spread(rng: &mut ChaCha8Rng, range: &VarRange) -> u64 {
-    let u: f64 = rng.random();
+fn spread(rng: &mut SplitMix64, range: &VarRange) -> u64 {
+    let u = rng.unit();
     let (lo, hi) = (range.lo as f64, range.hi as f64);
-    let v = if rng.random::<bool>() {
+    let v = if rng.next() >> 63 == 1 {
         lo * (hi / lo).powf(u)
     } else {
         lo + u * (hi - lo)
     };
     (v.round() as u64).clamp(range.lo, range.hi)
+}
+
+/// Steele, Lea and Flood's SplitMix64: the seeded stream of the random
+/// search. A few thousand draws over the variables' ranges need no more,
+/// and it keeps a random-number crate out of the default build.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1): the top 53 bits as a fraction.
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
 }
 
 /// The failing point `p` made smaller: each variable in turn, by bisection

@@ -8,9 +8,10 @@ use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
 use crate::machine::Machine;
 use crate::semantics::{
-    Footprint, Latency, Queueing, QueueingError, QueueingPrediction, Resolver, ResourceCounts,
-    ResourceError, Resources, Throughput,
+    Footprint, Latency, Resolver, ResourceCounts, ResourceError, Resources, Throughput,
 };
+#[cfg(feature = "queueing")]
+use crate::semantics::{Queueing, QueueingError, QueueingPrediction};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -144,7 +145,8 @@ impl Design {
     }
 
     /// The time per element on `machine` at the point `at` (the models'
-    /// variables and the symbolic counts), from the [`Queueing`] semantics:
+    /// variables and the symbolic counts), from the [`Queueing`] semantics
+    /// (feature `queueing`):
     /// the design's threads on the machine's nodes at their speeds, each
     /// node's cores shared by the threads beyond them, a task pool's shared
     /// queue and the hand-overs of a pipeline included.
@@ -159,6 +161,7 @@ impl Design {
     /// // Both stages share the core: 3 + 1 per element, not max(3, 1).
     /// assert!((p.time_per_element - 4.0).abs() < 1e-6);
     /// ```
+    #[cfg(feature = "queueing")]
     pub fn queueing(
         &self,
         machine: &Machine,

@@ -30,13 +30,15 @@
 /// The paper's relative errors, for its tables (feature `paper`).
 #[cfg(feature = "paper")]
 pub mod accuracy;
-pub mod collective;
 pub mod comm;
 pub mod compare;
 pub mod const_expr;
 pub mod design;
+#[cfg(feature = "exec")]
 pub mod exec;
+#[cfg(feature = "explore")]
 pub mod explore;
+#[cfg(feature = "fit")]
 pub mod fit;
 pub mod laws;
 pub mod machine;
@@ -44,8 +46,10 @@ pub mod machine;
 pub mod paper;
 pub mod pattern;
 pub mod prelude;
+#[cfg(feature = "queueing")]
 pub mod queue;
 pub mod semantics;
+#[cfg(feature = "sim")]
 pub mod sim;
 #[cfg(feature = "proptest")]
 pub mod strategies;

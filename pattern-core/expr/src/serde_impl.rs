@@ -3,7 +3,7 @@
 //! so nothing is lost.
 
 use super::Expr;
-use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+use serde_core::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 impl Serialize for Expr {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

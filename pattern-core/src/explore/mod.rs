@@ -16,10 +16,11 @@
 //! - [`ranking`]: the best designs reachable from a design by the laws'
 //!   rewrites and by choosing counts, under a thread budget.
 //! - [`sweep`] and [`plot`]: models over grids of variables as CSV and
-//!   JSON, and plots of them as SVG and PNG.
+//!   JSON, and plots of them as SVG and PNG (feature `plots`).
 
 pub mod allocation;
 pub mod crossover;
+#[cfg(feature = "plots")]
 pub mod plot;
 pub mod ranking;
 pub mod sensitivity;

@@ -43,7 +43,7 @@ pub use error::MachineError;
 pub use network::{Link, Network, Racks, Route, Sharing, Topology};
 pub use waiting::Waiting;
 
-use crate::collective::Hockney;
+use crate::comm::Hockney;
 use crate::comm::{CommFormula, MachineProfile};
 use std::path::Path;
 

@@ -35,6 +35,7 @@
 
 mod approx;
 mod bounds;
+#[cfg(feature = "calibrate")]
 mod calibrate;
 mod cluster;
 mod error;
@@ -46,6 +47,7 @@ mod solution;
 
 pub use approx::{Approximation, MultiServer};
 pub use bounds::Bounds;
+#[cfg(feature = "calibrate")]
 pub use calibrate::{Calibration, MpiRun};
 pub use cluster::{ClusterError, MpiModel, MpiPrediction, MpiWorkload, spread};
 pub use error::QueueError;

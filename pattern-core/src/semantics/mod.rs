@@ -27,6 +27,7 @@ mod counted;
 mod flat;
 mod footprint;
 mod latency;
+#[cfg(feature = "queueing")]
 mod queueing;
 mod throughput;
 mod times;
@@ -35,8 +36,11 @@ pub use crate::grammar::{Scope, Semantics, fold};
 pub use counted::count_resources;
 pub use footprint::{Footprint, ResourceCounts, ResourceError, Resources};
 pub use latency::{Latency, Timed};
+#[cfg(feature = "explore")]
 pub(crate) use queueing::MAX_EXACT_COST;
+#[cfg(feature = "queueing")]
 pub use queueing::{Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction};
+#[cfg(any(feature = "queueing", feature = "sim"))]
 pub(crate) use throughput::group_size;
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};
 pub use times::{AtomTimes, BadTime, check_atom_times, check_time};

@@ -9,8 +9,11 @@
 //! caches (an element handed from a stage on one core to a stage on the
 //! other is read from the other core's cache, as in the run).
 
+#[cfg(feature = "exec")]
 use crate::exec::{Cores, ElementKernel, Kernels};
+#[cfg(feature = "exec")]
 use std::collections::{HashMap, HashSet};
+#[cfg(feature = "exec")]
 use std::time::Instant;
 
 /// Where the durations of the atoms' steps can come from while a stream
@@ -44,6 +47,7 @@ pub(crate) trait Direct {
     fn leave(&mut self, slot: usize);
 }
 
+#[cfg(feature = "exec")]
 /// An atom's kernel and what its calls measured.
 struct Measured<E> {
     kernel: Option<ElementKernel<E>>,
@@ -51,6 +55,7 @@ struct Measured<E> {
     total: f64,
 }
 
+#[cfg(feature = "exec")]
 /// Direct execution of a registry's element kernels on elements made by
 /// `input`.
 pub(crate) struct Kernel<'a, E> {
@@ -62,6 +67,7 @@ pub(crate) struct Kernel<'a, E> {
     cores: Option<Cores>,
 }
 
+#[cfg(feature = "exec")]
 impl<'a, E> Kernel<'a, E> {
     pub(crate) fn new(
         kernels: &'a Kernels<E>,
@@ -78,6 +84,7 @@ impl<'a, E> Kernel<'a, E> {
     }
 }
 
+#[cfg(feature = "exec")]
 impl<E> Measured<E> {
     /// In the mixed mode (`first` = k), once the first k calls ran: their
     /// mean, for this call.
@@ -89,6 +96,7 @@ impl<E> Measured<E> {
     }
 }
 
+#[cfg(feature = "exec")]
 impl<E> Kernel<'_, E> {
     /// What atom `atom`'s calls measured so far (its kernel looked up at
     /// its first call).
@@ -104,6 +112,7 @@ impl<E> Kernel<'_, E> {
     }
 }
 
+#[cfg(feature = "exec")]
 /// The ns `kernel` takes on `element`.
 fn timed<E>(kernel: &ElementKernel<E>, element: &mut E) -> f64 {
     let start = Instant::now();
@@ -111,6 +120,7 @@ fn timed<E>(kernel: &ElementKernel<E>, element: &mut E) -> f64 {
     start.elapsed().as_nanos() as f64
 }
 
+#[cfg(feature = "exec")]
 impl<E: Send> Direct for Kernel<'_, E> {
     fn enter(&mut self, element: usize) -> usize {
         let value = (self.input)(element);

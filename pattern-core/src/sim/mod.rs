@@ -48,6 +48,7 @@ mod error;
 mod graph;
 mod links;
 mod plan;
+#[cfg(feature = "plots")]
 mod plot;
 mod resources;
 mod result;
@@ -58,6 +59,7 @@ mod template;
 mod variation;
 
 use crate::Design;
+#[cfg(feature = "exec")]
 use crate::exec::Kernels;
 use crate::machine::Machine;
 pub use change::{Change, When};
@@ -66,6 +68,7 @@ pub use engine::MAX_TASKS;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
 pub use plan::{MAX_THREADS, Shuffle};
+#[cfg(feature = "plots")]
 pub use plot::MAX_GANTT_TASKS;
 pub use resources::{MAX_NODES, MAX_UNITS};
 
@@ -238,7 +241,7 @@ impl<'a> Simulation<'a> {
         self
     }
 
-    /// Direct execution: an atom with a kernel in `kernels` takes, on each
+    /// Direct execution (feature `exec`): an atom with a kernel in `kernels` takes, on each
     /// element, as long as its kernel takes on it, measured as the
     /// simulation runs (one kernel at a time, so free of contention);
     /// `input(i)` makes element `i`. Atoms without a kernel, and a
@@ -261,6 +264,7 @@ impl<'a> Simulation<'a> {
     /// assert!(r.makespan() > 0.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "exec")]
     pub fn direct<E: Send>(
         mut self,
         kernels: &'a Kernels<E>,

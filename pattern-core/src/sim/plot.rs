@@ -59,6 +59,7 @@ impl SimResult {
     }
 
     /// The size of [`SimResult::efficiency_svg`].
+    #[cfg(feature = "explore")]
     pub(crate) fn efficiency_size(&self) -> (u32, u32) {
         EFFICIENCY_SIZE
     }

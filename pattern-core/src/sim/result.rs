@@ -342,6 +342,7 @@ impl SimResult {
 
     /// The row of the Gantt chart of `task` in `lane`: each node's lanes,
     /// then each link's, in order, 64 rows per place at most.
+    #[cfg(feature = "plots")]
     pub(crate) fn row(&self, task: usize, lane: usize) -> usize {
         let place = self.place(task);
         place * 64 + lane.min(63)

@@ -3,12 +3,17 @@
 //! each, and keeps every timing ([`Harness`], [`Measurement`]), so that a
 //! model can be fitted and the spread reported like seed 001 Table 1. Both
 //! the calibration of atoms and the validation's own timings go through
-//! this module.
+//! this module. The clock and the harness are in the feature `measure`;
+//! the timings' types are in every build that fits (`fit`).
 
+#[cfg(feature = "measure")]
 pub(crate) mod clock;
+#[cfg(feature = "measure")]
 mod harness;
 
+#[cfg(feature = "measure")]
 pub use clock::{thread_cpu_ns, timed, timer_overhead_ns};
+#[cfg(feature = "measure")]
 pub use harness::{Harness, Stability};
 
 use super::error::FitError;

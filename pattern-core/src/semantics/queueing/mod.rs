@@ -56,6 +56,7 @@ use crate::machine::{Machine, Waiting};
 use crate::queue::{Network, Solution};
 use crate::semantics::{MapReducePhases, group_size};
 use program::{ALL_PROCESSORS, Program, Stage};
+#[cfg(feature = "explore")]
 pub(crate) use solve::MAX_EXACT_COST;
 use solve::{Net, Part, solve};
 

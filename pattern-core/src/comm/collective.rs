@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use pattern_core::Expr;
-//! use pattern_core::collective::Hockney;
+//! use pattern_core::comm::Hockney;
 //!
 //! let net = Hockney::new(5e-5, 1.13e-7);
 //! let (q, w) = (Expr::var("q"), Expr::var("w"));

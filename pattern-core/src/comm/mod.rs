@@ -19,6 +19,10 @@
 //! assert!((at - (7.723 * 6.0 + 0.0039 * 6.0 * 1000.0)).abs() < 1e-9);
 //! ```
 
+mod collective;
+
+pub use collective::Hockney;
+
 use crate::Expr;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
