@@ -3,7 +3,7 @@
 //! an emitter/collector overhead in a task pool (constant, or growing with
 //! the threads), the paper's asymptotic `max`, and a shuffle that pays only
 //! between nodes. The law's documentation says so; here are the numbers.
-use pattern_core::laws::{self, Laws};
+use pattern_core::laws::Laws;
 use pattern_core::semantics::Operators;
 use pattern_core::semantics::Throughput;
 use pattern_core::{Atom, Count, Expr, MapReduceParams, Term};
@@ -67,7 +67,7 @@ fn a_hop_cost_breaks_idempotence_layering_and_pipe_below_seq() {
     assert_eq!(at(&HOP, &left, 2.0), 110_000.0);
     assert_eq!(at(&HOP, &right, 2.0), 110_000.0);
     assert!(HOP.pipe_associative(&a, &b, &c));
-    assert!(laws::pipe_associative(&a, &b, &c));
+    assert!(Laws::POINTWISE.pipe_associative(&a, &b, &c));
     // Commutativity and law (iv) survive.
     assert!(HOP.pipe_commutative(&qsort(), &inc()));
     assert!(HOP.pipe_at_least_tpool2_seq(&qsort(), &inc()));
@@ -140,7 +140,7 @@ fn an_overhead_growing_with_the_threads_breaks_monotonicity() {
     assert!(at64(64) > at64(8), "{} vs {}", at64(64), at64(8));
     assert!((at64(64) - (397_121.28 / 64.0 + 128_000.0)).abs() < 1e-6);
     assert!(!CONTENTION.tpool_monotone(8, 64, &q));
-    assert!(laws::tpool_monotone(8, 64, &q));
+    assert!(Laws::POINTWISE.tpool_monotone(8, 64, &q));
 }
 
 #[test]
@@ -152,7 +152,7 @@ fn the_asymptotic_max_breaks_iv_for_small_inputs() {
     assert!((at(&Laws::ASYMPTOTIC, &p, 2.0) - 2068.34).abs() < 1e-9);
     assert!((at(&Laws::ASYMPTOTIC, &pool, 2.0) - 3745.655).abs() < 1e-9);
     assert!(!Laws::ASYMPTOTIC.pipe_at_least_tpool2_seq(&qsort(), &nop()));
-    assert!(laws::pipe_at_least_tpool2_seq(&qsort(), &nop()));
+    assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(&qsort(), &nop()));
     // Laws (i)–(iii) survive the asymptotic choice on Table 1's atoms.
     assert!(Laws::ASYMPTOTIC.pipe_associative(&qsort(), &inc(), &nop()));
     assert!(Laws::ASYMPTOTIC.pipe_commutative(&qsort(), &nop()));
@@ -169,9 +169,7 @@ fn a_shuffle_between_nodes_only_tells_nodes_from_threads() {
     };
     let (map, reduce) = (atom("map", "3.529e7"), atom("reduce", "9376*x"));
     let (d, k) = (Expr::var("x"), Expr::num(768.0));
-    assert!(!laws::map_reduce_workers(
-        4, 6, &map, &shuffle, &reduce, &d, &k
-    ));
+    assert!(!Laws::POINTWISE.map_reduce_workers(4, 6, &map, &shuffle, &reduce, &d, &k));
     let build = |m: u64, n: u64| {
         Term::map_reduce(
             MapReduceParams {

@@ -4,7 +4,7 @@
 //! 1,000 cases each.
 mod common;
 
-use pattern_core::laws;
+use pattern_core::laws::Laws;
 use pattern_core::paper;
 use pattern_core::strategies::{count, map_reduce_params, shuffle, shuffle_free_term};
 use pattern_core::{Design, Expr, Term};
@@ -21,7 +21,7 @@ proptest! {
         p in map_reduce_params(),
     ) {
         prop_assert!(
-            laws::map_reduce_single_worker(&map, &s, &reduce, &p.d, &p.k),
+            Laws::POINTWISE.map_reduce_single_worker(&map, &s, &reduce, &p.d, &p.k),
             "{map} | {} | {reduce} | d = {}, k = {}", s.model, p.d, p.k
         );
     }
@@ -33,7 +33,7 @@ proptest! {
         reduce in shuffle_free_term(2),
         p in map_reduce_params(),
     ) {
-        prop_assert!(laws::map_reduce_grppi(n.clone(), &map, &reduce, &p.d), "{n}: {map} | {reduce}");
+        prop_assert!(Laws::POINTWISE.map_reduce_grppi(n.clone(), &map, &reduce, &p.d), "{n}: {map} | {reduce}");
     }
 
     #[test]
@@ -45,7 +45,7 @@ proptest! {
         reduce in shuffle_free_term(1),
         p in map_reduce_params(),
     ) {
-        prop_assert!(laws::map_reduce_workers(m, n, &map, &s, &reduce, &p.d, &p.k));
+        prop_assert!(Laws::POINTWISE.map_reduce_workers(m, n, &map, &s, &reduce, &p.d, &p.k));
     }
 }
 
@@ -61,7 +61,7 @@ fn grppi_on_table_1() {
     let reduce = atom("reduce_grppi", "9.449e6");
     let d = Expr::num(768.0);
     for n in ["1", "24", "n"] {
-        assert!(laws::map_reduce_grppi(n, &map, &reduce, &d));
+        assert!(Laws::POINTWISE.map_reduce_grppi(n, &map, &reduce, &d));
         let design = Design::parse(&paper::grppi_design(n)).unwrap();
         let per_thread = design.model().eval(&[("x", 1.0), ("n", 1.0)]).unwrap();
         let threads = n.parse::<f64>().unwrap_or(1.0);
@@ -86,10 +86,6 @@ fn hadoop_only_counts_workers() {
     else {
         panic!("a mapReduce");
     };
-    assert!(laws::map_reduce_workers(
-        4, 6, map, shuffle, reduce, &params.d, &params.k
-    ));
-    assert!(laws::map_reduce_single_worker(
-        map, shuffle, reduce, &params.d, &params.k
-    ));
+    assert!(Laws::POINTWISE.map_reduce_workers(4, 6, map, shuffle, reduce, &params.d, &params.k));
+    assert!(Laws::POINTWISE.map_reduce_single_worker(map, shuffle, reduce, &params.d, &params.k));
 }

@@ -2,7 +2,7 @@
 //! `pipe ≤ seq`) over random designs and atom models: 1,000 cases each.
 mod common;
 
-use pattern_core::laws::{self, Dominance, dominance};
+use pattern_core::laws::{Dominance, Laws, dominance};
 use pattern_core::semantics::Throughput;
 use pattern_core::strategies::{atom, shuffle_free_term, term};
 use pattern_core::{Expr, Term};
@@ -17,12 +17,12 @@ proptest! {
 
     #[test]
     fn i_pipe_is_associative(a in term(2), b in term(2), c in term(2)) {
-        prop_assert!(laws::pipe_associative(&a, &b, &c), "{a} | {b} | {c}");
+        prop_assert!(Laws::POINTWISE.pipe_associative(&a, &b, &c), "{a} | {b} | {c}");
     }
 
     #[test]
     fn ii_pipe_is_commutative(a in term(2), b in term(2)) {
-        prop_assert!(laws::pipe_commutative(&a, &b), "{a} | {b}");
+        prop_assert!(Laws::POINTWISE.pipe_commutative(&a, &b), "{a} | {b}");
     }
 
     #[test]
@@ -30,17 +30,17 @@ proptest! {
         a in shuffle_free_term(2),
         b in shuffle_free_term(2),
     ) {
-        prop_assert!(laws::pipe_at_least_tpool2_seq(&a, &b), "{a} | {b}");
+        prop_assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(&a, &b), "{a} | {b}");
     }
 
     #[test]
     fn pipe_is_idempotent(a in term(3)) {
-        prop_assert!(laws::pipe_idempotent(&a), "{a}");
+        prop_assert!(Laws::POINTWISE.pipe_idempotent(&a), "{a}");
     }
 
     #[test]
     fn pipe_never_loses_to_seq_and_saves_the_faster_stage(a in term(2), b in term(2)) {
-        prop_assert!(laws::pipe_at_most_seq(&a, &b), "{a} | {b}");
+        prop_assert!(Laws::POINTWISE.pipe_at_most_seq(&a, &b), "{a} | {b}");
     }
 }
 
@@ -82,13 +82,13 @@ fn the_pipe_laws_on_table_1_atoms_and_their_negations() {
     let qsort = named("qsort", "1034.17*x*log2(x)");
     let inc = named("inc", "536.185*x");
     let nop = named("nop", "5422.97");
-    assert!(laws::pipe_associative(&qsort, &inc, &nop));
-    assert!(laws::pipe_commutative(&inc, &nop));
-    assert!(laws::pipe_at_least_tpool2_seq(&qsort, &nop));
+    assert!(Laws::POINTWISE.pipe_associative(&qsort, &inc, &nop));
+    assert!(Laws::POINTWISE.pipe_commutative(&inc, &nop));
+    assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(&qsort, &nop));
     // Equal stages: law (iv) holds with equality.
-    assert!(laws::pipe_at_least_tpool2_seq(&inc, &inc));
-    assert!(laws::pipe_idempotent(&qsort));
-    assert!(laws::pipe_at_most_seq(&inc, &nop));
+    assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(&inc, &inc));
+    assert!(Laws::POINTWISE.pipe_idempotent(&qsort));
+    assert!(Laws::POINTWISE.pipe_at_most_seq(&inc, &nop));
 
     // Their negations are false, at real points.
     let at = |t: Term, x: f64| Throughput::new().expr(&t).eval(&[("x", x)]).unwrap();

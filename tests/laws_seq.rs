@@ -2,7 +2,7 @@
 //! and atom models, 1,000 cases each.
 mod common;
 
-use pattern_core::laws;
+use pattern_core::laws::Laws;
 use pattern_core::strategies::term;
 use proptest::prelude::*;
 
@@ -11,11 +11,11 @@ proptest! {
 
     #[test]
     fn seq_is_associative(a in term(2), b in term(2), c in term(2)) {
-        prop_assert!(laws::seq_associative(&a, &b, &c), "{a} | {b} | {c}");
+        prop_assert!(Laws::POINTWISE.seq_associative(&a, &b, &c), "{a} | {b} | {c}");
     }
 
     #[test]
     fn seq_is_commutative(a in term(3), b in term(3)) {
-        prop_assert!(laws::seq_commutative(&a, &b), "{a} | {b}");
+        prop_assert!(Laws::POINTWISE.seq_commutative(&a, &b), "{a} | {b}");
     }
 }

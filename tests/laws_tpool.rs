@@ -3,7 +3,7 @@
 //! random designs and atom models: 1,000 cases each.
 mod common;
 
-use pattern_core::laws::{self, Dominance, dominance};
+use pattern_core::laws::{Dominance, Laws, dominance};
 use pattern_core::semantics::Throughput;
 use pattern_core::strategies::{count, shuffle_free_term, thread_count};
 use pattern_core::{Count, Expr, Term};
@@ -18,17 +18,17 @@ proptest! {
 
     #[test]
     fn iii_layering(n in count(), a in shuffle_free_term(2), b in shuffle_free_term(2)) {
-        prop_assert!(laws::layering(n.clone(), &a, &b), "n = {n}: {a} | {b}");
+        prop_assert!(Laws::POINTWISE.layering(n.clone(), &a, &b), "n = {n}: {a} | {b}");
     }
 
     #[test]
     fn a_pool_of_one_is_its_task(t in shuffle_free_term(3)) {
-        prop_assert!(laws::tpool_identity(&t), "{t}");
+        prop_assert!(Laws::POINTWISE.tpool_identity(&t), "{t}");
     }
 
     #[test]
     fn pools_fuse(n in thread_count(), k in thread_count(), t in shuffle_free_term(3)) {
-        prop_assert!(laws::tpool_fusion(n, k, &t), "{n}, {k}: {t}");
+        prop_assert!(Laws::POINTWISE.tpool_fusion(n, k, &t), "{n}, {k}: {t}");
     }
 
     #[test]
@@ -37,13 +37,13 @@ proptest! {
         a in shuffle_free_term(2),
         b in shuffle_free_term(2),
     ) {
-        prop_assert!(laws::tpool_distributes_over_seq(n.clone(), &a, &b), "n = {n}: {a} | {b}");
+        prop_assert!(Laws::POINTWISE.tpool_distributes_over_seq(n.clone(), &a, &b), "n = {n}: {a} | {b}");
     }
 
     #[test]
     fn more_threads_never_hurt(n in thread_count(), k in thread_count(), t in shuffle_free_term(3)) {
-        prop_assert!(laws::tpool_monotone(n, k, &t), "{n}, {k}: {t}");
-        prop_assert!(laws::tpool_monotone(k, n, &t), "{k}, {n}: {t}");
+        prop_assert!(Laws::POINTWISE.tpool_monotone(n, k, &t), "{n}, {k}: {t}");
+        prop_assert!(Laws::POINTWISE.tpool_monotone(k, n, &t), "{k}, {n}: {t}");
     }
 
 }
@@ -72,26 +72,25 @@ fn inc() -> Term {
 #[test]
 fn the_pool_laws_on_table_1_atoms() {
     for n in [1u64, 2, 4, 8, 12, 24] {
-        assert!(laws::layering(n, &qsort(), &inc()), "{n}");
+        assert!(Laws::POINTWISE.layering(n, &qsort(), &inc()), "{n}");
     }
-    assert!(laws::layering("n", &qsort(), &inc()));
-    assert!(laws::tpool_identity(&qsort()));
-    assert!(laws::tpool_fusion(3, 8, &Term::pipe(qsort(), inc())));
-    assert!(laws::tpool_distributes_over_seq("p", &qsort(), &inc()));
-    assert!(laws::tpool_monotone(24, 1, &qsort()));
+    assert!(Laws::POINTWISE.layering("n", &qsort(), &inc()));
+    assert!(Laws::POINTWISE.tpool_identity(&qsort()));
+    assert!(Laws::POINTWISE.tpool_fusion(3, 8, &Term::pipe(qsort(), inc())));
+    assert!(Laws::POINTWISE.tpool_distributes_over_seq("p", &qsort(), &inc()));
+    assert!(Laws::POINTWISE.tpool_monotone(24, 1, &qsort()));
 }
 
 #[test]
 fn a_law_is_false_where_a_model_is_undefined() {
     let q = qsort();
     assert!(
-        !laws::layering(0u64, &q, &inc()),
+        !Laws::POINTWISE.layering(0u64, &q, &inc()),
         "a count of 0 has no model"
     );
-    assert!(!laws::tpool_fusion(u64::MAX, 2, &q), "n·k overflows");
-    assert!(!laws::tpool_distributes_over_seq(
-        Count::Fixed(0),
-        &q,
-        &inc()
-    ));
+    assert!(
+        !Laws::POINTWISE.tpool_fusion(u64::MAX, 2, &q),
+        "n·k overflows"
+    );
+    assert!(!Laws::POINTWISE.tpool_distributes_over_seq(Count::Fixed(0), &q, &inc()));
 }

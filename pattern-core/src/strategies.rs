@@ -1,4 +1,4 @@
-//! `proptest` strategies for cost models and designs (feature `proptest`, on
+//! `proptest` strategies for cost models and designs (feature `proptest`, off
 //! by default): arbitrary atomic models, well-formed terms of bounded depth,
 //! thread counts, and ill-formed terms for the error paths.
 //!
@@ -6,7 +6,8 @@
 //! users can property-test their own refactorings and tools:
 //!
 //! ```
-//! use pattern_core::{laws, strategies};
+//! use pattern_core::laws::Laws;
+//! use pattern_core::strategies;
 //! use proptest::prelude::*;
 //! use proptest::test_runner::TestRunner;
 //!
@@ -14,7 +15,7 @@
 //! let parts = (strategies::shuffle_free_term(2), strategies::shuffle_free_term(2));
 //! runner
 //!     .run(&parts, |(a, b)| {
-//!         prop_assert!(laws::pipe_commutative(&a, &b));
+//!         prop_assert!(Laws::POINTWISE.pipe_commutative(&a, &b));
 //!         Ok(())
 //!     })
 //!     .unwrap();

@@ -3,6 +3,7 @@
 //! overflow.
 
 use pattern_core::grammar::MAX_COUNT;
+use pattern_core::laws::Laws;
 use pattern_core::semantics::{Footprint, Latency, Throughput};
 use pattern_core::{Count, Design, DesignErrorKind, Expr, Term};
 
@@ -210,8 +211,8 @@ child_test!(an_error_about_a_100k_deep_term_prints, || {
 
 child_test!(laws_take_wide_terms, || {
     let p = right_pipe(N);
-    assert!(pattern_core::laws::pipe_idempotent(&p));
-    assert!(pattern_core::laws::pipe_associative(&p, &a(), &b()));
+    assert!(Laws::POINTWISE.pipe_idempotent(&p));
+    assert!(Laws::POINTWISE.pipe_associative(&p, &a(), &b()));
     let l = Latency::of(&p);
     assert!(matches!(&l, Expr::Add(items) if items.len() == N));
 });

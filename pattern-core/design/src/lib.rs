@@ -17,7 +17,7 @@ pub mod parse;
 mod position;
 mod replace;
 mod structure;
-pub mod syntax;
+mod syntax;
 mod term;
 mod threads;
 

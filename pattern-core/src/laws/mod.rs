@@ -1,28 +1,28 @@
 //! Relational laws between designs (seed 001 §5, SPEC §3), as functions.
 //!
-//! Each law is a `pub fn ...(parts) -> bool` that builds the two designs the
-//! law relates, lowers both and compares their models; the doc comment states
+//! Each law is a method of [`Laws`], `...(parts) -> bool`, that builds the
+//! two designs the law relates, lowers both and compares their models; the doc comment states
 //! the equation. A law that holds for every input is a refactoring that
 //! needs no new measurement: `pipe(tpool_n(a), tpool_n(b))` may become
 //! `tpool_n(pipe(a, b))` without measuring it.
 //!
-//! | law | equation | module fn |
+//! | law | equation | method |
 //! | --- | --- | --- |
-//! | (i) | `pipe(a, pipe(b, c)) = pipe(pipe(a, b), c)` | [`pipe_associative`] |
-//! | (ii) | `pipe(a, b) = pipe(b, a)` | [`pipe_commutative`] |
-//! | (iii) | `pipe(tpool_n(a), tpool_n(b)) = tpool_n(pipe(a, b))` | [`layering`] |
-//! | (iv) | `pipe(a, b) ≥ tpool_2(seq(a, b))` | [`pipe_at_least_tpool2_seq`] |
-//! | | `pipe(a, a) = a` | [`pipe_idempotent`] |
-//! | | `pipe(a, b) ≤ seq(a, b)`, saving `min(a, b)` | [`pipe_at_most_seq`] |
-//! | | `seq(a, seq(b, c)) = seq(seq(a, b), c)` | [`seq_associative`] |
-//! | | `seq(a, b) = seq(b, a)` | [`seq_commutative`] |
-//! | | `tpool_1(t) = t` | [`tpool_identity`] |
-//! | | `tpool_n(tpool_k(t)) = tpool_{nk}(t)` | [`tpool_fusion`] |
-//! | | `tpool_n(seq(a, b)) = seq(tpool_n(a), tpool_n(b))` | [`tpool_distributes_over_seq`] |
-//! | | `n ≤ k ⇒ tpool_k(t) ≤ tpool_n(t)` | [`tpool_monotone`] |
-//! | | `mapReduce_{1,1}(map, s, reduce) = seq(map^{×x}, s, reduce^{×k})` | [`map_reduce_single_worker`] |
-//! | | `mapReduce_{1,n}^{d,x}(map, 0, reduce) = tpool_n(seq(map^{×x}, reduce^{×x}))` | [`map_reduce_grppi`] |
-//! | | `mapReduce_{m,n} = mapReduce_{1,m·n}` | [`map_reduce_workers`] |
+//! | (i) | `pipe(a, pipe(b, c)) = pipe(pipe(a, b), c)` | [`Laws::pipe_associative`] |
+//! | (ii) | `pipe(a, b) = pipe(b, a)` | [`Laws::pipe_commutative`] |
+//! | (iii) | `pipe(tpool_n(a), tpool_n(b)) = tpool_n(pipe(a, b))` | [`Laws::layering`] |
+//! | (iv) | `pipe(a, b) ≥ tpool_2(seq(a, b))` | [`Laws::pipe_at_least_tpool2_seq`] |
+//! | | `pipe(a, a) = a` | [`Laws::pipe_idempotent`] |
+//! | | `pipe(a, b) ≤ seq(a, b)`, saving `min(a, b)` | [`Laws::pipe_at_most_seq`] |
+//! | | `seq(a, seq(b, c)) = seq(seq(a, b), c)` | [`Laws::seq_associative`] |
+//! | | `seq(a, b) = seq(b, a)` | [`Laws::seq_commutative`] |
+//! | | `tpool_1(t) = t` | [`Laws::tpool_identity`] |
+//! | | `tpool_n(tpool_k(t)) = tpool_{nk}(t)` | [`Laws::tpool_fusion`] |
+//! | | `tpool_n(seq(a, b)) = seq(tpool_n(a), tpool_n(b))` | [`Laws::tpool_distributes_over_seq`] |
+//! | | `n ≤ k ⇒ tpool_k(t) ≤ tpool_n(t)` | [`Laws::tpool_monotone`] |
+//! | | `mapReduce_{1,1}(map, s, reduce) = seq(map^{×x}, s, reduce^{×k})` | [`Laws::map_reduce_single_worker`] |
+//! | | `mapReduce_{1,n}^{d,x}(map, 0, reduce) = tpool_n(seq(map^{×x}, reduce^{×x}))` | [`Laws::map_reduce_grppi`] |
+//! | | `mapReduce_{m,n} = mapReduce_{1,m·n}` | [`Laws::map_reduce_workers`] |
 //!
 //! **How a law is checked.** An equality holds when the two models have the
 //! same strong normal form ([`Expr::approx_eq`], coefficients within 1e-9)
@@ -50,24 +50,25 @@
 //! well-formed ([`Term::check`]); a term the checker rejects still has a
 //! model.
 //!
-//! **Under other operators.** [`Laws`] holds a lowering; the module functions
-//! use [`Throughput::new`] (pointwise `max`). [`Laws::by`] checks the laws with
+//! **Under other operators.** [`Laws`] holds a lowering: [`Laws::POINTWISE`]
+//! is that of [`Throughput::new`] (pointwise `max`). [`Laws::by`] checks the laws with
 //! changed [`Operators`]: the doc of each law says which assumptions break
 //! it (a per-hop transfer cost between pipeline stages, a task pool's
 //! emitter/collector overhead, the paper's asymptotic `max`), and the tests
 //! of this workspace (`tests/laws_assumptions.rs`) show each counterexample.
 //!
 //! ```
-//! use pattern_core::{laws, Design};
+//! use pattern_core::Design;
+//! use pattern_core::laws::Laws;
 //!
 //! let d = Design::parse("qsort = 1034.17*x*log2(x); inc = 536.185*x; pipe(qsort, inc)").unwrap();
 //! let (qsort, inc) = match d.term() {
 //!     pattern_core::Term::Pipe(a, b) => (a.as_ref(), b.as_ref()),
 //!     _ => unreachable!(),
 //! };
-//! assert!(laws::pipe_commutative(qsort, inc));
-//! assert!(laws::layering(4, qsort, inc));
-//! assert!(laws::pipe_at_least_tpool2_seq(qsort, inc));
+//! assert!(Laws::POINTWISE.pipe_commutative(qsort, inc));
+//! assert!(Laws::POINTWISE.layering(4, qsort, inc));
+//! assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(qsort, inc));
 //! ```
 
 pub(crate) mod check;
@@ -87,8 +88,7 @@ use crate::{Expr, Mode};
 
 /// The laws under one lowering of terms to models.
 ///
-/// [`Laws::POINTWISE`] is the lowering of [`Throughput::new`], the one the module
-/// functions use; [`Laws::ASYMPTOTIC`] that of [`Throughput::asymptotic`]
+/// [`Laws::POINTWISE`] is the lowering of [`Throughput::new`]; [`Laws::ASYMPTOTIC`] that of [`Throughput::asymptotic`]
 /// (the paper's choice of the faster-growing stage); [`Laws::by`] any set of
 /// [`Operators`].
 ///
@@ -150,7 +150,29 @@ impl Laws {
         check::at_most_everywhere(&self.expr(l), &self.expr(r))
     }
 
-    /// Law (i); see [`pipe_associative`].
+    /// **Law (i), pipeline associativity** (seed 001 §5.1):
+    ///
+    /// ```text
+    /// M[pipe(a, pipe(b, c))] = M[pipe(pipe(a, b), c)]
+    /// ```
+    ///
+    /// A pipeline of three stages is as fast however it is nested: `max` is
+    /// associative.
+    ///
+    /// *False* when a handover between stages costs `h` on the slower stage
+    /// (`pipe(a, b) = max(a, b) + h`): the nesting decides which stage pays the
+    /// hop twice, e.g. `a = 10, b = c = 1, h = 1` gives 12 against 11. It
+    /// survives a queue that passes at most one element per `h`
+    /// (`max(a, b, h)`, the queue as a stage of its own).
+    ///
+    /// ```
+    /// use pattern_core::laws::Laws;
+    /// use pattern_core::{Expr, Term};
+    ///
+    /// let atom = |name, m: &str| Term::atom(name, Expr::parse(m).unwrap());
+    /// let (a, b, c) = (atom("a", "3*x*log2(x)"), atom("b", "40*x"), atom("c", "900"));
+    /// assert!(Laws::POINTWISE.pipe_associative(&a, &b, &c));
+    /// ```
     pub fn pipe_associative(&self, a: &Term, b: &Term, c: &Term) -> bool {
         self.equal(
             &Term::pipe(a.clone(), Term::pipe(b.clone(), c.clone())),
@@ -158,7 +180,15 @@ impl Laws {
         )
     }
 
-    /// Law (ii); see [`pipe_commutative`].
+    /// **Law (ii), pipeline commutativity** (seed 001 §5.1):
+    ///
+    /// ```text
+    /// M[pipe(a, b)] = M[pipe(b, a)]
+    /// ```
+    ///
+    /// The order of the stages does not change the throughput (it may change
+    /// what the program computes). Holds with a per-hop cost and with the
+    /// asymptotic `max` too.
     pub fn pipe_commutative(&self, a: &Term, b: &Term) -> bool {
         self.equal(
             &Term::pipe(a.clone(), b.clone()),
@@ -166,7 +196,29 @@ impl Laws {
         )
     }
 
-    /// Law (iii); see [`layering`].
+    /// **Law (iii), layering** (seed 001 §5.1):
+    ///
+    /// ```text
+    /// M[pipe(tpool_n(a), tpool_n(b))] = M[tpool_n(pipe(a, b))]
+    /// ```
+    ///
+    /// A pipeline of task pools is as fast as a task pool of pipelines with the
+    /// same threads. `n` may be a number or a symbol.
+    ///
+    /// Holds with a constant emitter/collector overhead `e` in the task pool
+    /// (`M/n + e` on both sides). *False* with a per-hop cost `h` in the
+    /// pipeline: `max(a/n, b/n) + h` against `(max(a, b) + h)/n` — the pool of
+    /// pipelines divides the hop too.
+    ///
+    /// ```
+    /// use pattern_core::laws::Laws;
+    /// use pattern_core::{Expr, Term};
+    ///
+    /// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
+    /// let inc = Term::atom("inc", Expr::parse("536.185*x").unwrap());
+    /// assert!(Laws::POINTWISE.layering(8, &qsort, &inc));
+    /// assert!(Laws::POINTWISE.layering("n", &qsort, &inc));
+    /// ```
     pub fn layering(&self, n: impl Into<Count>, a: &Term, b: &Term) -> bool {
         let n = n.into();
         self.equal(
@@ -178,7 +230,31 @@ impl Laws {
         )
     }
 
-    /// Law (iv); see [`pipe_at_least_tpool2_seq`].
+    /// **Law (iv), a task pool over the sequence never loses to the pipeline**
+    /// (seed 001 §5.1):
+    ///
+    /// ```text
+    /// M[pipe(a, b)] ≥ M[tpool_2(seq(a, b))]
+    /// ```
+    ///
+    /// `max(a, b) ≥ (a + b)/2`: with the same two threads, the pool keeps both
+    /// busy while the pipeline's faster stage waits; equality when the stages
+    /// are equally fast. [`dominance`] proves it (`max ≥ mean`) for stages
+    /// without a `max` of their own.
+    ///
+    /// *False* with the paper's asymptotic `max` ([`Laws::ASYMPTOTIC`]) for small
+    /// `x`: `pipe(qsort, nop)` is taken as qsort's 2068 ns at `x = 2`, the pool
+    /// needs 3745 ns. *False* with an emitter/collector overhead `e` in the
+    /// task pool when the stages are equally fast (`a` against `a + e`).
+    ///
+    /// ```
+    /// use pattern_core::laws::Laws;
+    /// use pattern_core::{Expr, Term};
+    ///
+    /// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
+    /// let inc = Term::atom("inc", Expr::parse("536.185*x").unwrap());
+    /// assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(&qsort, &inc));
+    /// ```
     pub fn pipe_at_least_tpool2_seq(&self, a: &Term, b: &Term) -> bool {
         self.at_most(
             &Term::tpool(2u64, Term::seq(a.clone(), b.clone())),
@@ -186,12 +262,35 @@ impl Laws {
         )
     }
 
-    /// See [`pipe_idempotent`].
+    /// **Pipeline idempotence**:
+    ///
+    /// ```text
+    /// M[pipe(a, a)] = M[a]
+    /// ```
+    ///
+    /// Two equal stages in a row are as fast as one (at twice the threads).
+    /// This law, with [`Laws::pipe_at_most_seq`], is what tells a pipeline lowered as
+    /// a sum from the real one: a sum satisfies laws (i)–(iv).
+    ///
+    /// *False* with a per-hop cost (`a + h`), and with a queue of limited rate
+    /// `h` wherever `a < h`.
     pub fn pipe_idempotent(&self, a: &Term) -> bool {
         self.equal(&Term::pipe(a.clone(), a.clone()), a)
     }
 
-    /// See [`pipe_at_most_seq`].
+    /// **A pipeline never loses to the sequence**, and saves the faster stage:
+    ///
+    /// ```text
+    /// M[pipe(a, b)] ≤ M[seq(a, b)],   M[seq(a, b)] − M[pipe(a, b)] = min(M[a], M[b])
+    /// ```
+    ///
+    /// Strictly faster whenever both stages take time. The law checks the
+    /// inequality and the saving at the sampled points (the normal form does
+    /// not decide `min`); [`dominance`] proves the inequality (`max ≤ sum` for
+    /// non-negative stages) for stages without a `max` of their own.
+    ///
+    /// *False* with a per-hop cost `h` wherever the faster stage takes less
+    /// than `h`.
     pub fn pipe_at_most_seq(&self, a: &Term, b: &Term) -> bool {
         let pipe = self.expr(&Term::pipe(a.clone(), b.clone()));
         let seq = self.expr(&Term::seq(a.clone(), b.clone()));
@@ -199,7 +298,11 @@ impl Laws {
         check::at_most_everywhere(&pipe, &seq) && check::equal_numerically(&seq, &(pipe + saving))
     }
 
-    /// See [`seq_associative`].
+    /// **Sequence associativity**:
+    ///
+    /// ```text
+    /// M[seq(a, seq(b, c))] = M[seq(seq(a, b), c)]
+    /// ```
     pub fn seq_associative(&self, a: &Term, b: &Term, c: &Term) -> bool {
         self.equal(
             &Term::seq(a.clone(), Term::seq(b.clone(), c.clone())),
@@ -207,7 +310,13 @@ impl Laws {
         )
     }
 
-    /// See [`seq_commutative`].
+    /// **Sequence commutativity**:
+    ///
+    /// ```text
+    /// M[seq(a, b)] = M[seq(b, a)]
+    /// ```
+    ///
+    /// For the time only; the result of the program usually depends on the order.
     pub fn seq_commutative(&self, a: &Term, b: &Term) -> bool {
         self.equal(
             &Term::seq(a.clone(), b.clone()),
@@ -215,12 +324,35 @@ impl Laws {
         )
     }
 
-    /// See [`tpool_identity`].
+    /// **A task pool of one thread is its task**:
+    ///
+    /// ```text
+    /// M[tpool_1(t)] = M[t]
+    /// ```
+    ///
+    /// *False* with an emitter/collector overhead `e` (`t + e`); Table 2 of seed
+    /// 001 measures `tpool_1(qsort)` 3.7 % above `qsort` (1072.01 against
+    /// 1034.17 ns·x·log₂x).
+    ///
+    /// ```
+    /// use pattern_core::laws::Laws;
+    /// use pattern_core::{Expr, Term};
+    ///
+    /// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
+    /// assert!(Laws::POINTWISE.tpool_identity(&qsort));
+    /// ```
     pub fn tpool_identity(&self, t: &Term) -> bool {
         self.equal(&Term::tpool(1u64, t.clone()), t)
     }
 
-    /// See [`tpool_fusion`].
+    /// **Task pools fuse**:
+    ///
+    /// ```text
+    /// M[tpool_n(tpool_k(t))] = M[tpool_{n·k}(t)]
+    /// ```
+    ///
+    /// `false` if `n·k` overflows. *False* with an emitter/collector overhead
+    /// `e`: `(t/k + e)/n + e` against `t/(n·k) + e`.
     pub fn tpool_fusion(&self, n: u64, k: u64, t: &Term) -> bool {
         let Some(nk) = n.checked_mul(k) else {
             return false;
@@ -231,7 +363,14 @@ impl Laws {
         )
     }
 
-    /// See [`tpool_distributes_over_seq`].
+    /// **A task pool distributes over a sequence**:
+    ///
+    /// ```text
+    /// M[tpool_n(seq(a, b))] = M[seq(tpool_n(a), tpool_n(b))]
+    /// ```
+    ///
+    /// *False* with an emitter/collector overhead `e`: the right side pays it
+    /// twice.
     pub fn tpool_distributes_over_seq(&self, n: impl Into<Count>, a: &Term, b: &Term) -> bool {
         let n = n.into();
         self.equal(
@@ -240,13 +379,33 @@ impl Laws {
         )
     }
 
-    /// See [`tpool_monotone`].
+    /// **More threads never hurt**:
+    ///
+    /// ```text
+    /// n ≤ k  ⇒  M[tpool_k(t)] ≤ M[tpool_n(t)]
+    /// ```
+    ///
+    /// The arguments may come in either order. [`dominance`] proves it (the
+    /// difference is `(1/n − 1/k)·M[t]`). Holds with a constant overhead;
+    /// *false* when the overhead grows with the threads (`t/n + e·n`: beyond
+    /// `n = sqrt(t/e)` more threads are slower). Table 2's error growing with
+    /// the threads (63 % at 24) hints at such an overhead, though the measured
+    /// pools still get faster up to 24 threads.
     pub fn tpool_monotone(&self, n: u64, k: u64, t: &Term) -> bool {
         let (few, many) = (n.min(k), n.max(k));
         self.at_most(&Term::tpool(many, t.clone()), &Term::tpool(few, t.clone()))
     }
 
-    /// See [`map_reduce_single_worker`].
+    /// **A mapReduce on one worker is the sequence of its phases** (`m·n = 1`):
+    ///
+    /// ```text
+    /// M[mapReduce_{1,1}^{d,k}(map, shuffle, reduce)] = M[seq(map^{×x}, shuffle_{1,1}^{k(x)}(d(x)), reduce^{×k})]
+    /// ```
+    ///
+    /// where `map^{×x}` runs the map phase on each of the `x` inputs
+    /// (`x·M[map](1)`) and `reduce^{×k}` the reduce phase on each of the `k(x)`
+    /// keys with their `d(x)` elements (`k(x)·M[reduce](d(x))`). This is the law
+    /// that notices a mapReduce lowered without its shuffle.
     pub fn map_reduce_single_worker(
         &self,
         map: &Term,
@@ -278,7 +437,22 @@ impl Laws {
         self.equal(&lhs, &rhs)
     }
 
-    /// See [`map_reduce_grppi`].
+    /// **GrPPi's form** (seed 001 eq. 6): one node, no shuffle, one reduce per
+    /// input (`k(x) = x`):
+    ///
+    /// ```text
+    /// M[mapReduce_{1,n}^{d,x}(map, 0, reduce)] = M[tpool_n(seq(map^{×x}, reduce^{×x}))]
+    ///                                          = x·(M[map](1) + M[reduce](d(x)))/n
+    /// ```
+    ///
+    /// ```
+    /// use pattern_core::laws::Laws;
+    /// use pattern_core::{Expr, Term};
+    ///
+    /// let map = Term::atom("map_grppi", Expr::num(1.241e7));
+    /// let reduce = Term::atom("reduce_grppi", Expr::num(9.449e6));
+    /// assert!(Laws::POINTWISE.map_reduce_grppi("n", &map, &reduce, &Expr::num(768.0)));
+    /// ```
     pub fn map_reduce_grppi(
         &self,
         n: impl Into<Count>,
@@ -306,7 +480,18 @@ impl Laws {
         self.equal(&lhs, &rhs)
     }
 
-    /// See [`map_reduce_workers`].
+    /// **Only the number of workers counts**:
+    ///
+    /// ```text
+    /// M[mapReduce_{m,n}^{d,k}(map, shuffle, reduce)] = M[mapReduce_{1,m·n}^{d,k}(map, shuffle, reduce)]
+    /// ```
+    ///
+    /// Holds when the shuffle depends on `m` and `n` only through `m·n`, as
+    /// Hadoop's does (eq. 7: "to Hadoop, it does not make a difference whether
+    /// the worker threads are on the same or a different compute node").
+    /// *False* for a shuffle that pays only between nodes, such as the
+    /// `(m − 1)/m` share of seed 001's own framework (§4.2.5). `false` if
+    /// `m·n` overflows.
     #[allow(clippy::too_many_arguments)]
     pub fn map_reduce_workers(
         &self,
@@ -381,273 +566,4 @@ impl Laws {
 /// ```
 pub fn dominance(l: &Expr, r: &Expr) -> Dominance {
     check::le(l, r)
-}
-
-/// **Law (i), pipeline associativity** (seed 001 §5.1):
-///
-/// ```text
-/// M[pipe(a, pipe(b, c))] = M[pipe(pipe(a, b), c)]
-/// ```
-///
-/// A pipeline of three stages is as fast however it is nested: `max` is
-/// associative.
-///
-/// *False* when a handover between stages costs `h` on the slower stage
-/// (`pipe(a, b) = max(a, b) + h`): the nesting decides which stage pays the
-/// hop twice, e.g. `a = 10, b = c = 1, h = 1` gives 12 against 11. It
-/// survives a queue that passes at most one element per `h`
-/// (`max(a, b, h)`, the queue as a stage of its own).
-///
-/// ```
-/// use pattern_core::{laws, Expr, Term};
-///
-/// let atom = |name, m: &str| Term::atom(name, Expr::parse(m).unwrap());
-/// let (a, b, c) = (atom("a", "3*x*log2(x)"), atom("b", "40*x"), atom("c", "900"));
-/// assert!(laws::pipe_associative(&a, &b, &c));
-/// ```
-pub fn pipe_associative(a: &Term, b: &Term, c: &Term) -> bool {
-    Laws::POINTWISE.pipe_associative(a, b, c)
-}
-
-/// **Law (ii), pipeline commutativity** (seed 001 §5.1):
-///
-/// ```text
-/// M[pipe(a, b)] = M[pipe(b, a)]
-/// ```
-///
-/// The order of the stages does not change the throughput (it may change
-/// what the program computes). Holds with a per-hop cost and with the
-/// asymptotic `max` too.
-pub fn pipe_commutative(a: &Term, b: &Term) -> bool {
-    Laws::POINTWISE.pipe_commutative(a, b)
-}
-
-/// **Law (iii), layering** (seed 001 §5.1):
-///
-/// ```text
-/// M[pipe(tpool_n(a), tpool_n(b))] = M[tpool_n(pipe(a, b))]
-/// ```
-///
-/// A pipeline of task pools is as fast as a task pool of pipelines with the
-/// same threads. `n` may be a number or a symbol.
-///
-/// Holds with a constant emitter/collector overhead `e` in the task pool
-/// (`M/n + e` on both sides). *False* with a per-hop cost `h` in the
-/// pipeline: `max(a/n, b/n) + h` against `(max(a, b) + h)/n` — the pool of
-/// pipelines divides the hop too.
-///
-/// ```
-/// use pattern_core::{laws, Expr, Term};
-///
-/// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
-/// let inc = Term::atom("inc", Expr::parse("536.185*x").unwrap());
-/// assert!(laws::layering(8, &qsort, &inc));
-/// assert!(laws::layering("n", &qsort, &inc));
-/// ```
-pub fn layering(n: impl Into<Count>, a: &Term, b: &Term) -> bool {
-    Laws::POINTWISE.layering(n, a, b)
-}
-
-/// **Law (iv), a task pool over the sequence never loses to the pipeline**
-/// (seed 001 §5.1):
-///
-/// ```text
-/// M[pipe(a, b)] ≥ M[tpool_2(seq(a, b))]
-/// ```
-///
-/// `max(a, b) ≥ (a + b)/2`: with the same two threads, the pool keeps both
-/// busy while the pipeline's faster stage waits; equality when the stages
-/// are equally fast. [`dominance`] proves it (`max ≥ mean`) for stages
-/// without a `max` of their own.
-///
-/// *False* with the paper's asymptotic `max` ([`Laws::ASYMPTOTIC`]) for small
-/// `x`: `pipe(qsort, nop)` is taken as qsort's 2068 ns at `x = 2`, the pool
-/// needs 3745 ns. *False* with an emitter/collector overhead `e` in the
-/// task pool when the stages are equally fast (`a` against `a + e`).
-///
-/// ```
-/// use pattern_core::{laws, Expr, Term};
-///
-/// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
-/// let inc = Term::atom("inc", Expr::parse("536.185*x").unwrap());
-/// assert!(laws::pipe_at_least_tpool2_seq(&qsort, &inc));
-/// ```
-pub fn pipe_at_least_tpool2_seq(a: &Term, b: &Term) -> bool {
-    Laws::POINTWISE.pipe_at_least_tpool2_seq(a, b)
-}
-
-/// **Pipeline idempotence**:
-///
-/// ```text
-/// M[pipe(a, a)] = M[a]
-/// ```
-///
-/// Two equal stages in a row are as fast as one (at twice the threads).
-/// This law, with [`pipe_at_most_seq`], is what tells a pipeline lowered as
-/// a sum from the real one: a sum satisfies laws (i)–(iv).
-///
-/// *False* with a per-hop cost (`a + h`), and with a queue of limited rate
-/// `h` wherever `a < h`.
-pub fn pipe_idempotent(a: &Term) -> bool {
-    Laws::POINTWISE.pipe_idempotent(a)
-}
-
-/// **A pipeline never loses to the sequence**, and saves the faster stage:
-///
-/// ```text
-/// M[pipe(a, b)] ≤ M[seq(a, b)],   M[seq(a, b)] − M[pipe(a, b)] = min(M[a], M[b])
-/// ```
-///
-/// Strictly faster whenever both stages take time. The law checks the
-/// inequality and the saving at the sampled points (the normal form does
-/// not decide `min`); [`dominance`] proves the inequality (`max ≤ sum` for
-/// non-negative stages) for stages without a `max` of their own.
-///
-/// *False* with a per-hop cost `h` wherever the faster stage takes less
-/// than `h`.
-pub fn pipe_at_most_seq(a: &Term, b: &Term) -> bool {
-    Laws::POINTWISE.pipe_at_most_seq(a, b)
-}
-
-/// **Sequence associativity**:
-///
-/// ```text
-/// M[seq(a, seq(b, c))] = M[seq(seq(a, b), c)]
-/// ```
-pub fn seq_associative(a: &Term, b: &Term, c: &Term) -> bool {
-    Laws::POINTWISE.seq_associative(a, b, c)
-}
-
-/// **Sequence commutativity**:
-///
-/// ```text
-/// M[seq(a, b)] = M[seq(b, a)]
-/// ```
-///
-/// For the time only; the result of the program usually depends on the order.
-pub fn seq_commutative(a: &Term, b: &Term) -> bool {
-    Laws::POINTWISE.seq_commutative(a, b)
-}
-
-/// **A task pool of one thread is its task**:
-///
-/// ```text
-/// M[tpool_1(t)] = M[t]
-/// ```
-///
-/// *False* with an emitter/collector overhead `e` (`t + e`); Table 2 of seed
-/// 001 measures `tpool_1(qsort)` 3.7 % above `qsort` (1072.01 against
-/// 1034.17 ns·x·log₂x).
-///
-/// ```
-/// use pattern_core::{laws, Expr, Term};
-///
-/// let qsort = Term::atom("qsort", Expr::parse("1034.17*x*log2(x)").unwrap());
-/// assert!(laws::tpool_identity(&qsort));
-/// ```
-pub fn tpool_identity(t: &Term) -> bool {
-    Laws::POINTWISE.tpool_identity(t)
-}
-
-/// **Task pools fuse**:
-///
-/// ```text
-/// M[tpool_n(tpool_k(t))] = M[tpool_{n·k}(t)]
-/// ```
-///
-/// `false` if `n·k` overflows. *False* with an emitter/collector overhead
-/// `e`: `(t/k + e)/n + e` against `t/(n·k) + e`.
-pub fn tpool_fusion(n: u64, k: u64, t: &Term) -> bool {
-    Laws::POINTWISE.tpool_fusion(n, k, t)
-}
-
-/// **A task pool distributes over a sequence**:
-///
-/// ```text
-/// M[tpool_n(seq(a, b))] = M[seq(tpool_n(a), tpool_n(b))]
-/// ```
-///
-/// *False* with an emitter/collector overhead `e`: the right side pays it
-/// twice.
-pub fn tpool_distributes_over_seq(n: impl Into<Count>, a: &Term, b: &Term) -> bool {
-    Laws::POINTWISE.tpool_distributes_over_seq(n, a, b)
-}
-
-/// **More threads never hurt**:
-///
-/// ```text
-/// n ≤ k  ⇒  M[tpool_k(t)] ≤ M[tpool_n(t)]
-/// ```
-///
-/// The arguments may come in either order. [`dominance`] proves it (the
-/// difference is `(1/n − 1/k)·M[t]`). Holds with a constant overhead;
-/// *false* when the overhead grows with the threads (`t/n + e·n`: beyond
-/// `n = sqrt(t/e)` more threads are slower). Table 2's error growing with
-/// the threads (63 % at 24) hints at such an overhead, though the measured
-/// pools still get faster up to 24 threads.
-pub fn tpool_monotone(n: u64, k: u64, t: &Term) -> bool {
-    Laws::POINTWISE.tpool_monotone(n, k, t)
-}
-
-/// **A mapReduce on one worker is the sequence of its phases** (`m·n = 1`):
-///
-/// ```text
-/// M[mapReduce_{1,1}^{d,k}(map, shuffle, reduce)] = M[seq(map^{×x}, shuffle_{1,1}^{k(x)}(d(x)), reduce^{×k})]
-/// ```
-///
-/// where `map^{×x}` runs the map phase on each of the `x` inputs
-/// (`x·M[map](1)`) and `reduce^{×k}` the reduce phase on each of the `k(x)`
-/// keys with their `d(x)` elements (`k(x)·M[reduce](d(x))`). This is the law
-/// that notices a mapReduce lowered without its shuffle.
-pub fn map_reduce_single_worker(
-    map: &Term,
-    shuffle: &Atom,
-    reduce: &Term,
-    d: &Expr,
-    k: &Expr,
-) -> bool {
-    Laws::POINTWISE.map_reduce_single_worker(map, shuffle, reduce, d, k)
-}
-
-/// **GrPPi's form** (seed 001 eq. 6): one node, no shuffle, one reduce per
-/// input (`k(x) = x`):
-///
-/// ```text
-/// M[mapReduce_{1,n}^{d,x}(map, 0, reduce)] = M[tpool_n(seq(map^{×x}, reduce^{×x}))]
-///                                          = x·(M[map](1) + M[reduce](d(x)))/n
-/// ```
-///
-/// ```
-/// use pattern_core::{laws, Expr, Term};
-///
-/// let map = Term::atom("map_grppi", Expr::num(1.241e7));
-/// let reduce = Term::atom("reduce_grppi", Expr::num(9.449e6));
-/// assert!(laws::map_reduce_grppi("n", &map, &reduce, &Expr::num(768.0)));
-/// ```
-pub fn map_reduce_grppi(n: impl Into<Count>, map: &Term, reduce: &Term, d: &Expr) -> bool {
-    Laws::POINTWISE.map_reduce_grppi(n, map, reduce, d)
-}
-
-/// **Only the number of workers counts**:
-///
-/// ```text
-/// M[mapReduce_{m,n}^{d,k}(map, shuffle, reduce)] = M[mapReduce_{1,m·n}^{d,k}(map, shuffle, reduce)]
-/// ```
-///
-/// Holds when the shuffle depends on `m` and `n` only through `m·n`, as
-/// Hadoop's does (eq. 7: "to Hadoop, it does not make a difference whether
-/// the worker threads are on the same or a different compute node").
-/// *False* for a shuffle that pays only between nodes, such as the
-/// `(m − 1)/m` share of seed 001's own framework (§4.2.5). `false` if
-/// `m·n` overflows.
-pub fn map_reduce_workers(
-    m: u64,
-    n: u64,
-    map: &Term,
-    shuffle: &Atom,
-    reduce: &Term,
-    d: &Expr,
-    k: &Expr,
-) -> bool {
-    Laws::POINTWISE.map_reduce_workers(m, n, map, shuffle, reduce, d, k)
 }

@@ -167,7 +167,7 @@ pub fn table6() -> Vec<Prediction> {
                 "(iii) layering",
                 &left,
                 &right,
-                super::layering(n, &a, &b),
+                super::Laws::POINTWISE.layering(n, &a, &b),
                 &measured(pipe_of_pools),
                 &measured(pool_of_pipe),
             )
@@ -196,7 +196,7 @@ pub fn table7() -> Vec<Prediction> {
                 "(iv) pipe ≥ tpool_2(seq)",
                 &left,
                 pool,
-                super::pipe_at_least_tpool2_seq(&a, &b),
+                super::Laws::POINTWISE.pipe_at_least_tpool2_seq(&a, &b),
                 &measured(measured_pipe),
                 &measured(measured_pool),
             )

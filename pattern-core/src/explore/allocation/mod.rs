@@ -15,7 +15,7 @@
 //! times within [`TIE_TOLERANCE`] (1e-9 relative) of the optimum tie with
 //! it, so that a model's rounding never buys threads. The
 //! plain operators' model is non-increasing in every task pool's count
-//! (`laws::tpool_monotone`; `pipe` is a maximum and `seq` a sum of their
+//! (`Laws::tpool_monotone`; `pipe` is a maximum and `seq` a sum of their
 //! parts, both monotone), which bounds every branch of a depth-first search
 //! (see the `search` module's notes); a count the model is not provably
 //! monotone in (a mapReduce's, a group's, a count an atom's model names, a

@@ -71,7 +71,7 @@ pub trait TimeModel {
 
 /// The plain operators: the design's throughput model
 /// ([`Design::model`]), compiled once and evaluated at each allocation.
-/// Non-increasing in every task pool's count (`laws::tpool_monotone`, `pipe`
+/// Non-increasing in every task pool's count (`Laws::tpool_monotone`, `pipe`
 /// a maximum of its stages), which the search uses to prune.
 #[derive(Clone, Debug)]
 pub struct OperatorsTime {

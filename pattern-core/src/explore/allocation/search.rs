@@ -2,7 +2,7 @@
 //!
 //! The counts are enumerated in an order that puts last the counts in which
 //! the plain operators' model is non-increasing (a task pool's count,
-//! `laws::tpool_monotone`; `pipe` is a maximum, `seq` a sum, both monotone
+//! `Laws::tpool_monotone`; `pipe` is a maximum, `seq` a sum, both monotone
 //! in their parts). Once only such counts are left unassigned, the bound of
 //! a branch is the model with each of them at the largest value the thread
 //! cap leaves it (the others at their smallest): no completion of the branch

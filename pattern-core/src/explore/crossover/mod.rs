@@ -20,7 +20,7 @@
 //! exactly where it dominates (a tie no enclosure could prove), and the
 //! rest is searched without the kink.
 //!
-//! Two models whose difference stays within [`TOLERANCE`] of their
+//! Two models whose difference stays within 1e-12 of their
 //! magnitudes on a piece *tie* there; equal everywhere, they are reported
 //! in [`Crossovers::ties`].
 //!
@@ -49,8 +49,6 @@ mod interval;
 mod resolve;
 mod roots;
 mod tape;
-
-pub use roots::{MAX_BOXES, MIN_BOX_WIDTH, TOLERANCE};
 
 use crate::{Design, Expr};
 use roots::{Failure, Problem};
@@ -116,7 +114,7 @@ impl Root {
 pub struct Roots {
     /// The isolated roots, in increasing order.
     pub roots: Vec<Root>,
-    /// The pieces `[a, b]` on which the model is zero (to [`TOLERANCE`]),
+    /// The pieces `[a, b]` on which the model is zero (to 1e-12 of its scale),
     /// in increasing order.
     pub zero_pieces: Vec<(f64, f64)>,
 }
@@ -238,7 +236,8 @@ pub enum CrossoverError {
         at: f64,
     },
     /// The search could not decide whether two models meet in a piece
-    /// within its limits ([`MAX_BOXES`], [`MIN_BOX_WIDTH`]).
+    /// within its limits (200,000 boxes, boxes no narrower than 1e-12
+    /// relative).
     #[error("could not decide whether models {} and {} meet in [{lo}, {hi}] ({boxes} boxes examined): a model with too many jumps or kinks there", designs.0, designs.1)]
     Undecided {
         /// The two models (one for [`roots`]: both the same).

@@ -19,12 +19,12 @@ use super::{PointKind, Root};
 use crate::expr::Expr;
 
 /// Boxes one search may examine before giving up.
-pub const MAX_BOXES: usize = 200_000;
+pub(crate) const MAX_BOXES: usize = 200_000;
 /// The relative width under which a box is decided from point values.
-pub const MIN_BOX_WIDTH: f64 = 1e-12;
+pub(crate) const MIN_BOX_WIDTH: f64 = 1e-12;
 /// `|f| <= TOLERANCE · scale` counts as zero: where it holds on a whole
 /// box the two models tie there; at an extremum of `f` it is a tangency.
-pub const TOLERANCE: f64 = 1e-12;
+pub(crate) const TOLERANCE: f64 = 1e-12;
 /// The relative width to which bisection narrows a root.
 const ROOT_WIDTH: f64 = 4.0 * f64::EPSILON;
 
