@@ -1,6 +1,6 @@
 //! Writes `$OUT_DIR/random_type_designs.rs` for `tests/type_level_random.rs`:
 //! random designs over every pattern, each as a type of the type-level
-//! algebra (`pattern_core::pattern`) and as the design text that
+//! algebra (`pattern_core::dsl`) and as the design text that
 //! `Design::parse` reads, with random points at which the test compares the
 //! const model of the type with the runtime model of the text. Types cannot
 //! be made at run time, so the designs are made here, from a fixed seed

@@ -768,7 +768,7 @@ fn designs_written_with_the_macros_run() {
         .add("bump", |v| bump(v));
     let inputs: Vec<Vec<i32>> = (0..30).map(|i| vec![i, -i, 7, 0]).collect();
     let run = Executor::new(&kernels)
-        .run(&<Sorter as pattern_core::Pattern>::term(), inputs)
+        .run(&<Sorter as pattern_core::dsl::Pattern>::term(), inputs)
         .unwrap();
     assert_eq!(run.metrics.threads, 3);
     for (i, v) in run.into_input_order().into_iter().enumerate() {

@@ -1,7 +1,8 @@
 //! The macros as users write them: `#[cost]` on every supported function
 //! shape, `design!` in both forms, budgets and summaries at compile time.
+use pattern_core::dsl::Pattern;
 use pattern_core::paper::{Nop, Qsort};
-use pattern_core::{Design, Expr, Pattern, cost, cost_budget, cost_of, cost_summary, design};
+use pattern_core::{Design, Expr, cost, cost_budget, cost_of, cost_summary, design};
 
 #[cost("1034.17 * x * log2(x)")]
 fn qsort(v: &mut [i32]) {
@@ -221,7 +222,7 @@ cost_budget!(Solver, max = 300);
 
 #[test]
 fn task_groups_as_types_agree_with_the_runtime_model() {
-    const BY_TYPE: f64 = pattern_core::pattern::cost_with::<Solver>(&[]);
+    const BY_TYPE: f64 = pattern_core::dsl::cost_with::<Solver>(&[]);
     let runtime = Solver::model().eval(&[]).unwrap();
     let by_hand = 1000.0 / 24.0 + 50.0 * 24f64.log2();
     assert!((BY_TYPE - by_hand).abs() < 1e-9, "{BY_TYPE}");

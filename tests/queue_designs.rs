@@ -4,9 +4,9 @@
 
 mod common;
 
+use pattern_core::dsl::{Pattern, Pipe, Tpool, design_of};
 use pattern_core::machine::Machine;
 use pattern_core::paper::{Inc, Qsort};
-use pattern_core::pattern::{Pattern, Pipe, Tpool, design_of};
 use pattern_core::semantics::{Footprint, Queueing, QueueingError, QueueingPrediction};
 use pattern_core::{Design, Term, strategies};
 use proptest::prelude::*;

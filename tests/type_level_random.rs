@@ -12,9 +12,9 @@
 //! count, `log2(0)`) are skipped and counted. `PATTERN_TYPE_LEVEL_SEED`
 //! changes the designs; `PATTERN_TYPE_LEVEL_DESIGNS` their number.
 
-use pattern_core::pattern::*;
+use pattern_core::dsl::*;
 use pattern_core::semantics::Throughput;
-use pattern_core::{ConstExpr, Count, Design, Term};
+use pattern_core::{Count, Design, Term};
 
 /// One random design.
 pub struct Case {

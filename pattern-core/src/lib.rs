@@ -6,19 +6,30 @@
 //! whole program as a symbolic [`Expr`] — before the parallel program exists.
 //!
 //! This crate is the one users depend on (`use pattern_core::prelude::*`).
-//! It holds the cost-expression engine ([`Expr`]: parsing, printing, the
-//! PMNF normal form, growth classes, evaluation and a compiled form for
-//! sweeps), the design grammar ([`grammar`]: one term, one parser, one
-//! checker, one fold), the one type of a design ([`Design`]) and its
-//! meanings ([`semantics`]: throughput, latency, resources, machine
-//! profiles), designs as types checked at compile time ([`pattern`]), the
-//! [`laws`] that relate designs (seed 001 §5), the fitting of models to
-//! measurements ([`fit`]), closed queueing networks solved by Mean Value
-//! Analysis for machines with fewer cores than threads ([`queue`], seed
-//! 002), a discrete-event simulator of flow graphs ([`sim`], seed 003), the
-//! one description of a machine that every semantics prices a design on
-//! ([`machine`]: nodes of cores at speeds, a network, what its threads
-//! cost to wait) and an executor that runs a design for real ([`exec`]).
+//! Its layers, from text to numbers (docs/architecture.md draws them):
+//!
+//! | module | what it holds | feature |
+//! | --- | --- | --- |
+//! | [`expr`] | cost expressions: parsing, printing, the PMNF normal form, growth classes, evaluation, compiled sweeps | default |
+//! | [`grammar`] | the term of a design, its one parser, checker and fold | default |
+//! | [`Design`] | the one type of a design a user holds, and its models | default |
+//! | [`semantics`] | the meanings of a design, each one fold: throughput, latency, footprint (and queueing) | default |
+//! | [`dsl`] | designs as types, checked and priced at compile time, what the macros expand to | default |
+//! | [`laws`] | the laws that relate designs, rewriting by them (seed 001 §5) | default |
+//! | [`compare`] | whether a refactored design is equivalent, never worse, or worse somewhere | default |
+//! | [`machine`] | the one description of a machine every semantics prices a design on | default |
+//! | [`comm`] | communication costs: machine profiles of MPI-style operations, Hockney collectives | default |
+//! | `queue` | closed queueing networks solved by Mean Value Analysis (seed 002) | `queueing` (`calibrate`) |
+//! | `sim` | a discrete-event simulator of flow graphs (seed 003) | `sim` |
+//! | `fit` | fitting cost models to measurements, Extra-P's formats (`fit::measure` with `measure`) | `fit` |
+//! | `exec` | an executor that runs a design on threads for real, and the machine probe | `exec` |
+//! | `explore` | decisions: thread counts, crossovers, sensitivities, rankings, sweeps, plots | `explore` (`plots`) |
+//! | [`prelude`] | what most users need, in one import | default |
+//! | `strategies` | `proptest` strategies for models and designs | `proptest` |
+//! | `paper` | the papers' reference data, for tests and examples | `paper` |
+//!
+//! The default features give models and the macros; `full` turns on every
+//! engine. Each feature pulls only its own dependencies.
 //!
 //! ## Quick start
 //!
@@ -32,8 +43,8 @@
 pub mod accuracy;
 pub mod comm;
 pub mod compare;
-pub mod const_expr;
-pub mod design;
+mod design;
+pub mod dsl;
 #[cfg(feature = "exec")]
 pub mod exec;
 #[cfg(feature = "explore")]
@@ -44,7 +55,6 @@ pub mod laws;
 pub mod machine;
 #[cfg(feature = "paper")]
 pub mod paper;
-pub mod pattern;
 pub mod prelude;
 #[cfg(feature = "queueing")]
 pub mod queue;
@@ -53,15 +63,8 @@ pub mod semantics;
 pub mod sim;
 #[cfg(feature = "proptest")]
 pub mod strategies;
-pub mod summary;
 
-pub use const_expr::ConstExpr;
 pub use design::Design;
-pub use pattern::{
-    CostAnnotation, CostModel, CountName, CountParam, Fixed, Groups, MapReduce, MapReduceOver, On,
-    Par, Part, PartList, Pattern, Pipe, Redist, Seq, ShuffleFree, ShuffleFreeParts, Tpool,
-    TpoolOver, TwoOrMoreParts,
-};
 /// The design grammar (the `pattern-design` crate, which the macros also
 /// use at compile time): the term, its parser, its checker and its fold.
 pub use pattern_design as grammar;
@@ -80,9 +83,8 @@ pub use pattern_macros::{cost, cost_budget, cost_of, cost_summary, design};
 /// What the macros' expansions use; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::pattern::{
-        CostAnnotation, Groups, InvalidDesign, On, Par, Part, Redist, cost_with, design_of,
+    pub use crate::dsl::{
+        ConstExpr, ConstText, CostAnnotation, CostModel, CountName, Groups, InvalidDesign, On, Par,
+        Part, Pattern, Redist, ShuffleFree, cost_with, design_of,
     };
-    pub use crate::summary::ConstText;
-    pub use crate::{ConstExpr, CostModel, CountName, Pattern, ShuffleFree};
 }

@@ -7,8 +7,8 @@
 //! `paper_tables` example and the tests), and the paper's printed modular
 //! column is kept only to check that computation against.
 
-use crate::ConstExpr;
-use crate::pattern::{CostModel, ShuffleFree};
+use crate::dsl::ConstExpr;
+use crate::dsl::{CostModel, ShuffleFree};
 
 /// Table 1: the atomic models, in nanoseconds per call (`x` = elements; for
 /// `transfer`, bytes).

@@ -10,7 +10,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub use crate::dsl::Pattern;
 pub use crate::semantics::{Footprint, Latency, Throughput};
-pub use crate::{Atom, Count, Design, Expr, MapReduceParams, Pattern, Term};
+pub use crate::{Atom, Count, Design, Expr, MapReduceParams, Term};
 #[cfg(feature = "macros")]
 pub use crate::{cost, cost_budget, cost_of, cost_summary, design};

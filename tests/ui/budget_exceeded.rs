@@ -1,7 +1,7 @@
 // A cost budget as a const assertion: qsort on a pool of 4 threads, then inc,
 // costs about 5.2e9 ns per element at x = 10^6, over a budget of 1e9.
 use pattern_core::paper::{Inc, Qsort};
-use pattern_core::pattern::{cost_at, Pipe, Tpool};
+use pattern_core::dsl::{cost_at, Pipe, Tpool};
 
 type Design = Pipe<Tpool<4, Qsort>, Inc>;
 

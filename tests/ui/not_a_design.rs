@@ -1,6 +1,6 @@
 // Only atoms (CostModel types) and patterns compose.
 use pattern_core::paper::Qsort;
-use pattern_core::pattern::{Pattern, Pipe};
+use pattern_core::dsl::{Pattern, Pipe};
 
 struct Untimed;
 

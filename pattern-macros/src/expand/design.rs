@@ -284,11 +284,11 @@ impl Gen<'_> {
         match count {
             Count::Fixed(k) => {
                 let lit = Literal::u64_unsuffixed(*k);
-                quote_spanned!(span=> ::pattern_core::Fixed<#lit>)
+                quote_spanned!(span=> ::pattern_core::dsl::Fixed<#lit>)
             }
             Count::Symbol(name) if name.contains("::") || !name.starts_with(char::is_lowercase) => {
                 let path = self.text.path_at(at);
-                quote!(::pattern_core::Fixed<{ #path }>)
+                quote!(::pattern_core::dsl::Fixed<{ #path }>)
             }
             Count::Symbol(name) => {
                 let (ident, new) = self.fresh(format!("count {name}"), "count");
@@ -322,9 +322,9 @@ impl Gen<'_> {
             Term::Atom(atom) => self.atom(atom),
             Term::Seq(a, b) | Term::Pipe(a, b) => {
                 let op = if matches!(term, Term::Seq(..)) {
-                    quote!(::pattern_core::Seq)
+                    quote!(::pattern_core::dsl::Seq)
                 } else {
-                    quote!(::pattern_core::Pipe)
+                    quote!(::pattern_core::dsl::Pipe)
                 };
                 let (a, b) = (self.node(a), self.node(b));
                 quote!(#op<#a, #b>)
@@ -332,7 +332,7 @@ impl Gen<'_> {
             Term::Tpool(n, body) => {
                 let n = self.count(n, count_at(0));
                 let body = self.node(body);
-                quote!(::pattern_core::TpoolOver<#n, #body>)
+                quote!(::pattern_core::dsl::TpoolOver<#n, #body>)
             }
             Term::MapReduce {
                 params,
@@ -347,7 +347,7 @@ impl Gen<'_> {
                 let map = self.node(map);
                 let shuffle = self.atom(shuffle);
                 let reduce = self.node(reduce);
-                quote!(::pattern_core::MapReduceOver<#m, #n, #d, #k, #map, #shuffle, #reduce>)
+                quote!(::pattern_core::dsl::MapReduceOver<#m, #n, #d, #k, #map, #shuffle, #reduce>)
             }
             Term::On(p, body) => {
                 let p = self.count(p, count_at(0));
@@ -392,7 +392,7 @@ mod tests {
         assert!(out.contains("enum __design_atom0 { }"), "{out}");
         assert!(out.contains("__cost_model_of_qsort . name"), "{out}");
         assert!(out.contains(
-            "design_of :: < :: pattern_core :: Pipe < :: pattern_core :: TpoolOver < :: pattern_core :: Fixed < 4 > , __design_atom0 > , :: pattern_core :: Pipe < __design_atom1 , Nop > > > ()"
+            "design_of :: < :: pattern_core :: Pipe < :: pattern_core :: TpoolOver < :: pattern_core :: dsl :: Fixed < 4 > , __design_atom0 > , :: pattern_core :: Pipe < __design_atom1 , Nop > > > ()"
         ), "{out}");
     }
 
@@ -425,11 +425,13 @@ mod tests {
             "stage = 1000 / p; on[64](par[16, N](stage, groups[4](stage)))",
         );
         assert!(
-            out.contains(":: pattern_core :: __private :: On < :: pattern_core :: Fixed < 64 >"),
+            out.contains(
+                ":: pattern_core :: __private :: On < :: pattern_core :: dsl :: Fixed < 64 >"
+            ),
             "{out}"
         );
         assert!(
-            out.contains("Part < :: pattern_core :: Fixed < { N } >"),
+            out.contains("Part < :: pattern_core :: dsl :: Fixed < { N } >"),
             "{out}"
         );
         assert!(

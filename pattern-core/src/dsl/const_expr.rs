@@ -2,7 +2,7 @@
 //! compile-time assertion:
 //!
 //! ```
-//! use pattern_core::ConstExpr;
+//! use pattern_core::dsl::ConstExpr;
 //!
 //! // 1034.17·x·log2(x), built by hand (the `#[cost]` macro writes these).
 //! const QSORT: ConstExpr = ConstExpr::Mul(

@@ -3,7 +3,7 @@
 //! design is a constant.
 //!
 //! ```
-//! use pattern_core::pattern::{cost_at, Pattern, Pipe, Tpool};
+//! use pattern_core::dsl::{cost_at, Pattern, Pipe, Tpool};
 //! use pattern_core::paper::{Inc, Qsort};
 //!
 //! type Design = Pipe<Tpool<4, Qsort>, Inc>;
@@ -21,7 +21,7 @@
 //! A task pool over a design that contains a shuffle phase does not compile:
 //!
 //! ```compile_fail
-//! use pattern_core::pattern::{MapReduce, Pattern, Tpool};
+//! use pattern_core::dsl::{MapReduce, Pattern, Tpool};
 //! use pattern_core::paper::{Keys768, MapHadoop, PerKeyX, ReduceHadoop, ShuffleHadoop};
 //!
 //! type Hadoop = MapReduce<4, 12, PerKeyX, Keys768, MapHadoop, ShuffleHadoop, ReduceHadoop>;
@@ -35,7 +35,7 @@
 //! `p` as the runtime models do:
 //!
 //! ```
-//! use pattern_core::pattern::{cost_at, Fixed, On, Par, Part, Pattern, Tpool};
+//! use pattern_core::dsl::{cost_at, Fixed, On, Par, Part, Pattern, Tpool};
 //! use pattern_core::paper::{Inc, Qsort};
 //!
 //! // Two task pools at once on 8 processors: 6 sort, 2 increment.
@@ -51,8 +51,15 @@
 //! assert!((COST - runtime).abs() <= 1e-11 * runtime);
 //! ```
 
+mod const_expr;
+mod summary;
+
+pub use const_expr::ConstExpr;
+#[doc(hidden)]
+pub use summary::ConstText;
+
 use crate::semantics::{Resources, Throughput};
-use crate::{Atom, ConstExpr, Count, Design, Expr, MapReduceParams, Term, TermError};
+use crate::{Atom, Count, Design, Expr, MapReduceParams, Term, TermError};
 use std::marker::PhantomData;
 
 /// A design as a type: an atom ([`CostModel`]) or a pattern over designs.
@@ -349,8 +356,8 @@ where
 /// bound to `P`.
 ///
 /// ```
-/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Pattern};
-/// use pattern_core::ConstExpr;
+/// use pattern_core::dsl::{cost_with, CostModel, Fixed, On, Pattern};
+/// use pattern_core::dsl::ConstExpr;
 ///
 /// /// 1000 / p + 50 · log2(p): a step that shares the work and pays a
 /// /// logarithmic collective.
@@ -377,8 +384,8 @@ pub struct On<P, T>(PhantomData<(P, T)>);
 /// `floor(p/S)` (to `p` itself when `S` is 1).
 ///
 /// ```
-/// use pattern_core::pattern::{cost_with, CostModel, CountName, Fixed, Groups, On, Pattern};
-/// use pattern_core::ConstExpr;
+/// use pattern_core::dsl::{cost_with, CostModel, CountName, Fixed, Groups, On, Pattern};
+/// use pattern_core::dsl::ConstExpr;
 ///
 /// /// 1200 / p: a stage vector computed by a group.
 /// struct Stage;
@@ -407,8 +414,8 @@ pub struct Groups<S, T>(PhantomData<(S, T)>);
 /// `C` is a cost model, written into the design as its expression.
 ///
 /// ```
-/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Pattern, Redist};
-/// use pattern_core::ConstExpr;
+/// use pattern_core::dsl::{cost_with, CostModel, Fixed, On, Pattern, Redist};
+/// use pattern_core::dsl::ConstExpr;
 ///
 /// struct Solve;
 /// impl CostModel for Solve {
@@ -442,8 +449,8 @@ pub struct Part<S, T>(PhantomData<(S, T)>);
 /// parts or more ([`TwoOrMoreParts`]).
 ///
 /// ```
-/// use pattern_core::pattern::{cost_with, CostModel, Fixed, On, Par, Part, Pattern};
-/// use pattern_core::ConstExpr;
+/// use pattern_core::dsl::{cost_with, CostModel, Fixed, On, Par, Part, Pattern};
+/// use pattern_core::dsl::ConstExpr;
 ///
 /// /// 1000 / p + 50 · log2(p) (seed 004's shape: shared work, a collective).
 /// struct Stage;
@@ -469,7 +476,7 @@ pub struct Part<S, T>(PhantomData<(S, T)>);
 /// A `par` of one part is not a design (that is `on[p](t)`):
 ///
 /// ```compile_fail
-/// use pattern_core::pattern::{Fixed, Par, Part, Pattern};
+/// use pattern_core::dsl::{Fixed, Par, Part, Pattern};
 /// use pattern_core::paper::Qsort;
 ///
 /// let _ = Par::<(Part<Fixed<4>, Qsort>, ())>::term(); // error: `par` runs two tasks or more

@@ -3,8 +3,8 @@
 //! fixed buffer that the macros size, and models, growth classes and numbers
 //! are rendered into it by hand.
 
-use crate::ConstExpr;
-use crate::const_expr::{const_floor, const_log2, const_pow};
+use super::ConstExpr;
+use super::const_expr::{const_floor, const_log2, const_pow};
 
 /// A string built in `const` context, up to `N` bytes (longer text is cut
 /// and ends in `…`).
@@ -363,7 +363,7 @@ const fn growth(e: &ConstExpr, var: &str) -> (f64, f64) {
     match e {
         ConstExpr::Num(_) => (0.0, 0.0),
         ConstExpr::Var(name) => {
-            if crate::const_expr::str_eq(name, var) {
+            if super::const_expr::str_eq(name, var) {
                 (1.0, 0.0)
             } else {
                 (0.0, 0.0)
@@ -403,7 +403,7 @@ const fn growth(e: &ConstExpr, var: &str) -> (f64, f64) {
         // A bound variable: the body's growth with the value's growth for it
         // is beyond this sketch unless the binding is a constant.
         ConstExpr::Let(name, value, body) => {
-            if crate::const_expr::str_eq(name, var) {
+            if super::const_expr::str_eq(name, var) {
                 let v = growth(value, var);
                 let b = growth(body, var);
                 // body(var := value): powers compose when the body is a
