@@ -2,15 +2,22 @@
 //! designs over every pattern (seq, pipe, tpool, mapreduce, on, par, groups,
 //! seq[redist]), with fixed and named counts.
 //!
-//! The build script (`build.rs`) writes each design twice: as a type of
-//! `pattern_core::pattern` and as the design text of `Design::parse`, with
-//! random points. At each point the const model, evaluated by the compiler,
-//! must equal the model of the text: the composition of the runtime term
-//! (`Term::model`) to 1e-12, and its normal form (`Design::model`, whose
-//! coefficients are rounded to 12 significant digits) to 1e-11. Points where
-//! the runtime value is not finite (a group of 0 processors under a named
-//! count, `log2(0)`) are skipped and counted. `PATTERN_TYPE_LEVEL_SEED`
-//! changes the designs; `PATTERN_TYPE_LEVEL_DESIGNS` their number.
+//! `tests/type_level/designs.in` holds each design twice, as a type of
+//! `pattern_core::dsl` and as the design text of `Design::parse`, with
+//! random points; `tests/type_level/generate.rs` writes it from a seed (a
+//! test here checks that the file is what it writes). At each point the
+//! const model, evaluated by the compiler, must equal the model of the text:
+//! the composition of the runtime term (`Term::model`) to 1e-12, and its
+//! normal form (`Design::model`, whose coefficients are rounded to 12
+//! significant digits) to 1e-11. Points where the runtime value is not
+//! finite (a group of 0 processors under a named count, `log2(0)`) are
+//! skipped and counted. Other designs: `PATTERN_TYPE_LEVEL_WRITE=1` with
+//! `PATTERN_TYPE_LEVEL_SEED` and `PATTERN_TYPE_LEVEL_DESIGNS` rewrites the
+//! file (the freshness test then fails until the seed and count in
+//! `generate.rs` match); the next build tests the new designs.
+
+#[path = "type_level/generate.rs"]
+mod generate;
 
 use pattern_core::dsl::*;
 use pattern_core::semantics::Throughput;
@@ -32,7 +39,42 @@ pub struct Case {
     pub at_compile_time: &'static [f64],
 }
 
-include!(concat!(env!("OUT_DIR"), "/random_type_designs.rs"));
+include!("type_level/designs.in");
+
+/// Where the checked-in designs live.
+const DESIGNS_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/type_level/designs.in");
+
+fn env_number(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok()?;
+    Some(
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} must be a non-negative integer, found `{text}`")),
+    )
+}
+
+/// The checked-in designs are what the generator writes from its seed, so
+/// the fixture is never edited by hand nor stale; with
+/// `PATTERN_TYPE_LEVEL_WRITE=1` this writes them instead.
+#[test]
+fn the_checked_in_designs_are_the_generators() {
+    if std::env::var_os("PATTERN_TYPE_LEVEL_WRITE").is_some() {
+        let seed = env_number("PATTERN_TYPE_LEVEL_SEED").unwrap_or(generate::SEED);
+        let designs =
+            env_number("PATTERN_TYPE_LEVEL_DESIGNS").map_or(generate::DESIGNS, |n| n as usize);
+        std::fs::write(DESIGNS_FILE, generate::generate(seed, designs))
+            .expect("the file is writable");
+        return;
+    }
+    let file = std::fs::read_to_string(DESIGNS_FILE).expect("the designs are checked in");
+    assert!(
+        file == generate::generate(generate::SEED, generate::DESIGNS),
+        "{DESIGNS_FILE} is not what tests/type_level/generate.rs writes from seed {}; rewrite it with PATTERN_TYPE_LEVEL_WRITE=1",
+        generate::SEED
+    );
+    assert_eq!(SEED, generate::SEED);
+    assert_eq!(CASES.len(), generate::DESIGNS);
+}
 
 /// Relative tolerance against the composition of the runtime term.
 const TERM_TOLERANCE: f64 = 1e-12;
