@@ -6,10 +6,11 @@
 
 use super::args::{self, Point, Range};
 use super::error::{CliError, DEFAULT_ELEMENTS};
+use super::files::read_design;
 use super::machine::MachineArgs;
 use super::names::Known;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
-use super::{progress, read_design};
+use super::progress;
 use pattern_core::Design;
 use pattern_core::explore::allocation::{
     Allocation, AllocationError, Allocator, DEFAULT_MAX_STEPS, GreedyRule, SizePlan, greedy_gap,

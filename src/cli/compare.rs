@@ -3,9 +3,9 @@
 
 use super::args::{self, Range};
 use super::error::CliError;
+use super::files::read_design;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, shown};
-use super::read_design;
 use pattern_core::compare::{self, Comparison, Domain, Evidence, Point, Verdict};
 use pattern_core::explore::ranking::symbolic_counts;
 use serde_json::{Map, Value, json};

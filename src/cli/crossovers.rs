@@ -4,9 +4,9 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::files::read_designs;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, point_json, shown};
-use super::read_designs;
 use pattern_core::Design;
 use pattern_core::explore::crossover::{
     CrossoverError, Crossovers, PointKind, Span, design_crossovers,

@@ -6,8 +6,8 @@
 //! the noise.
 
 use super::error::{CliError, excerpt};
+use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
-use super::read_text;
 use pattern_core::fit::extrap_io::{Experiment, Series, is_json_path};
 use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, stats};
 use serde_json::{Value, json};

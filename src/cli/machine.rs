@@ -232,7 +232,7 @@ pub fn run(args: &MachineCommandArgs) -> Result<Report, CliError> {
 /// The machine in the file `path` (`-`: standard input), its format
 /// errors naming the file.
 pub fn read_machine(path: &std::path::Path) -> Result<Machine, CliError> {
-    let text = super::read_text(path)?;
+    let text = super::files::read_text(path)?;
     Machine::from_json(&text).map_err(|e| CliError::Machine(e.in_file(path)))
 }
 

@@ -4,10 +4,10 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::files::read_design;
 use super::machine::MachineArgs;
 use super::names::Known;
 use super::output::{Report, Text, json_num, num, shown};
-use super::read_design;
 use pattern_core::semantics::{Latency, Throughput};
 use pattern_core::{Design, Expr};
 use serde_json::{Map, Value, json};

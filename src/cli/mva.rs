@@ -7,9 +7,10 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::files::read_text;
 use super::machine::MachineArgs;
+use super::network;
 use super::output::{Report, Text, json_num, num, shown};
-use super::{network, read_text};
 use pattern_core::Design;
 use pattern_core::machine::Waiting;
 use pattern_core::queue::{MAX_EXACT_STEPS, Network, QueueError, Solution, StationKind};

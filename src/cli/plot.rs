@@ -6,10 +6,11 @@
 
 use super::args::{self, Point};
 use super::error::{CliError, DEFAULT_ELEMENTS};
+use super::files::read_designs;
 use super::machine::{MachineArgs, OnMachine};
 use super::output::{Report, json_num, num};
 use super::sweep::{axis, bound, count_name, count_values, thread_curve, threads_machine};
-use super::{progress, read_designs, simulate};
+use super::{progress, simulate};
 use pattern_core::Design;
 use pattern_core::explore::crossover::{Span, design_crossovers};
 use pattern_core::explore::plot::{CostCurves, Efficiency, Gantt, Plot, ThreadsPlot};

@@ -6,9 +6,10 @@
 
 use super::args::{self, Point};
 use super::error::{CliError, DEFAULT_ELEMENTS};
+use super::files::read_design;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, counts_json, counts_text, json_num, num, point_json, shown};
-use super::{progress, read_design};
+use super::progress;
 use pattern_core::explore::allocation::{DEFAULT_MAX_STEPS, Pricing};
 use pattern_core::explore::ranking::{AllocationCounts, Ranking};
 use serde_json::{Value, json};

@@ -8,9 +8,9 @@
 use super::args::{self, Point};
 use super::crossovers::describe;
 use super::error::CliError;
+use super::files::read_design;
 use super::machine::MachineArgs;
 use super::output::{Report, Text, json_num, num, point_json, shown};
-use super::read_design;
 use pattern_core::explore::crossover::Span;
 use pattern_core::explore::sensitivity::{
     Sensitivity, SpeedUp, bottleneck_stages, design_sensitivity, speed_up_ranking,

@@ -7,9 +7,10 @@
 
 use super::args::{self, Point};
 use super::error::CliError;
+use super::files::{read_design, write_file};
 use super::machine::{MachineArgs, OnMachine};
 use super::output::{Report, Text, json_num, num, shown};
-use super::{progress, read_design, write_file};
+use super::progress;
 use pattern_core::sim::{SimResult, Simulation};
 use serde_json::json;
 use std::path::PathBuf;

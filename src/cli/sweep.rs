@@ -5,10 +5,11 @@
 
 use super::args::{self, Point};
 use super::error::{CliError, DEFAULT_ELEMENTS};
+use super::files::{read_designs, write_file};
 use super::machine::{MachineArgs, OnMachine};
 use super::names::Known;
 use super::output::Report;
-use super::{progress, read_designs, write_file};
+use super::progress;
 use pattern_core::explore::ranking::symbolic_counts;
 use pattern_core::explore::sweep::{Axis, Sweep, Table, ThreadCurve, ThreadSweep};
 use pattern_core::machine::Machine;

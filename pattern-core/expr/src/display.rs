@@ -7,7 +7,8 @@
 //! significant digits, for tables; without one, numbers print exactly (the
 //! shortest text that reads back to the same `f64`).
 
-use super::{Expr, Func, negate};
+use super::flat::negate;
+use super::{Expr, Func};
 use std::fmt::{self, Write};
 
 #[derive(Clone, Copy, PartialEq)]

@@ -1,8 +1,9 @@
 //! Asymptotic growth in one variable: the big-O class, comparison of two
 //! expressions, and the dominant term (the paper's choice for `pipe`).
 
+use super::flat::sum_of;
 use super::normal::{Q, to_poly, to_rational};
-use super::{Expr, Func, sum_of};
+use super::{Expr, Func};
 use num_traits::{One, Signed, Zero};
 use std::cmp::Ordering;
 use std::fmt;

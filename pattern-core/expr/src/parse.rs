@@ -9,7 +9,8 @@
 //! atom    := number | ident | ident '(' expr (',' expr)* ')' | '(' expr ')'
 //! ```
 
-use super::{Expr, Func, negate, product_of, sum_of};
+use super::flat::{negate, product_of, sum_of};
+use super::{Expr, Func};
 use crate::parse_error::ParseError;
 
 /// One lexical token and where it starts.

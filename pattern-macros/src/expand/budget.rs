@@ -1,6 +1,6 @@
 //! `cost_budget!(..)`.
 
-use super::path_text;
+use super::annotation::path_text;
 use crate::ast::BudgetInput;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};

@@ -1,6 +1,7 @@
 //! `#[cost(..)]` and `cost_of!(..)`.
 
-use super::{Errors, annotation_const, annotation_path};
+use super::annotation::{annotation_const, annotation_path};
+use super::errors::Errors;
 use crate::attr::{CostArgs, unit_factor};
 use crate::model;
 use pattern_expr::Expr;

@@ -2,7 +2,8 @@
 //! the grammar crate (the same code as `Design::parse`, positions mapped back
 //! to the user's tokens), then written out as a design type.
 
-use super::{Errors, annotation_path, path_text};
+use super::annotation::{annotation_path, path_text};
+use super::errors::Errors;
 use crate::ast::DesignInput;
 use crate::model;
 use crate::tokens::TokenText;
@@ -392,7 +393,7 @@ mod tests {
         assert!(out.contains("enum __design_atom0 { }"), "{out}");
         assert!(out.contains("__cost_model_of_qsort . name"), "{out}");
         assert!(out.contains(
-            "design_of :: < :: pattern_core :: Pipe < :: pattern_core :: TpoolOver < :: pattern_core :: dsl :: Fixed < 4 > , __design_atom0 > , :: pattern_core :: Pipe < __design_atom1 , Nop > > > ()"
+            "design_of :: < :: pattern_core :: dsl :: Pipe < :: pattern_core :: dsl :: TpoolOver < :: pattern_core :: dsl :: Fixed < 4 > , __design_atom0 > , :: pattern_core :: dsl :: Pipe < __design_atom1 , Nop > > > ()"
         ), "{out}");
     }
 

@@ -1,6 +1,6 @@
 //! `cost_summary! { .. }`.
 
-use super::path_text;
+use super::annotation::path_text;
 use crate::ast::SummaryInput;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

@@ -3,7 +3,8 @@
 //! arithmetic (sums, scaling, products), their order by growth, the exact
 //! rationals of exponents, and the way back to an [`Expr`].
 
-use crate::{Expr, Func, divide, product_of, sum_of};
+use crate::flat::{divide, product_of, sum_of};
+use crate::{Expr, Func};
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, Zero};
 use std::collections::BTreeMap;
 
