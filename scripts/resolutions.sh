@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds pattern-core against the newest and the oldest versions its
-# Cargo.toml allows, with and without default features, in a scratch copy of
+# Cargo.toml allows, with default features, none, each alone and all, in a scratch copy of
 # the workspace (the repository's Cargo.lock is not touched), and builds a new
 # user crate that depends on pattern-core as `cargo add` would.
 #
@@ -31,6 +31,10 @@ CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=allow cargo generate-lockfile --quiet
 grep -A1 -E '^name = "(proptest|rand|serde|syn|criterion)"$' Cargo.lock | grep -o '"[^"]*"' | paste - - | sed 's/^/   /'
 cargo build --quiet -p pattern-core --no-default-features
 cargo build --quiet -p pattern-core --all-features
+# Each feature alone compiles: a module gated by one feature uses no other's.
+for feature in macros queueing calibrate sim fit measure exec explore plots proptest paper; do
+  cargo check --quiet -p pattern-core --no-default-features --features "$feature"
+done
 cargo test --quiet -p pattern-core -p pattern-expr -p pattern-design --lib
 
 echo "== a new crate that depends on pattern-core (cargo add)"
