@@ -193,7 +193,7 @@ impl fmt::Display for Term {
     /// The design syntax: `pipe(tpool[4](qsort), inc, nop)`. Right-nested
     /// chains of `pipe` and `seq` print as one n-ary call, which is how the
     /// parser reads them back (a term nested deeper than
-    /// [`crate::syntax::MAX_DEPTH`] prints, but does not parse back).
+    /// [`crate::MAX_DEPTH`] prints, but does not parse back).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write(f, self, syntax)
     }

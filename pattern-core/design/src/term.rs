@@ -157,7 +157,7 @@ impl MapReduceParams {
 ///
 /// A term may be built any number of levels deep in code: cloning,
 /// comparing, printing, dropping, checking and folding it never recurse
-/// (only the text syntax limits nesting, to [`crate::syntax::MAX_DEPTH`]).
+/// (only the text syntax limits nesting, to [`crate::MAX_DEPTH`]).
 pub enum Term {
     /// A sequential block.
     Atom(Atom),
