@@ -19,7 +19,7 @@ use crate::suite::Suite;
 use pattern_core::exec::Kernels;
 use pattern_core::machine::{Machine, Waiting};
 use pattern_core::semantics::Queueing;
-use pattern_core::sim::Simulation;
+use pattern_core::sim::{Direct, Simulation};
 use pattern_core::{Design, Term};
 use std::sync::PoisonError;
 use std::time::{Duration, Instant};
@@ -262,14 +262,18 @@ impl<E: Send + 'static> Suite<E> {
             // Only the first `real` elements reach a kernel: once element
             // `e` enters, those before `e - in_flight` have left, so each
             // atom has had its calls.
-            .direct(kernels, |i| {
-                inputs
-                    .get_mut(i)
-                    .and_then(Option::take)
-                    .unwrap_or_else(|| make(0, 0))
-            })
-            .measure_first(calls)
-            .direct_on_cores(settings.pin_threads)
+            .direct(
+                kernels,
+                |i| {
+                    inputs
+                        .get_mut(i)
+                        .and_then(Option::take)
+                        .unwrap_or_else(|| make(0, 0))
+                },
+                Direct::new()
+                    .measure_first(calls)
+                    .on_cores(settings.pin_threads),
+            )
             .run()
             .ok()
             .map(|r| r.time_per_element())
