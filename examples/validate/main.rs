@@ -91,10 +91,12 @@ mod machine_aware;
 mod probe;
 mod refinements;
 mod report;
+mod rounds;
 mod settings;
 mod suite;
 #[cfg(test)]
 mod tests;
+mod variants;
 mod wake;
 mod waking;
 

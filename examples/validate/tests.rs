@@ -3,10 +3,11 @@
 //! reported; the report's JSON read back; bad suites refused with clear
 //! errors.
 
+use crate::cases::Case;
 use crate::error::ValidationError;
 use crate::report::{Acceptance, Machine, Report};
 use crate::settings::Settings;
-use crate::suite::{Case, Suite};
+use crate::suite::Suite;
 use pattern_core::Design;
 use pattern_core::exec::{Cores, Kernels};
 use pattern_core::fit::measure::Harness;

@@ -11,9 +11,10 @@
 //! against 249 µs), where the machine-wide cost predicted it 6–11 % too
 //! fast (runs 12–14).
 
+use crate::cases::Case;
 use crate::error::ValidationError;
 use crate::settings::Settings;
-use crate::suite::{Case, Suite};
+use crate::suite::Suite;
 use crate::wake::median;
 use crossbeam_channel::{TryRecvError, bounded};
 use pattern_core::Expr;
