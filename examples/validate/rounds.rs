@@ -5,19 +5,21 @@
 //! collected ([`Collected`]) and, after the last round, fitted and compared
 //! ([`Suite::report`]).
 
-use crate::atoms::{AtomTimings, merge, scaled};
+use crate::atoms::{AtomTimings, fit_atom, merge, scaled};
 use crate::cases::Case;
 use crate::compare::{CaseRuns, Fits};
 use crate::error::ValidationError;
 use crate::machine_aware::{Overheads, predict};
 use crate::probe::Speed;
-use crate::refinements::{HANDOFF, pool_handoff_name, pool_sizes, refine, without_handed};
-use crate::report::{Predictions, SuiteReport};
+use crate::refinements::{
+    HANDOFF, SHARED_HANDOFF, pool_handoff_name, pool_sizes, refine, without_handed,
+};
+use crate::report::{AtomReport, Predictions, SuiteReport};
 use crate::settings::Settings;
 use crate::suite::{Probe, Suite, atom_ns, machine_cores};
 use crate::variants::Variant;
 use crate::waking::{Waking, Wakings};
-use pattern_core::exec::{Metrics, Warning};
+use pattern_core::exec::{Kernels, Metrics, Warning};
 use pattern_core::semantics::Throughput;
 use pattern_core::{Atom, Design, Expr, Term};
 use std::collections::BTreeMap;
@@ -440,11 +442,7 @@ impl<E: Send + 'static> Suite<E> {
             }
         }
         let handoff = if self.handoff {
-            Some(crate::atoms::fit_atom(
-                HANDOFF,
-                &collected.handoff,
-                settings,
-            )?)
+            Some(fit_atom(HANDOFF, &collected.handoff, settings)?)
         } else {
             None
         };
@@ -487,7 +485,7 @@ impl<E: Send + 'static> Suite<E> {
         &self,
         collected: &Collected,
         settings: &Settings,
-    ) -> Result<Vec<crate::report::AtomReport>, ValidationError> {
+    ) -> Result<Vec<AtomReport>, ValidationError> {
         let mut variants = Vec::new();
         for variant in Variant::ALL {
             let samples = match variant {
@@ -497,20 +495,15 @@ impl<E: Send + 'static> Suite<E> {
             for (probe, samples) in self.probes.iter().zip(samples) {
                 if !samples.is_empty() {
                     let name = variant.name(probe.name());
-                    variants.push(crate::atoms::fit_atom(&name, samples, settings)?);
+                    variants.push(fit_atom(&name, samples, settings)?);
                 }
             }
         }
         if !collected.shared.is_empty() {
-            let shared = crate::refinements::SHARED_HANDOFF;
-            variants.push(crate::atoms::fit_atom(shared, &collected.shared, settings)?);
+            variants.push(fit_atom(SHARED_HANDOFF, &collected.shared, settings)?);
         }
         for (w, samples) in &collected.pools {
-            variants.push(crate::atoms::fit_atom(
-                &pool_handoff_name(*w),
-                samples,
-                settings,
-            )?);
+            variants.push(fit_atom(&pool_handoff_name(*w), samples, settings)?);
         }
         Ok(variants)
     }
@@ -523,7 +516,7 @@ impl<E: Send + 'static> Suite<E> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn least_disturbed(
         &self,
-        kernels: &pattern_core::exec::Kernels<E>,
+        kernels: &Kernels<E>,
         term: &Term,
         x: usize,
         n: usize,

@@ -12,12 +12,12 @@ const OVERHEAD_RUNS: usize = 10_001;
 /// Calls `f` once and times it: its result and the time it took, in
 /// nanoseconds. The clock is read once before the timed region, so that the
 /// region does not pay for bringing the clock's code and data back into the
-/// caches (after building a large input, that alone added about 20 ns to an
+/// caches (after building a large input, that alone added tens of ns to an
 /// empty function's time). The result is returned, so it is dropped after
 /// the clock stops.
 ///
-/// What reading the clock costs ([`timer_overhead_ns`], 21–33 ns on the CI
-/// machine) is in every timing: time many calls in one region for kernels
+/// What reading the clock costs ([`timer_overhead_ns`], tens of ns with a
+/// fast clock source) is in every timing: time many calls in one region for kernels
 /// that short.
 ///
 /// ```
