@@ -125,6 +125,14 @@ impl Round {
     }
 }
 
+/// Where a configuration runs: the round and size, the suite's plan and
+/// its settings.
+struct At<'r> {
+    round: &'r Round,
+    plan: &'r Plan,
+    settings: &'r Settings,
+}
+
 /// The speeds a suite's timings are stated at: probed for the atoms and
 /// runs, unprobed for the costs of threads (not of memory: timed as is).
 struct Speeds {
@@ -168,16 +176,13 @@ impl<E: Send + 'static> Suite<E> {
             for &x in &self.sizes {
                 let round =
                     self.costs_of_threads(index, x, &plan, settings, &mut speeds, &mut collected)?;
+                let at = At {
+                    round: &round,
+                    plan: &plan,
+                    settings,
+                };
                 for (c, case) in self.cases.iter().enumerate() {
-                    self.run_case(
-                        c,
-                        case,
-                        &round,
-                        &plan,
-                        settings,
-                        &mut speeds.probed,
-                        &mut collected,
-                    )?;
+                    self.run_case(c, case, &at, &mut speeds.probed, &mut collected)?;
                 }
             }
         }
@@ -287,17 +292,15 @@ impl<E: Send + 'static> Suite<E> {
     /// machine's speed changes from one second to the next, more than the
     /// operators' errors); the run, the timings and the predictions
     /// collected.
-    #[allow(clippy::too_many_arguments)]
     fn run_case(
         &self,
         c: usize,
         case: &Case,
-        round: &Round,
-        plan: &Plan,
-        settings: &Settings,
+        at: &At,
         speed: &mut Speed,
         collected: &mut Collected,
     ) -> Result<(), ValidationError> {
+        let (round, plan, settings) = (at.round, at.plan, at.settings);
         let x = round.x;
         let timing = self.timing_of(case, plan.cores)?;
         let mut timed: Vec<Option<AtomTimings>> = vec![None; self.probes.len()];
@@ -344,16 +347,8 @@ impl<E: Send + 'static> Suite<E> {
         }
         let (local, variants) = self.local_atoms(&timed, &collected.cold, x, settings);
         let design = self.design(case, &local)?;
-        let mut predicted = self.predictions(
-            &design,
-            &local,
-            variants,
-            round,
-            plan,
-            settings,
-            overheads.waker,
-            threads,
-        );
+        let mut predicted =
+            self.predictions(&design, &local, variants, at, overheads.waker, threads);
         let direct = if odd {
             direct_first
         } else {
@@ -370,18 +365,16 @@ impl<E: Send + 'static> Suite<E> {
     /// timed around the run (`local`, `variants`) and the round's
     /// hand-overs: the plain operators, the refined design, and the
     /// machine-aware ones (the direct simulation apart).
-    #[allow(clippy::too_many_arguments)]
     fn predictions(
         &self,
         design: &Design,
         local: &[(String, Expr)],
         mut variants: Vec<Atom>,
-        round: &Round,
-        plan: &Plan,
-        settings: &Settings,
+        at: &At,
         waker: Option<f64>,
         threads: usize,
     ) -> Predictions {
+        let (round, plan, settings) = (at.round, at.plan, at.settings);
         variants.extend(round.pools.iter().cloned());
         // A probe of an atom's co-run variant refines the model like the
         // element atoms' co-run timings.
@@ -390,12 +383,12 @@ impl<E: Send + 'static> Suite<E> {
                 .filter(|(name, _)| self.is_corun_probe(name))
                 .map(|(name, model)| constant_model(name, model)),
         );
-        let at = [("x", round.x as f64)];
+        let bindings = [("x", round.x as f64)];
         let refining = self.handoff || self.warm || self.contention;
         let refined = refining
             .then(|| {
                 let term = refine(design.term(), round.handoff.as_ref(), &variants, plan.cores);
-                Throughput::new().expr(&term).eval(&at).ok()
+                Throughput::new().expr(&term).eval(&bindings).ok()
             })
             .flatten();
         // On this machine's cores: stages that share a core hand over at the
@@ -414,10 +407,16 @@ impl<E: Send + 'static> Suite<E> {
             design.term().clone()
         };
         let variation = self.variation_of(design, round.x, settings);
-        let (queueing, simulated) =
-            predict(&machine_term, plan.cores, settings, &at, variation, waker);
+        let (queueing, simulated) = predict(
+            &machine_term,
+            plan.cores,
+            settings,
+            &bindings,
+            variation,
+            waker,
+        );
         Predictions {
-            plain: design.model().eval(&at).ok(),
+            plain: design.model().eval(&bindings).ok(),
             refined,
             queueing,
             simulated,
