@@ -70,15 +70,11 @@ impl Collected {
         Collected {
             cold: none(),
             raw: none(),
-            variants: [
-                Variant::Warm,
-                Variant::Corun,
-                Variant::Handed,
-                Variant::Handing,
-            ]
-            .into_iter()
-            .map(|v| (v, none()))
-            .collect(),
+            // What waking costs is timed apart, before the runs (wakings).
+            variants: (Variant::ALL.into_iter())
+                .filter(|&v| v != Variant::Waking)
+                .map(|v| (v, none()))
+                .collect(),
             handoff: BySize::new(),
             shared: BySize::new(),
             pools: BTreeMap::new(),
