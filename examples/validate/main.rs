@@ -77,7 +77,8 @@
 //! The harness lives in this example's modules: [`suite`] (a suite: its
 //! atoms and configurations), [`cases`] (a configuration and what its
 //! design runs), [`rounds`] (the protocol: rounds, sizes, runs),
-//! [`atoms`] (atom timing), [`variants`] (an atom's variants),
+//! [`atoms`] (atom timing), [`handoffs`] (the hand-overs timed as
+//! atoms), [`variants`] (an atom's variants),
 //! [`waking`] and [`wake`] (what waking a thread costs, for a design and
 //! for the machine), [`refinements`] (hand-over, cache reuse,
 //! contention), [`machine_aware`] (the queueing and simulated
@@ -92,6 +93,7 @@ mod cases;
 mod compare;
 mod core_speeds;
 mod error;
+mod handoffs;
 mod histogram;
 mod machine_aware;
 mod probe;
