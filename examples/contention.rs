@@ -20,12 +20,12 @@
 //! Run with `cargo run --release --example contention` (under a minute);
 //! `-- --quick` is a smoke run of a few seconds; `-- --together` runs the
 //! kernels of steps that start at the same simulated time at the same time
-//! (`Simulation::direct_together`).
+//! (`Direct::together`).
 
 use pattern_core::Design;
 use pattern_core::exec::{Executor, Kernels};
 use pattern_core::machine::Machine;
-use pattern_core::sim::Simulation;
+use pattern_core::sim::{Direct, Simulation};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -221,9 +221,11 @@ fn main() {
                         .collect();
                     Simulation::new(&runnable, &pinned)
                         .elements(direct_elements)
-                        .direct(&kernels, |i| std::mem::take(&mut inputs[i]))
-                        .direct_on_cores(true)
-                        .direct_together(together)
+                        .direct(
+                            &kernels,
+                            |i| std::mem::take(&mut inputs[i]),
+                            Direct::new().on_cores(true).together(together),
+                        )
                         .run()
                         .expect("a simulation")
                         .time_per_element()

@@ -6,7 +6,9 @@ mod common;
 
 use pattern_core::exec::Kernels;
 use pattern_core::machine::Machine;
-use pattern_core::sim::{Change, Shuffle, SimError, SimResult, Simulation, TaskGraph, When};
+use pattern_core::sim::{
+    Change, Direct, Shuffle, SimError, SimResult, Simulation, TaskGraph, When,
+};
 use pattern_core::strategies::{atom, map_reduce};
 use pattern_core::{Count, Design, Expr, Term};
 use proptest::prelude::*;
@@ -290,7 +292,7 @@ fn direct_execution_runs_the_kernels_and_mixed_mode_only_the_first_calls() {
     let started = Instant::now();
     let r = Simulation::new(&d, &p)
         .elements(40)
-        .direct(&kernels, input)
+        .direct(&kernels, input, Direct::new())
         .run()
         .unwrap();
     let wall = started.elapsed().as_nanos() as f64;
@@ -310,8 +312,7 @@ fn direct_execution_runs_the_kernels_and_mixed_mode_only_the_first_calls() {
     let started = Instant::now();
     let r = Simulation::new(&d, &p)
         .elements(40)
-        .direct(&kernels, input)
-        .measure_first(3)
+        .direct(&kernels, input, Direct::new().measure_first(3))
         .run()
         .unwrap();
     let wall = started.elapsed().as_nanos() as f64;

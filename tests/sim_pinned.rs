@@ -1,12 +1,12 @@
 //! Threads pinned to cores (`Waiting::pinned`), as the executor pins them:
 //! thread `i` in the order of the design's text on core `i mod cores`, each
 //! core shared by its own threads alone; and direct execution on the cores
-//! where the pinned threads run (`Simulation::direct_on_cores`).
+//! where the pinned threads run (`Direct::on_cores`).
 mod common;
 
 use pattern_core::exec::{Cores, Kernels};
 use pattern_core::machine::Machine;
-use pattern_core::sim::{Change, SimError, Simulation, When};
+use pattern_core::sim::{Change, Direct, SimError, Simulation, When};
 use pattern_core::{Design, Expr, Term};
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -121,8 +121,7 @@ fn direct_execution_runs_each_kernel_on_its_threads_core() {
         &Machine::new(1, cores.len()).with_waiting(|w| w.pinned(true)),
     )
     .elements(5)
-    .direct(&kernels, |_| 0)
-    .direct_on_cores(true)
+    .direct(&kernels, |_| 0, Direct::new().on_cores(true))
     .run()
     .unwrap();
     let placed = placed.lock().unwrap();
@@ -132,7 +131,7 @@ fn direct_execution_runs_each_kernel_on_its_threads_core() {
     }
 }
 
-/// With `direct_together`, the kernels of steps that start at the same
+/// With `Direct::together`, the kernels of steps that start at the same
 /// simulated time run at the same time. In a pipeline of two stages the
 /// first call runs alone and the next two (element 1 entering the first
 /// stage as element 0 enters the second) start together: each of those two
@@ -171,9 +170,11 @@ fn kernels_that_start_together_run_together() {
             &Machine::new(1, cores.len()).with_waiting(|w| w.pinned(true)),
         )
         .elements(3)
-        .direct(&kernels, |_| 0)
-        .direct_on_cores(true)
-        .direct_together(together)
+        .direct(
+            &kernels,
+            |_| 0,
+            Direct::new().on_cores(true).together(together),
+        )
         .run()
         .unwrap();
         assert_eq!(started.load(SeqCst), 6);

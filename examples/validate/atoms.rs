@@ -1,136 +1,27 @@
 //! Atom timing: every element atom timed the way a run calls it — cold, as
 //! the mean over a stream of elements ([`Settings::atom_stream`]); warm,
 //! on elements fresh in the cache ([`Suite::with_cache_reuse`]); co-run,
-//! while every other core runs it too ([`Suite::with_contention`]) — and
-//! the hand-over between threads, in a pipeline and in a task pool
-//! ([`Suite::with_handoff`]), timed as atoms of their own. Each timing is a
+//! while every other core runs it too ([`Suite::with_contention`]), handed
+//! from and handing on to another core. (The hand-overs between threads
+//! are timed as atoms of their own in `handoffs.rs`.) Each timing is a
 //! [`Measurement`] that the suite states at the reference speed
 //! ([`scaled`]), collects ([`merge`]) and fits ([`fit_atom`]).
 
+use crate::cases::Timing;
 use crate::error::ValidationError;
-use crate::machine_aware::predict;
 use crate::probe::Speed;
-use crate::refinements::{HANDOFF, corun_name, handed_name, handing_name, warm_name, with_handoff};
 use crate::report::{AtomReport, AtomSamples};
 use crate::settings::Settings;
 use crate::suite::{Probe, Suite};
-use pattern_core::exec::{Cores, ElementKernel, Kernels};
+use crate::variants::Variant;
+use pattern_core::exec::{Cores, ElementKernel};
 use pattern_core::fit::measure::{Harness, Measurement, Samples, timed};
-use pattern_core::{Atom, Count, Expr, Term};
+use pattern_core::{Atom, Expr};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
-
-/// The kernel time of the workers that measure a pool's hand-over
-/// ([`pool_handoff_name`](crate::refinements::pool_handoff_name)): long
-/// enough that the queue's memory has moved to the other cores between two
-/// takes, as with real kernels.
-const POOL_SPIN: Duration = Duration::from_micros(10);
 
 impl<E: Send + 'static> Suite<E> {
-    /// The hand-over between two threads at `x`, ns: the steady-state time
-    /// per element of `pipe(pass, pass)` with do-nothing stages, run by the
-    /// executor on as many elements as a run takes at most (`None` when the
-    /// run has too few departures). A cost of threads, not of memory:
-    /// `speed` is expected without probes.
-    pub(crate) fn time_handoff(
-        &self,
-        x: usize,
-        round: usize,
-        settings: &Settings,
-        speed: &mut Speed,
-    ) -> Result<Option<f64>, ValidationError> {
-        let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
-        let pass_term = Term::pipe(
-            Term::atom("pass", Expr::num(0.0)),
-            Term::atom("pass", Expr::num(0.0)),
-        );
-        let n = settings.max_elements.min(self.memory_bound(x, settings));
-        let (metrics, _, _, _) =
-            self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings, speed)?;
-        Ok(metrics.inter_departure_ns)
-    }
-
-    /// The hand-over between pipeline stages that share a core, ns: the
-    /// time per element of a pipeline of `2 · cores` do-nothing stages,
-    /// pinned two to a core, over what the refined model charges it in
-    /// hand-overs (a stage pays one per boundary it touches: a core runs
-    /// `2 · 2 − 1 = 3` of them per element on two cores). Stages that
-    /// share a core wait for each other by blocking, dearer than the
-    /// spinning hand-over of [`Suite::time_handoff`].
-    pub(crate) fn time_shared_handoff(
-        &self,
-        x: usize,
-        round: usize,
-        cores: usize,
-        settings: &Settings,
-        speed: &mut Speed,
-    ) -> Result<Option<f64>, ValidationError> {
-        let pass_kernels = Kernels::<E>::new().add("pass", |_| {});
-        let stages = 2 * cores.max(1);
-        let Some(pass_term) =
-            Term::pipe_all((0..stages).map(|_| Term::atom("pass", Expr::num(0.0))))
-        else {
-            return Ok(None);
-        };
-        // The refined model of the same pipeline with a hand-over of 1 ns,
-        // on this machine's cores: hand-overs per element.
-        let unit = Atom {
-            name: HANDOFF.to_string(),
-            model: Expr::num(1.0),
-        };
-        let (_, per_unit) = predict(
-            &with_handoff(&pass_term, &unit),
-            cores,
-            settings,
-            &[],
-            0.0,
-            None,
-        );
-        let Some(per_unit) = per_unit.filter(|u| *u > 0.0) else {
-            return Ok(None);
-        };
-        let n = settings.max_elements.min(self.memory_bound(x, settings));
-        let (metrics, _, _, _) =
-            self.least_disturbed(&pass_kernels, &pass_term, x, n, round, settings, speed)?;
-        Ok(metrics.inter_departure_ns.map(|t| t / per_unit))
-    }
-
-    /// A pool's hand-over: what each of `w` workers spends per element
-    /// beside a kernel of known time, ns — `w` times the time per element
-    /// of `tpool[w](spin)` minus the kernel's 10 µs (`None` when the run has
-    /// too few departures). A cost of threads, not of the elements: on
-    /// elements of the smallest size, as many as a full run takes.
-    pub(crate) fn time_pool_handoff(
-        &self,
-        w: usize,
-        round: usize,
-        settings: &Settings,
-        speed: &mut Speed,
-    ) -> Result<Option<f64>, ValidationError> {
-        let spin_kernels = Kernels::<E>::new().add("spin", |_| {
-            let start = Instant::now();
-            while start.elapsed() < POOL_SPIN {
-                std::hint::spin_loop();
-            }
-        });
-        let spin = POOL_SPIN.as_nanos() as f64;
-        let term = Term::Tpool(
-            Count::Fixed(w as u64),
-            Box::new(Term::atom("spin", Expr::num(spin))),
-        );
-        let smallest = self.sizes[0];
-        let n = ((settings.run_target.as_nanos() as f64 * w as f64 / spin) as usize)
-            .clamp(settings.min_elements, settings.max_elements.max(1))
-            .min(self.memory_bound(smallest, settings));
-        let (metrics, _, _, _) =
-            self.least_disturbed(&spin_kernels, &term, smallest, n, round, settings, speed)?;
-        Ok(metrics
-            .inter_departure_ns
-            .map(|t| (t * w as f64 - spin).max(0.0)))
-    }
-
     pub(crate) fn measure_probe(
         &self,
         probe: &Probe,
@@ -250,69 +141,49 @@ impl<E: Send + 'static> Suite<E> {
     /// [`Suite::with_cache_reuse`]; co-run for those in `contended`), each
     /// between two readings of the speed probe, and adds the timings to
     /// `timed`.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn time_atoms(
         &self,
-        uses: &[usize],
-        contended: &[usize],
-        handed: &[usize],
+        timing: &Timing,
         settings: &Settings,
         x: usize,
         timed: &mut [Option<AtomTimings>],
         speed: &mut Speed,
     ) -> Result<(), ValidationError> {
-        for &i in uses {
+        for &i in &timing.uses {
             let probe = &self.probes[i];
             let (cold_raw, factor) = speed.atom(|| self.measure_probe(probe, settings, &[x]));
             let cold_raw = cold_raw?;
             let cold = scaled(&cold_raw, factor);
+            let mut variants = BTreeMap::new();
             // A custom probe has no variants of its own (a co-run variant
             // is a probe of its own).
-            let element = matches!(probe, Probe::Element(_));
-            let warm = if self.warm && element {
+            if self.warm && matches!(probe, Probe::Element(_)) {
                 let (warm, factor) = speed.atom(|| self.measure_warm(probe.name(), settings, x));
-                Some(scaled(&warm?, factor))
-            } else {
-                None
-            };
-            let corun = if contended.contains(&i) {
+                variants.insert(Variant::Warm, scaled(&warm?, factor));
+            }
+            if timing.contended.contains(&i) {
                 let cores = speed.cores.clone();
                 let (corun, factor) =
                     speed.atom(|| self.measure_corun(probe.name(), settings, x, cores.as_ref()));
-                Some(scaled(&corun?, factor))
-            } else {
-                None
-            };
-            let (handed, handing) = if handed.contains(&i) {
+                variants.insert(Variant::Corun, scaled(&corun?, factor));
+            }
+            if timing.handed.contains(&i) {
                 let cores = speed.cores.clone();
                 let (m, factor) =
                     speed.atom(|| self.measure_handed(probe.name(), settings, x, cores.as_ref()));
-                m?.map(|(h, g)| (scaled(&h, factor), scaled(&g, factor)))
-                    .unzip()
-            } else {
-                (None, None)
-            };
-            let join = |a: Option<Measurement>, b: Option<Measurement>| match (a, b) {
-                (Some(a), Some(b)) => Some(join_measurements(&a, &b)),
-                (a, b) => a.or(b),
+                if let Some((handed, handing)) = m? {
+                    variants.insert(Variant::Handed, scaled(&handed, factor));
+                    variants.insert(Variant::Handing, scaled(&handing, factor));
+                }
+            }
+            let now = AtomTimings {
+                cold,
+                variants,
+                cold_raw,
             };
             timed[i] = Some(match timed[i].take() {
-                None => AtomTimings {
-                    cold,
-                    warm,
-                    corun,
-                    handed,
-                    handing,
-                    cold_raw,
-                },
-                Some(before) => AtomTimings {
-                    cold: join_measurements(&before.cold, &cold),
-                    warm: join(before.warm, warm),
-                    corun: join(before.corun, corun),
-                    handed: join(before.handed, handed),
-                    handing: join(before.handing, handing),
-                    cold_raw: join_measurements(&before.cold_raw, &cold_raw),
-                },
+                None => now,
+                Some(before) => before.joined(now),
             });
         }
         Ok(())
@@ -329,46 +200,23 @@ impl<E: Send + 'static> Suite<E> {
         settings: &Settings,
     ) -> (Vec<(String, Expr)>, Vec<Atom>) {
         let mut local = Vec::new();
-        let mut warm = Vec::new();
+        let mut variants = Vec::new();
         for (i, probe) in self.probes.iter().enumerate() {
-            let fallback = || {
-                fit_atom(probe.name(), &atom_samples[i], settings)
-                    .map_or(Expr::num(1e3), |a| a.model)
-            };
             let model = match (probe, &timed[i]) {
                 (Probe::Element(name), Some(t)) => {
-                    if let Some(w) = &t.warm {
-                        warm.push(Atom {
-                            name: warm_name(name),
-                            model: Expr::num(median_at(w, x)),
-                        });
-                    }
-                    if let Some(c) = &t.corun {
-                        warm.push(Atom {
-                            name: corun_name(name),
-                            model: Expr::num(median_at(c, x)),
-                        });
-                    }
-                    if let Some(h) = &t.handed {
-                        warm.push(Atom {
-                            name: handed_name(name),
-                            model: Expr::num(median_at(h, x)),
-                        });
-                    }
-                    if let Some(h) = &t.handing {
-                        warm.push(Atom {
-                            name: handing_name(name),
-                            model: Expr::num(median_at(h, x)),
-                        });
-                    }
+                    variants.extend(t.variants.iter().map(|(variant, m)| Atom {
+                        name: variant.name(name),
+                        model: Expr::num(median_at(m, x)),
+                    }));
                     Expr::num(median_at(&t.cold, x))
                 }
                 (Probe::Custom(..), Some(t)) => Expr::num(median_at(&t.cold, x)),
-                _ => fallback(),
+                _ => fit_atom(probe.name(), &atom_samples[i], settings)
+                    .map_or(Expr::num(1e3), |a| a.model),
             };
             local.push((probe.name().to_string(), model));
         }
-        (local, warm)
+        (local, variants)
     }
 
     /// Times the element kernel `name` at `x` on inputs fresh from the
@@ -401,7 +249,7 @@ impl<E: Send + 'static> Suite<E> {
             })
             .collect();
         Ok(Measurement::from_samples(
-            &warm_name(name),
+            &Variant::Warm.name(name),
             vec![Samples {
                 x,
                 times_ns,
@@ -508,8 +356,8 @@ impl<E: Send + 'static> Suite<E> {
             )
         };
         Ok(Some((
-            measurement(&handed_name(name), handed),
-            measurement(&handing_name(name), handing),
+            measurement(&Variant::Handed.name(name), handed),
+            measurement(&Variant::Handing.name(name), handing),
         )))
     }
 
@@ -575,7 +423,7 @@ impl<E: Send + 'static> Suite<E> {
             times
         });
         Ok(Measurement::from_samples(
-            &corun_name(name),
+            &Variant::Corun.name(name),
             vec![Samples {
                 x,
                 times_ns,
@@ -603,18 +451,31 @@ impl<E: Send + 'static> Suite<E> {
 pub(crate) struct AtomTimings {
     /// Cold, at the reference speed.
     pub(crate) cold: Measurement,
-    /// Warm ([`Suite::with_cache_reuse`]), at the reference speed.
-    pub(crate) warm: Option<Measurement>,
-    /// Co-run ([`Suite::with_contention`]), at the reference speed.
-    pub(crate) corun: Option<Measurement>,
-    /// Handed from another core ([`Suite::measure_handed`]), at the
+    /// Its variants timed ([`Suite::with_cache_reuse`],
+    /// [`Suite::with_contention`], [`Suite::measure_handed`]), at the
     /// reference speed.
-    pub(crate) handed: Option<Measurement>,
-    /// Handing on to another core ([`Suite::measure_handed`]), at the
-    /// reference speed.
-    pub(crate) handing: Option<Measurement>,
+    pub(crate) variants: BTreeMap<Variant, Measurement>,
     /// Cold, as measured.
     pub(crate) cold_raw: Measurement,
+}
+
+impl AtomTimings {
+    /// These timings and `later`'s together (a variant timed in one of
+    /// them only, as it is).
+    fn joined(mut self, later: AtomTimings) -> AtomTimings {
+        for (variant, m) in later.variants {
+            let joined = match self.variants.remove(&variant) {
+                Some(before) => join_measurements(&before, &m),
+                None => m,
+            };
+            self.variants.insert(variant, joined);
+        }
+        AtomTimings {
+            cold: join_measurements(&self.cold, &later.cold),
+            variants: self.variants,
+            cold_raw: join_measurements(&self.cold_raw, &later.cold_raw),
+        }
+    }
 }
 
 /// `m` with every timing multiplied by `factor`.
@@ -722,6 +583,8 @@ fn stream_means<E>(kernel: &ElementKernel<E>, stream: &mut [E], k: usize) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pattern_core::exec::Kernels;
+    use std::time::Duration;
 
     #[test]
     fn stream_length_is_fixed_and_bounded() {

@@ -1,13 +1,39 @@
-//! What a case's design runs, found from its structure: its shape, the
-//! atoms it uses and where (pooled, at the head of a later pipeline
-//! stage), its threads and its pools' hand-over; and its design with the
-//! atoms' measured models.
+//! A case ([`Case`]): one configuration of a suite, and what its design
+//! runs, found from its structure: its shape, the atoms it uses and where
+//! (pooled, at the head of a later pipeline stage: [`Timing`]), its
+//! threads and its pools' hand-over; and its design with the atoms'
+//! measured models.
 
 use crate::error::ValidationError;
-use crate::refinements::{corun_name, handed_atoms, pool_handoff_name, pool_sizes, pooled_atoms};
-use crate::suite::{Case, Probe, Suite, atom_ns};
+use crate::refinements::{handed_atoms, pool_handoff_name, pool_sizes, pooled_atoms};
+use crate::suite::{Probe, Suite, atom_ns};
+use crate::variants::Variant;
 use pattern_core::{Atom, Design, Expr, Term};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+
+/// One configuration: a design structure over the suite's atoms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// The family it belongs to (`seq`, `tpool`, `pipe`, `mapreduce`).
+    pub group: String,
+    /// The structure, in the design syntax: `pipe(qsort, inc)`.
+    pub structure: String,
+    /// Whether it counts for the acceptance figure.
+    pub acceptance: bool,
+}
+
+/// The probes (by index) timed around a case's run, and how.
+pub(crate) struct Timing {
+    /// The atoms it uses, timed cold.
+    pub(crate) uses: Vec<usize>,
+    /// Those it runs in a pool of two or more workers, also timed co-run
+    /// ([`Suite::with_contention`]).
+    pub(crate) contended: Vec<usize>,
+    /// Those at the head of a later pipeline stage after the same atom,
+    /// also timed handed and handing ([`Suite::with_cache_reuse`]).
+    pub(crate) handed: Vec<usize>,
+}
 
 impl<E: Send + 'static> Suite<E> {
     /// The case's structure with every atom's model set to 1: its shape,
@@ -108,7 +134,26 @@ impl<E: Send + 'static> Suite<E> {
 
     /// Whether `name` is a probe timing another probe's atom co-run.
     pub(crate) fn is_corun_probe(&self, name: &str) -> bool {
-        self.probes.iter().any(|p| corun_name(p.name()) == name)
+        self.probes
+            .iter()
+            .any(|p| Variant::Corun.name(p.name()) == name)
+    }
+
+    /// What is timed around a run of `case` on `cores` cores.
+    pub(crate) fn timing_of(&self, case: &Case, cores: usize) -> Result<Timing, ValidationError> {
+        Ok(Timing {
+            uses: self.atoms_of(case)?,
+            contended: if self.contention && cores > 1 {
+                self.pooled_atoms_of(case)?
+            } else {
+                Vec::new()
+            },
+            handed: if self.warm {
+                self.handed_atoms_of(case)?
+            } else {
+                Vec::new()
+            },
+        })
     }
 
     /// The probes (by index) of the element atoms a case runs in a task

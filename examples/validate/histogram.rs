@@ -52,7 +52,7 @@
 //! it by `m·n` like the map, and the simulator puts it on the workers'
 //! cores (it runs a shuffle as a delay on no core).
 
-use crate::splitmix;
+use crate::sort::splitmix;
 use crate::suite::Suite;
 use pattern_core::exec::{Cores, Job, Kernels, merge_groups};
 use pattern_core::fit::measure::{Harness, Measurement, Samples};
@@ -207,6 +207,58 @@ fn median_at(m: &Measurement, x: usize) -> f64 {
         .map_or(0.0, Samples::median)
 }
 
+/// One key reduced where two workers reduce a job's keys at once on two
+/// cores, every key in one bucket (as after a one-worker map): the reduce
+/// phase's time per key and busy core.
+fn reduce_corun(harness: &Harness, sizes: &[usize], cores: &Cores) -> Measurement {
+    let spare = Spare::default();
+    let busy = cores.len().clamp(1, 2);
+    let m = job_after_job(harness).run(
+        sizes,
+        |x| merge_groups(map_phase(x, 1, &spare)),
+        |keyed| reduce_across(keyed, busy, cores, &spare),
+    );
+    divided("hist_reduce_corun", &m, |_| KEYS as f64 / busy as f64)
+}
+
+/// What a key's reduce costs more with its values spread over two workers,
+/// per key and busy core: the reduce phase of two workers on two cores
+/// after a map by two workers on two cores, less the same after a
+/// one-worker map (every key reduced in place).
+fn gather_cost(harness: &Harness, sizes: &[usize], cores: &Cores) -> Measurement {
+    let busy = cores.len().clamp(1, 2);
+    let spare = Spare::default();
+    let one = job_after_job(harness).run(
+        sizes,
+        |x| merge_groups(map_phase(x, 1, &spare)),
+        |keyed| reduce_across(keyed, busy, cores, &spare),
+    );
+    let spares = with_room_at(sizes, 3 * KEYS);
+    let two = job_after_job(harness).run(
+        sizes,
+        |x| {
+            let spare = spare_at(&spares, x);
+            (merge_groups(map_phase_across(x, 2, cores, spare)), spare)
+        },
+        |(keyed, spare)| reduce_across(keyed, busy, cores, spare),
+    );
+    let per_key = KEYS as f64 / busy as f64;
+    let extra = two
+        .sizes()
+        .iter()
+        .map(|s| Samples {
+            x: s.x,
+            times_ns: s
+                .times_ns
+                .iter()
+                .map(|t| ((t - median_at(&one, s.x)) / per_key).max(0.0))
+                .collect(),
+            stopped_early: s.stopped_early,
+        })
+        .collect();
+    Measurement::from_samples("hist_gather", extra)
+}
+
 /// The histogram suite: the mapReduce for n = 1, 2, 4 at 512 to 8,192
 /// images per job.
 pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
@@ -255,16 +307,7 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
         // time per key and busy core.
         .probe(
             "hist_reduce_corun",
-            move |harness: &Harness, sizes: &[usize]| {
-                let spare = Spare::default();
-                let busy = reduce_cores.len().clamp(1, 2);
-                let m = job_after_job(harness).run(
-                    sizes,
-                    |x| merge_groups(map_phase(x, 1, &spare)),
-                    |keyed| reduce_across(keyed, busy, &reduce_cores, &spare),
-                );
-                divided("hist_reduce_corun", &m, |_| KEYS as f64 / busy as f64)
-            },
+            move |harness: &Harness, sizes: &[usize]| reduce_corun(harness, sizes, &reduce_cores),
         )
         // What a key's reduce costs more with its values spread over two
         // workers, per key and busy core: the reduce phase of two workers
@@ -272,40 +315,7 @@ pub(crate) fn histogram_suite() -> Suite<HistogramJob> {
         // executor runs n = 2, less the same after a one-worker map (every
         // key reduced in place).
         .probe("hist_gather", move |harness: &Harness, sizes: &[usize]| {
-            let busy = gather_cores.len().clamp(1, 2);
-            let spare = Spare::default();
-            let one = job_after_job(harness).run(
-                sizes,
-                |x| merge_groups(map_phase(x, 1, &spare)),
-                |keyed| reduce_across(keyed, busy, &gather_cores, &spare),
-            );
-            let spares = with_room_at(sizes, 3 * KEYS);
-            let two = job_after_job(harness).run(
-                sizes,
-                |x| {
-                    let spare = spare_at(&spares, x);
-                    (
-                        merge_groups(map_phase_across(x, 2, &gather_cores, spare)),
-                        spare,
-                    )
-                },
-                |(keyed, spare)| reduce_across(keyed, busy, &gather_cores, spare),
-            );
-            let per_key = KEYS as f64 / busy as f64;
-            let extra = two
-                .sizes()
-                .iter()
-                .map(|s| Samples {
-                    x: s.x,
-                    times_ns: s
-                        .times_ns
-                        .iter()
-                        .map(|t| ((t - median_at(&one, s.x)) / per_key).max(0.0))
-                        .collect(),
-                    stopped_early: s.stopped_early,
-                })
-                .collect();
-            Measurement::from_samples("hist_gather", extra)
+            gather_cost(harness, sizes, &gather_cores)
         })
         // Refined: the map at its co-run cost where two or more workers
         // are busy.

@@ -17,12 +17,12 @@
 use crate::settings::Settings;
 use crate::suite::Suite;
 use pattern_core::exec::Kernels;
-use pattern_core::machine::{Machine, Waiting};
+use pattern_core::machine::Machine;
 use pattern_core::semantics::Queueing;
-use pattern_core::sim::Simulation;
+use pattern_core::sim::{Direct, Simulation};
 use pattern_core::{Design, Term};
 use std::sync::PoisonError;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The machine-aware prediction the acceptance uses.
 pub const CHOSEN: &str = "simulated";
@@ -103,25 +103,23 @@ pub(crate) fn platform(
     settings: &Settings,
     waker: Option<f64>,
 ) -> Machine {
-    let ns = |d: Duration| d.as_secs_f64() * 1e9;
+    let measured = settings.waiting;
     let beyond = threads > cores;
     let executor_spin = if beyond {
-        Duration::ZERO
+        0.0
     } else {
-        settings.spin
+        settings.spin.as_secs_f64() * 1e9
     };
     let waker_cost = if beyond {
         0.0
     } else {
-        waker.unwrap_or(ns(settings.waker_cost))
+        waker.unwrap_or(measured.waker_cost_ns)
     };
-    let spin = (settings.wait_spin).map_or(f64::INFINITY, |s| ns(s + executor_spin));
+    let spin = (measured.spin_ns).map_or(f64::INFINITY, |s| s + executor_spin);
     Machine::new(1, cores).waiting(
-        Waiting::new()
+        measured
             .pinned(settings.pin_threads)
-            .wake_latency_ns(ns(settings.wake_latency))
             .spin_ns(spin)
-            .wake_cost_ns(ns(settings.wake_cost))
             .waker_cost_ns(waker_cost),
     )
 }
@@ -262,14 +260,18 @@ impl<E: Send + 'static> Suite<E> {
             // Only the first `real` elements reach a kernel: once element
             // `e` enters, those before `e - in_flight` have left, so each
             // atom has had its calls.
-            .direct(kernels, |i| {
-                inputs
-                    .get_mut(i)
-                    .and_then(Option::take)
-                    .unwrap_or_else(|| make(0, 0))
-            })
-            .measure_first(calls)
-            .direct_on_cores(settings.pin_threads)
+            .direct(
+                kernels,
+                |i| {
+                    inputs
+                        .get_mut(i)
+                        .and_then(Option::take)
+                        .unwrap_or_else(|| make(0, 0))
+                },
+                Direct::new()
+                    .measure_first(calls)
+                    .on_cores(settings.pin_threads),
+            )
             .run()
             .ok()
             .map(|r| r.time_per_element())
@@ -280,6 +282,8 @@ impl<E: Send + 'static> Suite<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pattern_core::machine::Waiting;
+    use std::time::Duration;
 
     /// A waiting stage polls the executor's spin and then the channel's
     /// where the threads fit the cores, the channel's alone beyond; the
@@ -290,9 +294,10 @@ mod tests {
     fn the_platform_polls_as_the_executor_does() {
         let settings = Settings {
             spin: Duration::from_micros(100),
-            wait_spin: Some(Duration::from_micros(13)),
-            waker_cost: Duration::from_micros(12),
-            wake_cost: Duration::from_micros(5),
+            waiting: Waiting::new()
+                .spin_ns(13e3)
+                .waker_cost_ns(12e3)
+                .wake_cost_ns(5e3),
             ..Settings::default()
         };
         let within = platform(2, 2, &settings, None);
@@ -316,8 +321,7 @@ mod tests {
     #[test]
     fn a_stage_that_sleeps_between_elements_costs_the_one_before() {
         let settings = Settings {
-            wait_spin: Some(Duration::from_micros(13)),
-            waker_cost: Duration::from_micros(12),
+            waiting: Waiting::new().spin_ns(13e3).waker_cost_ns(12e3),
             ..Settings::default()
         };
         for (first, waker, paid) in [

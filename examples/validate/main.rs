@@ -74,40 +74,49 @@
 //!   same thread its warm variant ([`with_cache_reuse`]), and in a task
 //!   pool the memory contention between its workers ([`with_contention`]).
 //!
-//! The harness lives in this example's modules: [`suite`] (the suite and
-//! the run driver), [`histogram`] (the mapReduce's job and atoms), [`settings`], [`atoms`] (atom timing), [`refinements`]
-//! (hand-over, cache reuse, contention), [`compare`] (a configuration's
-//! runs against its models), [`report`] (the report and its tables),
-//! [`probe`] (the speed probe) and [`core_speeds`] (the operators at the
-//! cores' speeds).
+//! The harness lives in this example's modules: [`suite`] (a suite: its
+//! atoms and configurations), [`cases`] (a configuration and what its
+//! design runs), [`rounds`] (the protocol: rounds, sizes, runs),
+//! [`atoms`] (atom timing), [`handoffs`] (the hand-overs timed as
+//! atoms), [`variants`] (an atom's variants),
+//! [`waking`] and [`wake`] (what waking a thread costs, for a design and
+//! for the machine), [`refinements`] (hand-over, cache reuse,
+//! contention), [`machine_aware`] (the queueing and simulated
+//! predictions), [`core_speeds`] (the operators at the cores' speeds),
+//! [`probe`] (the speed probe), [`compare`] (a configuration's runs
+//! against its models), [`report`] (the report and its tables),
+//! [`settings`], [`error`], and the suites: [`sort`] and [`histogram`]
+//! (the mapReduce's job and atoms).
 
 mod atoms;
 mod cases;
 mod compare;
 mod core_speeds;
 mod error;
+mod handoffs;
 mod histogram;
 mod machine_aware;
 mod probe;
 mod refinements;
 mod report;
+mod rounds;
 mod settings;
+mod sort;
 mod suite;
 #[cfg(test)]
 mod tests;
+mod variants;
 mod wake;
 mod waking;
 
 use error::ValidationError;
 use histogram::histogram_suite;
-use pattern_core::exec::{Cores, Kernels};
-use pattern_core::{cost, cost_of};
+use pattern_core::exec::Cores;
 use report::{Acceptance, ErrorSummary, Machine, Report, SuiteReport};
 use settings::Settings;
+use sort::sort_suite;
 use std::collections::BTreeMap;
-use std::hint::black_box;
 use std::time::{Duration, Instant};
-use suite::Suite;
 #[cfg(doc)]
 use {
     core_speeds::time_at_core_speeds,
@@ -115,117 +124,8 @@ use {
     probe::SpeedProbe,
     refinements::{with_cache_reuse, with_contention, with_handoff},
     report::SizeResult,
+    suite::Suite,
 };
-
-// ---- The paper's tasks for pipeline and task pool (§4.1.1) ----------------
-// The models are the paper's (Table 1), as a designer would write them
-// before measuring; the validation measures its own.
-
-/// Sorts the array (Table 1 row 3).
-#[cost("1034.17 * x * log2(x)")]
-fn qsort(v: &mut [i32]) {
-    v.sort_unstable();
-}
-
-/// Increments every element ten times (Table 1 row 2: "we repeat this
-/// operation ten times to reduce the absolute noise").
-#[cost("536.185 * x")]
-fn inc(v: &mut [i32]) {
-    for _ in 0..10 {
-        for e in v.iter_mut() {
-            *e = e.wrapping_add(1);
-        }
-        // Keep the ten passes from being merged into one.
-        black_box(&mut *v);
-    }
-}
-
-/// Returns the array unchanged (Table 1 row 1).
-#[cost("5422.97")]
-fn nop(v: &mut [i32]) {
-    black_box(v);
-}
-
-/// SplitMix64: a fast, seeded generator for the arrays to sort.
-pub(crate) fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// An array of `x` seeded random integers, followed by 4 KiB of spare
-/// capacity: arrays allocated one after the other lie next to each other in
-/// memory, and two workers of a task pool work on neighbouring arrays at
-/// the same time. Padded by one cache line only, the hardware prefetcher of
-/// one core, running up to a page ahead of the end of its array, kept
-/// taking the first lines of the next array from the other core: on the CI
-/// machine tpool[2](inc) at 4,096 elements reached a speedup of 1.76 over
-/// tpool[1](inc), and 2.06 with a page between the arrays (without any
-/// padding, the shared last line cost 7–16 % more). Where the generator put
-/// the arrays is not a property of the design.
-/// Spare capacity after each array: 4 KiB of `i32`.
-const PAGE_PAD: usize = 1024;
-
-fn random_array(x: usize, seed: u64) -> Vec<i32> {
-    let mut s = seed;
-    let mut v = Vec::with_capacity(x + PAGE_PAD);
-    v.extend((0..x).map(|_| splitmix(&mut s) as i32));
-    v
-}
-
-// ---- The suites -------------------------------------------------------------
-
-fn sort_suite() -> Suite<Vec<i32>> {
-    let kernels = Kernels::<Vec<i32>>::new()
-        .add(cost_of!(qsort).name, |v| qsort(v))
-        .add(cost_of!(inc).name, |v| inc(v))
-        .add(cost_of!(nop).name, |v| nop(v));
-    // 1,024 to 262,144 elements (the paper's range), powers of two.
-    let sizes: Vec<usize> = (0..=8).map(|k| 1024 << k).collect();
-    let mut suite = Suite::new("qsort/inc/nop", kernels, &sizes, random_array)
-        .element_bytes(|x| 4 * x)
-        .measure("qsort")
-        .measure("inc")
-        .measure("nop")
-        .with_handoff(true)
-        .with_cache_reuse(true)
-        .with_contention(true)
-        .with_direct(true);
-    for d in [
-        "seq(qsort, nop)",
-        "seq(qsort, inc)",
-        "seq(inc, qsort)",
-        "seq(inc, inc)",
-        "seq(inc, nop)",
-    ] {
-        suite = suite.case("seq", d, true);
-    }
-    for n in [1, 2, 3, 4, 8] {
-        suite = suite.case("tpool", &format!("tpool[{n}](qsort)"), true);
-    }
-    for n in [1, 2, 3, 4, 8] {
-        suite = suite.case("tpool", &format!("tpool[{n}](inc)"), true);
-    }
-    for d in [
-        "pipe(qsort, nop)",
-        "pipe(qsort, inc)",
-        "pipe(inc, qsort)",
-        "pipe(inc, inc)",
-        "pipe(inc, nop)",
-        // More stages than cores.
-        "pipe(inc, inc, inc)",
-        "pipe(qsort, inc, nop)",
-        "pipe(inc, inc, inc, inc)",
-    ] {
-        suite = suite.case("pipe", d, true);
-    }
-    for d in ["pipe(tpool[2](qsort), inc)", "pipe(inc, tpool[2](inc))"] {
-        suite = suite.case("pipe of pools", d, true);
-    }
-    suite
-}
 
 /// Validation against reality: measure the atoms, compose, run, compare.
 #[derive(clap::Parser)]
@@ -282,10 +182,9 @@ enum SuiteName {
     Histogram,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = <Args as clap::Parser>::parse();
-    let started = Instant::now();
-    let before = Machine::now();
+/// The settings `args` ask for; pinned, with this machine's waiting
+/// measured once, before any suite (the simulations' machine).
+fn settings_of(args: &Args) -> Settings {
     let mut settings = if args.quick {
         Settings::quick()
     } else {
@@ -313,16 +212,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     settings.normalize_speed = !args.no_probe;
     settings.discount_steal = args.discount_steal;
     if settings.pin_threads {
-        // Measured once, before any suite: the simulations' platform.
         let samples = if args.quick { 20 } else { 400 };
         if let Some(w) = wake::measure(&Cores::of_current_thread(), samples) {
-            fn d(ns: f64) -> Duration {
-                Duration::from_nanos(ns.max(0.0) as u64)
-            }
-            settings.wake_latency = d(w.latency);
-            settings.wait_spin = w.spin.map(d);
-            settings.wake_cost = w.cost.map_or(Duration::ZERO, d);
-            settings.waker_cost = d(w.waker);
+            settings.waiting = w.waiting();
             let us = |ns: Option<f64>| {
                 ns.map_or("(unknown)".to_string(), |v| format!("{:.1} µs", v / 1e3))
             };
@@ -337,18 +229,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    // A job of the mapReduce runs alone (no fill, no drain): fewer suffice.
-    let histogram_settings = Settings {
+    settings
+}
+
+/// The histogram suite's settings beside `settings`: a job of the
+/// mapReduce runs alone (no fill, no drain), so fewer rounds and elements
+/// suffice.
+fn histogram_settings(settings: &Settings, quick: bool) -> Settings {
+    Settings {
         rounds: settings.rounds.min(3),
         acceptance_from: 2048,
-        min_elements: if args.quick { 2 } else { 8 },
-        run_target: if args.quick {
+        min_elements: if quick { 2 } else { 8 },
+        run_target: if quick {
             Duration::from_millis(1)
         } else {
             Duration::from_millis(300)
         },
         ..settings.clone()
-    };
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = <Args as clap::Parser>::parse();
+    let started = Instant::now();
+    let before = Machine::now();
+    let settings = settings_of(&args);
+    let histogram_settings = histogram_settings(&settings, args.quick);
     eprintln!(
         "validate: {} cores, load average {}; {} rounds (about 15 min)",
         before.cores,

@@ -2,8 +2,10 @@
 //! beside the atoms: the hand-over between pipeline stages
 //! ([`with_handoff`]) and from a task pool's queue ([`with_pool_handoff`]),
 //! cache reuse on a thread ([`with_cache_reuse`]) and memory contention in
-//! a task pool ([`with_contention`]); and the names of the atoms they add.
+//! a task pool ([`with_contention`]); the atoms they add are the measured
+//! atoms' variants ([`Variant`]) and the hand-overs.
 
+use crate::variants::Variant;
 use pattern_core::{Atom, Count, Expr, Term};
 
 /// The name of the hand-over atom in the models.
@@ -64,14 +66,9 @@ fn attach(term: &Term, h: &Atom, left: bool, right: bool) -> Term {
     }
 }
 
-/// The name of the warm variant of an atom.
-pub fn warm_name(atom: &str) -> String {
-    format!("{atom}_warm")
-}
-
 /// `term` with cache reuse: an atom that follows another atom on the same
 /// thread (a later part of a `seq`) finds the element in the cache, so it
-/// is replaced by its warm variant from `warm` (named by [`warm_name`]),
+/// is replaced by its warm variant from `warm` (named by [`Variant::Warm`]),
 /// where there is one. The first atom of a thread, and the first atom of a
 /// pipeline stage (the element comes from another core), stay as they are.
 pub fn with_cache_reuse(term: &Term, warm: &[Atom]) -> Term {
@@ -82,7 +79,7 @@ fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
     match term {
         Term::Atom(a) if !first => warm
             .iter()
-            .find(|w| w.name == warm_name(&a.name))
+            .find(|w| w.name == Variant::Warm.name(&a.name))
             .map_or_else(|| term.clone(), |w| Term::Atom(w.clone())),
         Term::Atom(_)
         | Term::MapReduce { .. }
@@ -96,15 +93,6 @@ fn reuse(term: &Term, warm: &[Atom], first: bool) -> Term {
     }
 }
 
-/// The name of the variant of an atom timed on elements another core has
-/// just worked on ([`with_handed`]).
-pub fn handed_name(atom: &str) -> String {
-    format!("{atom}{HANDED}")
-}
-
-/// The suffix of [`handed_name`].
-const HANDED: &str = "_handed";
-
 /// `variants` without the handed ones, for designs whose threads outnumber
 /// the cores: there a stage takes its element late, once its core is done
 /// with another stage's work, and the element is no longer fresh in the
@@ -115,14 +103,14 @@ const HANDED: &str = "_handed";
 pub(crate) fn without_handed(variants: &[Atom]) -> Vec<Atom> {
     variants
         .iter()
-        .filter(|v| !v.name.ends_with(HANDED))
+        .filter(|v| Variant::Handed.atom_of(&v.name).is_none())
         .cloned()
         .collect()
 }
 
 /// `term` with the elements a later pipeline stage takes from the stage
 /// before: the first atom of every stage but the first is replaced by its
-/// variant named [`handed_name`] from `variants`, timed on elements the
+/// variant named [`Variant::Handed`] from `variants`, timed on elements the
 /// other core has just worked on (they come from the shared cache, not
 /// from memory), where there is one.
 pub fn with_handed(term: &Term, variants: &[Atom]) -> Term {
@@ -140,7 +128,7 @@ fn handed_head(stage: &Term, variants: &[Atom]) -> Term {
     match stage {
         Term::Atom(a) => variants
             .iter()
-            .find(|v| v.name == handed_name(&a.name))
+            .find(|v| v.name == Variant::Handed.name(&a.name))
             .map_or_else(|| stage.clone(), |v| Term::Atom(v.clone())),
         Term::Seq(a, b) => Term::seq(handed_head(a, variants), (**b).clone()),
         Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(handed_head(t, variants))),
@@ -150,18 +138,9 @@ fn handed_head(stage: &Term, variants: &[Atom]) -> Term {
     }
 }
 
-/// The name of the variant of an atom timed on a core whose every element
-/// the next pipeline stage takes on another core ([`with_handing`]).
-pub fn handing_name(atom: &str) -> String {
-    format!("{atom}{HANDING}")
-}
-
-/// The suffix of [`handing_name`].
-const HANDING: &str = "_handing";
-
 /// `term` with the elements a pipeline stage hands on to the next: the last
 /// atom of a stage whose next stage begins with the same atom is replaced
-/// by its variant named [`handing_name`] from `variants`, where there is
+/// by its variant named [`Variant::Handing`] from `variants`, where there is
 /// one. The next stage's core takes the element's lines from this core's
 /// cache, dirty, so this core never writes them back to memory; an atom
 /// that works on a cold element every time pays that write-back when the
@@ -174,7 +153,7 @@ pub fn with_handing(term: &Term, variants: &[Atom]) -> Term {
     match term {
         Term::Pipe(a, b) => {
             let before = with_handing(a, variants);
-            let next = head_atom(b).map(|h| h.strip_suffix(HANDED).unwrap_or(h));
+            let next = head_atom(b).map(|h| Variant::Handed.atom_of(h).unwrap_or(h));
             let before = match (last_atom(a), next) {
                 (Some(last), Some(head)) if last == head => handing_tail(&before, variants),
                 _ => before,
@@ -190,21 +169,13 @@ fn handing_tail(stage: &Term, variants: &[Atom]) -> Term {
     match stage {
         Term::Atom(a) => variants
             .iter()
-            .find(|v| v.name == handing_name(&a.name))
+            .find(|v| v.name == Variant::Handing.name(&a.name))
             .map_or_else(|| stage.clone(), |v| Term::Atom(v.clone())),
         Term::Seq(a, b) => Term::seq((**a).clone(), handing_tail(b, variants)),
         Term::Tpool(n, t) => Term::Tpool(n.clone(), Box::new(handing_tail(t, variants))),
         Term::Pipe(a, b) => Term::pipe((**a).clone(), handing_tail(b, variants)),
         _ => stage.clone(),
     }
-}
-
-/// The name under which the report lists what waking a sleeping stage
-/// costs a stage that runs `atom` ([`Suite::measure_waking`](crate::suite::Suite::measure_waking)):
-/// not an atom of any refined design, but the simulated platform's
-/// wake-up cost where `atom` sets a pipeline's pace.
-pub fn waking_name(atom: &str) -> String {
-    format!("{atom}_waking")
 }
 
 /// Collects the names of the atoms at the head of a pipeline stage other
@@ -243,11 +214,6 @@ fn last_atom(stage: &Term) -> Option<&str> {
     }
 }
 
-/// The name of the co-run variant of an atom ([`Suite::with_contention`](crate::suite::Suite::with_contention)).
-pub fn corun_name(atom: &str) -> String {
-    format!("{atom}_corun")
-}
-
 /// Collects the names of the atoms `term` runs in a task pool of two or
 /// more workers (`pooled`: inside one already).
 pub(crate) fn pooled_atoms(term: &Term, pooled: bool, out: &mut Vec<String>) {
@@ -266,7 +232,7 @@ pub(crate) fn pooled_atoms(term: &Term, pooled: bool, out: &mut Vec<String>) {
 /// atom in a pool of `n ≥ 2` workers on a machine of `cores` cores runs
 /// while `b − 1` other cores run it too, `b = min(n, cores)`, so it takes
 /// `M[a] + (b − 1)/(cores − 1) · (M[a_corun] − M[a])`, where `a_corun`
-/// (named by [`corun_name`], from `variants`) is the atom timed while all
+/// (named by [`Variant::Corun`], from `variants`) is the atom timed while all
 /// other cores ran it: the slowdown grows in proportion to the busy cores,
 /// to first order (each takes its share of the memory bandwidth). With
 /// every core busy the atom is replaced by `a_corun`; otherwise by an atom
@@ -280,7 +246,10 @@ pub fn with_contention(term: &Term, variants: &[Atom], cores: usize) -> Term {
 fn contend(term: &Term, variants: &[Atom], cores: usize, busy: usize) -> Term {
     match term {
         Term::Atom(a) if busy > 1 && cores > 1 => {
-            let Some(corun) = variants.iter().find(|v| v.name == corun_name(&a.name)) else {
+            let Some(corun) = variants
+                .iter()
+                .find(|v| v.name == Variant::Corun.name(&a.name))
+            else {
                 return term.clone();
             };
             if busy >= cores {
@@ -424,11 +393,11 @@ mod tests {
     fn a_stage_hands_on_to_a_next_stage_of_the_same_atom() {
         let variants = vec![
             Atom {
-                name: handed_name("a"),
+                name: Variant::Handed.name("a"),
                 model: Expr::parse("0.5*x").unwrap(),
             },
             Atom {
-                name: handing_name("a"),
+                name: Variant::Handing.name("a"),
                 model: Expr::parse("0.9*x").unwrap(),
             },
         ];
@@ -460,10 +429,10 @@ mod tests {
 
     #[test]
     fn names_of_the_added_atoms() {
-        assert_eq!(warm_name("inc"), "inc_warm");
-        assert_eq!(corun_name("inc"), "inc_corun");
-        assert_eq!(handing_name("inc"), "inc_handing");
-        assert_eq!(waking_name("inc"), "inc_waking");
+        assert_eq!(Variant::Warm.name("inc"), "inc_warm");
+        assert_eq!(Variant::Corun.name("inc"), "inc_corun");
+        assert_eq!(Variant::Handing.name("inc"), "inc_handing");
+        assert_eq!(Variant::Waking.name("inc"), "inc_waking");
         assert_eq!(pool_handoff_name(2), "handoff_pool2");
         assert_eq!(HANDOFF, "handoff");
     }
@@ -472,11 +441,11 @@ mod tests {
     fn beyond_the_cores_a_stage_takes_its_element_cold() {
         let variants = [
             Atom {
-                name: handed_name("a"),
+                name: Variant::Handed.name("a"),
                 model: Expr::num(2.0),
             },
             Atom {
-                name: warm_name("a"),
+                name: Variant::Warm.name("a"),
                 model: Expr::num(1.0),
             },
         ];

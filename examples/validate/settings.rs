@@ -7,6 +7,7 @@ use crate::{
 };
 use pattern_core::exec::{Executor, Kernels, Metrics};
 use pattern_core::fit::Fitter;
+use pattern_core::machine::Waiting;
 use std::time::Duration;
 
 /// How much to measure.
@@ -118,25 +119,11 @@ pub struct Settings {
     pub direct_calls: usize,
     /// The fitter of atoms and whole runs (default [`Fitter::default`]).
     pub fitter: Fitter,
-    /// How long a thread woken on a busy core waits before it runs, which
-    /// the simulations give their platform
-    /// ([`Waiting::wake_latency_ns`](pattern_core::machine::Waiting::wake_latency_ns)):
-    /// measured at the start of a pinned run ([`crate::wake`]), zero
-    /// otherwise.
-    pub wake_latency: Duration,
-    /// How long a thread waiting on the executor's channel polls before
-    /// it sleeps ([`Waiting::spin_ns`](pattern_core::machine::Waiting::spin_ns)),
-    /// measured with the latency; `None`: forever (the simulator's
-    /// default, first come first served among the threads that can run).
-    pub wait_spin: Option<Duration>,
-    /// What a wake-up that finds nothing costs the thread busy on its core
-    /// ([`Waiting::wake_cost_ns`](pattern_core::machine::Waiting::wake_cost_ns)),
-    /// measured with the latency; zero otherwise.
-    pub wake_cost: Duration,
-    /// What waking a thread asleep on a free core costs the waker
-    /// ([`Waiting::waker_cost_ns`](pattern_core::machine::Waiting::waker_cost_ns)),
-    /// measured with the latency; zero otherwise.
-    pub waker_cost: Duration,
+    /// How this machine's threads wait (wake-up latency, polling before
+    /// sleeping, the costs of a wake-up), a part of the machine that the
+    /// simulations' machine takes: measured at the start of a pinned run
+    /// ([`crate::wake`]), free ([`Waiting::new`]) otherwise.
+    pub waiting: Waiting,
 }
 
 impl Default for Settings {
@@ -164,10 +151,7 @@ impl Default for Settings {
             atom_stream: Duration::from_millis(4),
             direct_calls: 6,
             fitter: Fitter::default(),
-            wake_latency: Duration::ZERO,
-            wait_spin: None,
-            wake_cost: Duration::ZERO,
-            waker_cost: Duration::ZERO,
+            waiting: Waiting::new(),
         }
     }
 }
@@ -229,10 +213,10 @@ impl Settings {
             max_steal_share: self.max_steal_share,
             discount_steal: self.discount_steal,
             atom_stream_ms: self.atom_stream.as_secs_f64() * 1e3,
-            wake_latency_us: self.wake_latency.as_secs_f64() * 1e6,
-            wait_spin_us: self.wait_spin.map(|d| d.as_secs_f64() * 1e6),
-            wake_cost_us: self.wake_cost.as_secs_f64() * 1e6,
-            waker_cost_us: self.waker_cost.as_secs_f64() * 1e6,
+            wake_latency_us: self.waiting.wake_latency_ns / 1e3,
+            wait_spin_us: self.waiting.spin_ns.map(|ns| ns / 1e3),
+            wake_cost_us: self.waiting.wake_cost_ns / 1e3,
+            waker_cost_us: self.waiting.waker_cost_ns / 1e3,
         }
     }
 }

@@ -3,16 +3,17 @@
 //! reported; the report's JSON read back; bad suites refused with clear
 //! errors.
 
+use crate::cases::Case;
 use crate::error::ValidationError;
-use crate::report::{Acceptance, Machine, Report};
+use crate::report::{Acceptance, Machine, Report, Row, SuiteReport};
 use crate::settings::Settings;
-use crate::suite::{Case, Suite};
+use crate::suite::Suite;
 use pattern_core::Design;
 use pattern_core::exec::{Cores, Kernels};
 use pattern_core::fit::measure::Harness;
 
-#[test]
-fn validation_runs_end_to_end_on_small_sizes() {
+/// A suite of two element atoms and a custom one over four configurations.
+fn small_suite() -> Suite<Vec<i32>> {
     let kernels = Kernels::<Vec<i32>>::new()
         .add("sort", |v| v.sort_unstable())
         .add("bump", |v| v.iter_mut().for_each(|e| *e += 1));
@@ -21,7 +22,7 @@ fn validation_runs_end_to_end_on_small_sizes() {
             .map(|i| ((i as u64).wrapping_mul(2654435761).wrapping_add(seed) % 1000) as i32)
             .collect()
     };
-    let suite = Suite::new("small", kernels, &[64, 128, 256, 512], make)
+    Suite::new("small", kernels, &[64, 128, 256, 512], make)
         .element_bytes(|x| 4 * x)
         .measure("sort")
         .measure("bump")
@@ -35,13 +36,17 @@ fn validation_runs_end_to_end_on_small_sizes() {
         .case("seq", "seq(sort, bump)", true)
         .case("tpool", "tpool[2](sort)", true)
         .case("pipe", "pipe(sort, bump)", true)
-        .case("pipe", "pipe(tpool[2](sort), bump)", false);
+        .case("pipe", "pipe(tpool[2](sort), bump)", false)
+}
+
+#[test]
+fn validation_runs_end_to_end_on_small_sizes() {
     let settings = Settings {
         acceptance_from: 256,
         ..Settings::quick()
     };
     let mut lines = Vec::new();
-    let report = suite
+    let report = small_suite()
         .run(&settings, &mut |l| lines.push(l.to_string()))
         .unwrap();
     assert_eq!(lines.len(), settings.rounds);
@@ -50,46 +55,58 @@ fn validation_runs_end_to_end_on_small_sizes() {
     assert_eq!(report.rows.len(), 4);
     for row in &report.rows {
         assert_eq!(row.sizes.len(), 4, "{}", row.design);
-        for s in &row.sizes {
-            assert_eq!(s.runs.len(), settings.rounds);
-            // Each run stated at the reference speed by its own factor.
-            assert_eq!(s.speed_factors.len(), settings.rounds);
-            assert!(s.speed_factors.iter().all(|f| f.is_finite() && *f > 0.0));
-            let raw = s.runs[0].inter_departure_ns.unwrap();
-            assert_eq!(s.measured_raw_ns, Some(raw));
-            assert_eq!(s.measured_ns, Some(raw * s.speed_factors[0]));
-            assert!(s.predicted_raw_ns.is_some() && s.error_raw.is_some());
-            assert!(s.elements >= settings.min_elements && s.elements <= settings.max_elements);
-            assert!(s.predicted_ns.is_some());
-            assert!(s.max_in_flight <= row.threads);
-            // The machine-aware predictions of every round; on one thread
-            // the simulation of the refined design is its refined model,
-            // up to the varied durations' mean over the simulated stream.
-            assert!(s.predicted_queueing_ns.is_some() && s.predicted_simulated_ns.is_some());
-            assert!(s.predicted_direct_ns.is_some_and(|t| t > 0.0));
-            if row.threads == 1 {
-                for p in &s.round_predictions {
-                    let (sim, refined) = (p.simulated.unwrap(), p.refined.unwrap());
-                    // A spread of measured calls: any value under load.
-                    assert!(
-                        p.variation.is_finite() && p.variation >= 0.0,
-                        "{}",
-                        p.variation
-                    );
-                    let tolerance = 1e-9 + 5.0 * p.variation / 2000f64.sqrt();
-                    assert!(
-                        (sim / refined - 1.0).abs() < tolerance,
-                        "{sim} vs {refined}"
-                    );
-                }
-            }
-        }
+        check_sizes(row, &settings);
         assert!(
             row.errors_from.is_some_and(|e| e.count == 2),
             "{}",
             row.design
         );
     }
+    check_refinements(&report, &settings);
+    check_record(report, settings);
+}
+
+/// Every size of `row`: its runs, their speed factors and every
+/// prediction of them.
+fn check_sizes(row: &Row, settings: &Settings) {
+    for s in &row.sizes {
+        assert_eq!(s.runs.len(), settings.rounds);
+        // Each run stated at the reference speed by its own factor.
+        assert_eq!(s.speed_factors.len(), settings.rounds);
+        assert!(s.speed_factors.iter().all(|f| f.is_finite() && *f > 0.0));
+        let raw = s.runs[0].inter_departure_ns.unwrap();
+        assert_eq!(s.measured_raw_ns, Some(raw));
+        assert_eq!(s.measured_ns, Some(raw * s.speed_factors[0]));
+        assert!(s.predicted_raw_ns.is_some() && s.error_raw.is_some());
+        assert!(s.elements >= settings.min_elements && s.elements <= settings.max_elements);
+        assert!(s.predicted_ns.is_some());
+        assert!(s.max_in_flight <= row.threads);
+        // The machine-aware predictions of every round; on one thread
+        // the simulation of the refined design is its refined model,
+        // up to the varied durations' mean over the simulated stream.
+        assert!(s.predicted_queueing_ns.is_some() && s.predicted_simulated_ns.is_some());
+        assert!(s.predicted_direct_ns.is_some_and(|t| t > 0.0));
+        if row.threads == 1 {
+            for p in &s.round_predictions {
+                let (sim, refined) = (p.simulated.unwrap(), p.refined.unwrap());
+                // A spread of measured calls: any value under load.
+                assert!(
+                    p.variation.is_finite() && p.variation >= 0.0,
+                    "{}",
+                    p.variation
+                );
+                let tolerance = 1e-9 + 5.0 * p.variation / 2000f64.sqrt();
+                assert!(
+                    (sim / refined - 1.0).abs() < tolerance,
+                    "{sim} vs {refined}"
+                );
+            }
+        }
+    }
+}
+
+/// The refined designs and the variants timed for them.
+fn check_refinements(report: &SuiteReport, settings: &Settings) {
     assert_eq!(
         report.rows[2].refined_design.as_deref(),
         Some("pipe(seq(sort, handoff), seq(handoff, bump))")
@@ -149,7 +166,11 @@ fn validation_runs_end_to_end_on_small_sizes() {
     }
     assert!(report.table().lines().count() == 6);
     assert!(report.errors_table().contains("| tpool[2](sort) |"));
+}
 
+/// The acceptance over `report`, the atoms' timings as measured, and the
+/// JSON file that holds it all, read back.
+fn check_record(report: SuiteReport, settings: Settings) {
     let acceptance = Acceptance::of(std::slice::from_ref(&report), 256, 0.1);
     assert_eq!(acceptance.configurations, 3);
     assert_eq!(acceptance.plain.unwrap().count, 6);
@@ -175,8 +196,13 @@ fn validation_runs_end_to_end_on_small_sizes() {
     let back: Report = serde_json::from_str(&json).unwrap();
     assert_eq!(back.suites[0].rows.len(), 4);
     assert_eq!(back.suites[0].atoms[0].model, full.suites[0].atoms[0].model);
+}
 
-    // An atom without a kernel, a structure over an unknown atom.
+/// A suite without atoms, an atom without a kernel, a structure over an
+/// unknown atom: refused with clear errors.
+#[test]
+fn bad_suites_are_refused() {
+    let settings = Settings::quick();
     let empty: Suite<Vec<i32>> = Suite::new("e", Kernels::new(), &[1, 2, 3], |_, _| vec![]);
     assert!(empty.run(&settings, &mut |_| {}).is_err());
     let missing = Suite::new("m", Kernels::new(), &[1, 2, 3], |_, _| vec![0i32])

@@ -1,4 +1,5 @@
-//! How threads wait on this machine, for the simulation's platform: the
+//! How threads wait on this machine, a part of the machine ([`Waiting`])
+//! that the simulations' machine takes: the
 //! wake-up latency on a busy core (`Waiting::wake_latency_ns`), how long a
 //! receiver blocked on the executor's channel polls before it sleeps
 //! (`Waiting::spin_ns`), what a wake-up costs the thread busy on the woken
@@ -11,6 +12,7 @@
 use crossbeam_channel::bounded;
 use pattern_core::exec::Cores;
 use pattern_core::fit::measure::thread_cpu_ns;
+use pattern_core::machine::Waiting;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -25,7 +27,7 @@ const SLOW_PAUSE: Duration = Duration::from_millis(4);
 
 /// What was measured, ns.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Waiting {
+pub(crate) struct Measured {
     /// The median wake-up latency on a busy core.
     pub(crate) latency: f64,
     /// The median CPU time a receiver on a free core spends in a wait that
@@ -42,16 +44,32 @@ pub(crate) struct Waiting {
 
 /// All three, `samples` times each (fewer for the spin and the cost);
 /// `None` with fewer than two cores or without pinning.
-pub(crate) fn measure(cores: &Cores, samples: usize) -> Option<Waiting> {
+pub(crate) fn measure(cores: &Cores, samples: usize) -> Option<Measured> {
     if cores.len() < 2 || cores.ids().is_empty() || samples == 0 {
         return None;
     }
-    Some(Waiting {
+    Some(Measured {
         latency: wake_latency(cores, samples)?,
         spin: spin(cores, samples.div_ceil(4)),
         cost: wake_cost(cores, samples.div_ceil(8)),
         waker: waker_cost(cores, samples)?,
     })
+}
+
+impl Measured {
+    /// The machine's waiting as measured, each figure in whole ns; an
+    /// unknown spin polls for ever, an unknown cost is none.
+    pub(crate) fn waiting(&self) -> Waiting {
+        let ns = |v: f64| v.max(0.0).trunc();
+        let waiting = Waiting::new()
+            .wake_latency_ns(ns(self.latency))
+            .wake_cost_ns(self.cost.map_or(0.0, ns))
+            .waker_cost_ns(ns(self.waker));
+        match self.spin {
+            Some(spin) => waiting.spin_ns(ns(spin)),
+            None => waiting,
+        }
+    }
 }
 
 /// The median of `values` (sorted in place); `None` if empty.

@@ -11,9 +11,10 @@
 //! against 249 µs), where the machine-wide cost predicted it 6–11 % too
 //! fast (runs 12–14).
 
+use crate::cases::Case;
 use crate::error::ValidationError;
 use crate::settings::Settings;
-use crate::suite::{Case, Suite};
+use crate::suite::Suite;
 use crate::wake::median;
 use crossbeam_channel::{TryRecvError, bounded};
 use pattern_core::Expr;
@@ -193,8 +194,8 @@ impl<E: Send + 'static> Suite<E> {
             .waking_atoms_of(case, cores)?
             .into_iter()
             .max_by(|&a, &b| time(a).total_cmp(&time(b)));
-        let polls = settings.spin + settings.wait_spin.unwrap_or_default();
-        Ok(costliest.and_then(|i| wakings.cost_at(i, x, polls.as_secs_f64() * 1e9)))
+        let polls = settings.spin.as_secs_f64() * 1e9 + settings.waiting.spin_ns.unwrap_or(0.0);
+        Ok(costliest.and_then(|i| wakings.cost_at(i, x, polls)))
     }
 }
 

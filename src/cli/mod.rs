@@ -28,4 +28,3 @@ pub mod sensitivity;
 pub mod simulate;
 pub mod sweep;
 pub mod times;
-

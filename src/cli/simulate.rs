@@ -22,7 +22,7 @@ use std::sync::atomic::AtomicU64;
 pub(super) const LONG_RUN: usize = 200_000;
 
 /// The most events a run may take unless --max-events says otherwise:
-/// about 12 s at about 0.6 µs an event (docs/simulation.md).
+/// seconds of simulation (docs/simulation.md measures an event's cost).
 pub(super) const MAX_EVENTS: u64 = 20_000_000;
 
 /// The elements of the short run that estimates a long one's events.

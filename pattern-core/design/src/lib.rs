@@ -23,6 +23,6 @@ mod threads;
 
 pub use error::{DesignError, DesignErrorKind, Problem, Site, TermError};
 pub use fold::{Scope, Semantics, fold};
-pub use term::{Atom, Count, MapReduceParams, NegativeCount, Preorder, Term};
 pub use syntax::MAX_DEPTH;
+pub use term::{Atom, Count, MapReduceParams, NegativeCount, Preorder, Term};
 pub use threads::MAX_COUNT;

@@ -30,7 +30,7 @@ pub struct Metrics {
     /// least-squares slope of the departure times over their ranks. With
     /// regular departures it is `(last − first) / (count − 1)`; with
     /// departures in bursts (a stage that shares a core runs only when the
-    /// scheduler gives it one, every 4 ms on Linux's tick) it does not
+    /// scheduler gives it one, at the scheduler's tick) it does not
     /// depend on where the window's two ends fall in a burst. `None` with
     /// fewer than two departures in the window.
     pub inter_departure_ns: Option<f64>,
@@ -59,8 +59,7 @@ pub struct Metrics {
     /// waiting for a core) during which the hypervisor ran something else
     /// on their cores: `Σ stolen / Σ runnable` over
     /// [`Metrics::thread_times`]. On a shared virtual machine a core is
-    /// taken away for milliseconds at a time (2–3 ms gaps every 5 ms for
-    /// tens of milliseconds on the CI machine) without the guest's
+    /// taken away for milliseconds at a time without the guest's
     /// scheduler seeing a wait. `None` where not known.
     pub steal_share: Option<f64>,
     /// How each of the run's threads spent its time (Linux; empty

@@ -1,8 +1,8 @@
 //! Where a design's threads run: pinning them to cores.
 //!
 //! On a shared virtual machine each core has its own speed at any moment
-//! (on the 2-core CI machine one core was slow while the other was fast in
-//! about a third of the readings of a memory-bound kernel). Pinned, the
+//! (the hypervisor lends each one out on its own; docs/validation.md
+//! reports how often they differ on the machine it measured). Pinned, the
 //! executor's threads run on known cores ([`Executor::pin_threads`]), so
 //! that each core's speed can be read where the work runs.
 //!
@@ -100,9 +100,8 @@ impl Cores {
     /// cores, then pins it to the core at `position` again. Threads that
     /// `f` spawns inherit the wider mask: a thread spawned by a pinned
     /// thread would otherwise start on its spawner's core and wait there
-    /// for it (2 ms for a spawner working 2 ms, against 67 µs with the
-    /// mask widened, on the 2-core CI machine) before it could pin itself
-    /// elsewhere. Only where the system lets a thread set a set of cores
+    /// for it, as long as the spawner keeps that core busy, before it could
+    /// pin itself elsewhere. Only where the system lets a thread set a set of cores
     /// (Linux); elsewhere `f` runs as it is.
     pub fn spawning<R>(&self, position: usize, f: impl FnOnce() -> R) -> R {
         let widened = self.allow_all();

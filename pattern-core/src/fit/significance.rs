@@ -23,9 +23,10 @@
 //! scaled by `√r` (the Birge ratio) and the improvement is tested with the
 //! F distribution `F(m, n − m − 1)` of `(Δχ²/m)/r` — the standard test of
 //! nested least-squares models with the noise level estimated from the
-//! residuals. Measured on the `nop` kernel of `examples/calibrate`
-//! (2–3 ns per call, medians scattering by ±15 % from size to size), the
-//! plain test kept a spurious rising term in about half of the runs.
+//! residuals. On a kernel of a few ns per call, whose medians scatter from
+//! size to size by more than its repetitions spread (the `nop` kernel of
+//! `examples/calibrate`), the plain test keeps a spurious rising term in
+//! many runs.
 
 use super::hypothesis::TermClass;
 use super::lsq::Solver;

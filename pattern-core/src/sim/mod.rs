@@ -63,7 +63,8 @@ use crate::Design;
 use crate::exec::Kernels;
 use crate::machine::Machine;
 pub use change::{Change, When};
-use direct::Direct;
+pub use direct::Direct;
+use direct::StepTimer;
 pub use engine::MAX_TASKS;
 pub use error::SimError;
 pub use graph::{Task, TaskGraph, TaskId, Work};
@@ -114,10 +115,8 @@ pub struct Simulation<'a> {
     cpu_per_byte: f64,
     changes: change::Changes,
     shuffle: Shuffle,
-    direct: Option<RefCell<Box<dyn Direct + 'a>>>,
-    measure_first: Option<usize>,
-    direct_on_cores: bool,
-    direct_together: bool,
+    direct: Option<RefCell<Box<dyn StepTimer + 'a>>>,
+    how: Direct,
     trace: bool,
     progress: Option<Arc<AtomicU64>>,
 }
@@ -177,9 +176,7 @@ impl<'a> Simulation<'a> {
             changes: change::Changes::default(),
             shuffle: Shuffle::Model,
             direct: None,
-            measure_first: None,
-            direct_on_cores: false,
-            direct_together: false,
+            how: Direct::new(),
             trace: false,
             progress: None,
         }
@@ -243,23 +240,24 @@ impl<'a> Simulation<'a> {
 
     /// Direct execution (feature `exec`): an atom with a kernel in `kernels` takes, on each
     /// element, as long as its kernel takes on it, measured as the
-    /// simulation runs (one kernel at a time, so free of contention);
-    /// `input(i)` makes element `i`. Atoms without a kernel, and a
-    /// mapReduce's phases, take their models' durations (partial direct
-    /// execution).
+    /// simulation runs (one kernel at a time, so free of contention, unless
+    /// [`Direct::together`]); `input(i)` makes element `i`; `how` says
+    /// where the kernels run and which calls are measured ([`Direct`]).
+    /// Atoms without a kernel, and a mapReduce's phases, take their models'
+    /// durations (partial direct execution).
     ///
     /// ```
     /// use pattern_core::Design;
     /// use pattern_core::exec::Kernels;
     /// use pattern_core::machine::Machine;
-    /// use pattern_core::sim::Simulation;
+    /// use pattern_core::sim::{Direct, Simulation};
     ///
     /// let d = Design::parse("sort = x; tpool[2](sort)")?;
     /// let kernels = Kernels::<Vec<u32>>::new().add("sort", |v| v.sort_unstable());
     /// let r = Simulation::new(&d, &Machine::new(1, 2))
     ///     .at(&[("x", 1000.0)])
     ///     .elements(20)
-    ///     .direct(&kernels, |i| (0..1000u32).map(|k| k.wrapping_mul(2654435761) ^ i as u32).collect())
+    ///     .direct(&kernels, |i| (0..1000u32).map(|k| k.wrapping_mul(2654435761) ^ i as u32).collect(), Direct::new())
     ///     .run()?;
     /// assert!(r.makespan() > 0.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -269,47 +267,11 @@ impl<'a> Simulation<'a> {
         mut self,
         kernels: &'a Kernels<E>,
         input: impl FnMut(usize) -> E + 'a,
+        how: Direct,
     ) -> Simulation<'a> {
-        let direct: Box<dyn Direct + 'a> = Box::new(direct::Kernel::new(kernels, input));
+        let direct: Box<dyn StepTimer + 'a> = Box::new(direct::Kernel::new(kernels, input));
         self.direct = Some(RefCell::new(direct));
-        self
-    }
-
-    /// The seed's mixed mode, with [`Simulation::direct`]: each atom's
-    /// kernel runs on its first `calls` elements only (at least 1), and its
-    /// later steps take the mean of those.
-    pub fn measure_first(mut self, calls: usize) -> Simulation<'a> {
-        self.measure_first = Some(calls);
-        self
-    }
-
-    /// With [`Simulation::direct`]: each kernel runs on this machine's core
-    /// where the executor, pinning its threads
-    /// ([`Executor::pin_threads`]), runs the step's thread (thread `i` in
-    /// the order of the design's text on core `i mod cores`), still one
-    /// kernel at a time. Its duration then carries that core's speed and
-    /// the element's place in the caches: an element handed from a stage
-    /// on one core to a stage on another is read from the other core's
-    /// cache, as in the run. Meant with a machine of this computer's cores
-    /// whose threads are pinned ([`Waiting::pinned`]).
-    ///
-    /// [`Waiting::pinned`]: crate::machine::Waiting::pinned
-    ///
-    /// [`Executor::pin_threads`]: crate::exec::Executor::pin_threads
-    pub fn direct_on_cores(mut self, on: bool) -> Simulation<'a> {
-        self.direct_on_cores = on;
-        self
-    }
-
-    /// With [`Simulation::direct`]: the kernels of steps that start at the
-    /// same simulated time run at the same time, each on this machine's
-    /// core of its thread (as [`Simulation::direct_on_cores`]), so that
-    /// each measured duration carries what the others do to it: a stage
-    /// reading its element from the cache of a core that is writing the
-    /// next one, memory shared by both. Steps that start at other times
-    /// still run one at a time.
-    pub fn direct_together(mut self, on: bool) -> Simulation<'a> {
-        self.direct_together = on;
+        self.how = how;
         self
     }
 
@@ -474,7 +436,7 @@ impl<'a> Simulation<'a> {
             }
         };
         positive("the number of elements", elements)?;
-        if let Some(k) = self.measure_first {
+        if let Some(k) = self.how.measure_first {
             positive("the calls measured", k)?;
         }
         if let Shuffle::BytesPerKey(b) = self.shuffle {
@@ -505,10 +467,10 @@ impl<'a> Simulation<'a> {
             },
             cpu_per_byte: self.cpu_per_byte,
             changes: self.changes.clone(),
-            direct: direct.as_mut().map(|d| &mut ***d as &mut dyn Direct),
-            measure_first: self.measure_first,
-            direct_on_cores: self.direct_on_cores,
-            direct_together: self.direct_together,
+            direct: direct.as_mut().map(|d| &mut ***d as &mut dyn StepTimer),
+            measure_first: self.how.measure_first,
+            direct_on_cores: self.how.on_cores,
+            direct_together: self.how.together,
             labels: &labels,
             trace: self.trace,
             progress: self.progress.as_deref(),

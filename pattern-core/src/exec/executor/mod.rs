@@ -140,9 +140,9 @@ impl<'k, E: Send> Executor<'k, E> {
     ///
     /// A design with more threads than cores does not own its cores: a
     /// waiting thread would spin on the core that the thread it waits for
-    /// needs, so such a run blocks at once whatever the setting (on this
-    /// project's 2-core machine, a pipeline of four do-nothing stages
-    /// spinning 100 µs took 17.7 µs per element and hand-over).
+    /// needs, so such a run blocks at once whatever the setting (spinning,
+    /// a pipeline of do-nothing stages on fewer cores than stages spends
+    /// most of each hand-over waiting for a spinner to leave the core).
     pub fn spin(mut self, spin: Duration) -> Self {
         self.spin = spin;
         self

@@ -394,9 +394,8 @@ impl Workers<'_> {
 
     /// An empty vector for a bucket: one a job before emptied, with its
     /// room, if there is one. Buckets allocated anew for every job cost a
-    /// mapReduce of two workers 15–25 % of its time on the CI machine:
-    /// the allocator gave the freed memory back to the system and the next
-    /// job faulted it in again.
+    /// mapReduce a large share of its time: the allocator gave the freed
+    /// memory back to the system and the next job faulted it in again.
     pub(crate) fn buffer<V: Send + 'static>(&self) -> Vec<V> {
         let mut spare = self.ctx.spare.lock().unwrap_or_else(|p| p.into_inner());
         while let Some(b) = spare.pop() {

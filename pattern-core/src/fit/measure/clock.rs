@@ -12,12 +12,12 @@ const OVERHEAD_RUNS: usize = 10_001;
 /// Calls `f` once and times it: its result and the time it took, in
 /// nanoseconds. The clock is read once before the timed region, so that the
 /// region does not pay for bringing the clock's code and data back into the
-/// caches (after building a large input, that alone added about 20 ns to an
+/// caches (after building a large input, that alone added tens of ns to an
 /// empty function's time). The result is returned, so it is dropped after
 /// the clock stops.
 ///
-/// What reading the clock costs ([`timer_overhead_ns`], 21–33 ns on the CI
-/// machine) is in every timing: time many calls in one region for kernels
+/// What reading the clock costs ([`timer_overhead_ns`], tens of ns with a
+/// fast clock source) is in every timing: time many calls in one region for kernels
 /// that short.
 ///
 /// ```
@@ -44,9 +44,9 @@ pub fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
 
 /// The median time of an empty timed region — reading the clock at the
 /// start and at the end — in nanoseconds, over 10,001 back-to-back pairs.
-/// On the 2-core CI machine it is 21–33 ns (TSC clock source, `vDSO`
-/// `clock_gettime`), which is all a one-call timing of an empty function
-/// like `nop` measures.
+/// With a fast clock source (the TSC read through the `vDSO`'s
+/// `clock_gettime`) it is tens of ns, which is all a one-call timing of an
+/// empty function like `nop` measures.
 pub fn timer_overhead_ns() -> f64 {
     black_box(Instant::now().elapsed());
     let mut times: Vec<f64> = (0..OVERHEAD_RUNS)
@@ -75,9 +75,9 @@ pub(super) fn net_of_waiting(elapsed: f64, waited: Option<u64>) -> (f64, bool) {
 /// Not the first field of `/proc/thread-self/schedstat`: the scheduler
 /// brings a running thread's counter up to date only at its tick or when
 /// the thread stops running, so a thread reading its own is behind by up
-/// to a tick. On the CI machine a thread busy for 2 ms read 24 % of it
-/// there (83 % after 10 ms), the rest showing up as time stolen by the
-/// hypervisor; this clock read 100 %.
+/// to a tick: a thread busy for less than a few ticks reads only part of
+/// its time there, the rest showing up as time stolen by the hypervisor;
+/// this clock reads all of it.
 ///
 /// ```
 /// use pattern_core::fit::measure::thread_cpu_ns;
@@ -146,8 +146,7 @@ mod tests {
     fn a_busy_threads_cpu_time_is_up_to_date() {
         // The scheduler's counter of a running thread moves only at its
         // tick or when the thread stops running: read by a busy thread it
-        // stands still for milliseconds (24 % of 2 ms busy on the CI
-        // machine). This clock moves with the work itself: each of twenty
+        // stands still for milliseconds. This clock moves with the work itself: each of twenty
         // pieces of work shows in it, and it never runs ahead of the wall
         // clock around it, however loaded the machine.
         assert_eq!(thread_cpu_ns().is_some(), cfg!(target_os = "linux"));

@@ -171,16 +171,14 @@ impl Harness {
     /// The untimed half puts the loop, the clock, the function and the
     /// machine in the state of running them: building large inputs evicts
     /// them from the caches, and the longer it takes the likelier the
-    /// thread is descheduled in between (on the loaded 2-core CI machine,
-    /// 0 % of the runs at 1 Ki elements and 90–100 % at 256 Ki, with
-    /// `k = 32`). With a single untimed call instead, nop's time per call
-    /// rose by 20–30 % from 1 Ki to 256 Ki elements there; with the
-    /// untimed half it stays within the noise.
+    /// thread is descheduled in between, so that a single untimed call
+    /// before the timed ones leaves an empty function's time rising with
+    /// the inputs' size; with the untimed half it stays within the noise.
     ///
     /// The price: `2k` inputs of the largest size are alive at once, and a
     /// timed call no longer finds its input as fresh in the caches as the
-    /// one input built right before it (with `k = 8`, inc ×10 at 256 Ki
-    /// elements took 1.6–3× as long per call as with `k = 1`). Batch the
+    /// one input built right before it (a memory-bound call on large
+    /// inputs can take several times as long per call as with `k = 1`). Batch the
     /// kernels the clock cannot time, not the others —
     /// [`Harness::auto_batch`] decides by their time. `k = 0` counts as 1;
     /// with `k = 1` a run is a single timed call, as by default.
@@ -219,10 +217,9 @@ impl Harness {
     /// Linux only, elsewhere it does nothing). On a loaded machine the
     /// scheduler suspends the measuring thread for whole time slices
     /// (milliseconds), and a timed run that contains one measures the other
-    /// processes: on the 2-core CI machine under load, that happened in up
-    /// to 80 % of the runs of qsort at 256 Ki elements (the longer a run,
-    /// the likelier), giving coefficients of variation up to 330 % and
-    /// medians that bend the model. The time waited is the growth of
+    /// processes (the longer a run, the likelier), giving coefficients of
+    /// variation of several hundred percent and medians that bend the
+    /// model. The time waited is the growth of
     /// `run_delay` in `/proc/thread-self/schedstat` (the scheduler's own
     /// count, in nanoseconds) across the timed region; it is subtracted
     /// from a single timed call. In a batch it is read across both halves,

@@ -96,11 +96,9 @@ impl Measurement {
     ///
     /// Why the overhead: what reading the clock costs depends on the state
     /// of the caches, which the inputs built between two timed runs change
-    /// with their size. Here, an empty function's time rose by about 20 ns
-    /// from 1 Ki to 256 Ki elements until the clock was read once before
-    /// the timed region, and in batches of 32 still rises by 5–15 % (0.2–0.5
-    /// ns per call) when the inputs are large — a rise the repetitions see
-    /// as significant, though it is the harness's, not the function's.
+    /// with their size: an empty function's time rises with the size of
+    /// the inputs built around it, even in batches — a rise the repetitions
+    /// see as significant, though it is the harness's, not the function's.
     pub fn resolution_ns(&self) -> Option<f64> {
         self.timer_overhead_ns.map(|t| t / self.batch as f64)
     }

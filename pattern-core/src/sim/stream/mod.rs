@@ -8,7 +8,7 @@
 
 use super::SimError;
 use super::change::{Change, Changes};
-use super::direct::Direct;
+use super::direct::StepTimer;
 use super::graph::Work;
 use super::plan::{MAX_THREADS, Plan};
 use super::resources::Resources;
@@ -89,7 +89,7 @@ struct Thread {
 }
 
 /// A directly executed step that waits for the others starting with it
-/// (`Simulation::direct_together`).
+/// (`Direct::together`).
 struct Together {
     label: usize,
     slot: usize,
@@ -132,7 +132,7 @@ pub(crate) struct Options<'d> {
     pub(crate) overheads: Overheads,
     pub(crate) cpu_per_byte: f64,
     pub(crate) changes: Changes,
-    pub(crate) direct: Option<&'d mut dyn Direct>,
+    pub(crate) direct: Option<&'d mut dyn StepTimer>,
     pub(crate) measure_first: Option<usize>,
     pub(crate) direct_on_cores: bool,
     pub(crate) direct_together: bool,

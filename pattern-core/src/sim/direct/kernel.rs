@@ -1,53 +1,11 @@
-//! Direct execution (seed 003 §4): an atom's step takes as long as its
-//! kernel takes on the element, measured while the simulator runs it. The
-//! simulator runs one kernel at a time, so the measured durations are free
-//! of contention; the simulated machine then shares its cores among them.
-//! In the seed's mixed mode, only the first `k` calls of each atom run and
-//! the later ones reuse their mean. On this machine's cores, each kernel
-//! runs on the core where the executor pins the step's thread, so that its
-//! duration carries that core's speed and the element's place in the
-//! caches (an element handed from a stage on one core to a stage on the
-//! other is read from the other core's cache, as in the run).
+//! Direct execution of the executor's element kernels (feature `exec`):
+//! each step's duration is its kernel's time on the element.
 
-#[cfg(feature = "exec")]
+use super::StepTimer;
 use crate::exec::{Cores, ElementKernel, Kernels};
-#[cfg(feature = "exec")]
 use std::collections::{HashMap, HashSet};
-#[cfg(feature = "exec")]
 use std::time::Instant;
 
-/// Where the durations of the atoms' steps can come from while a stream
-/// runs: elements enter and leave, kernels run on them.
-pub(crate) trait Direct {
-    /// Element number `element` enters: where its value is kept.
-    fn enter(&mut self, element: usize) -> usize;
-    /// The duration of atom `atom` on the element in `slot`, in ns, or
-    /// `None` for an atom with no kernel (its model is used).
-    /// `first`: measure only the first calls of each atom, then reuse
-    /// their mean (the seed's mixed mode). `core`: run the kernel on this
-    /// machine's core of that number (modulo the cores), else on the
-    /// simulator's own thread.
-    fn run(
-        &mut self,
-        atom: &str,
-        slot: usize,
-        core: Option<usize>,
-        first: Option<usize>,
-    ) -> Option<f64>;
-    /// The durations of several atoms' steps that start together, each
-    /// `(atom, slot, core)`: their kernels run at the same time, each on
-    /// this machine's core of that number (modulo the cores), so that each
-    /// duration carries what the others do to it.
-    fn run_together(
-        &mut self,
-        calls: &[(&str, usize, usize)],
-        first: Option<usize>,
-    ) -> Vec<Option<f64>>;
-    /// The element in `slot` left the design.
-    fn leave(&mut self, slot: usize);
-}
-
-#[cfg(feature = "exec")]
 /// An atom's kernel and what its calls measured.
 struct Measured<E> {
     kernel: Option<ElementKernel<E>>,
@@ -55,7 +13,6 @@ struct Measured<E> {
     total: f64,
 }
 
-#[cfg(feature = "exec")]
 /// Direct execution of a registry's element kernels on elements made by
 /// `input`.
 pub(crate) struct Kernel<'a, E> {
@@ -67,7 +24,6 @@ pub(crate) struct Kernel<'a, E> {
     cores: Option<Cores>,
 }
 
-#[cfg(feature = "exec")]
 impl<'a, E> Kernel<'a, E> {
     pub(crate) fn new(
         kernels: &'a Kernels<E>,
@@ -84,7 +40,6 @@ impl<'a, E> Kernel<'a, E> {
     }
 }
 
-#[cfg(feature = "exec")]
 impl<E> Measured<E> {
     /// In the mixed mode (`first` = k), once the first k calls ran: their
     /// mean, for this call.
@@ -96,7 +51,6 @@ impl<E> Measured<E> {
     }
 }
 
-#[cfg(feature = "exec")]
 impl<E> Kernel<'_, E> {
     /// What atom `atom`'s calls measured so far (its kernel looked up at
     /// its first call).
@@ -112,7 +66,6 @@ impl<E> Kernel<'_, E> {
     }
 }
 
-#[cfg(feature = "exec")]
 /// The ns `kernel` takes on `element`.
 fn timed<E>(kernel: &ElementKernel<E>, element: &mut E) -> f64 {
     let start = Instant::now();
@@ -120,8 +73,7 @@ fn timed<E>(kernel: &ElementKernel<E>, element: &mut E) -> f64 {
     start.elapsed().as_nanos() as f64
 }
 
-#[cfg(feature = "exec")]
-impl<E: Send> Direct for Kernel<'_, E> {
+impl<E: Send> StepTimer for Kernel<'_, E> {
     fn enter(&mut self, element: usize) -> usize {
         let value = (self.input)(element);
         match self.free.pop() {
