@@ -264,14 +264,3 @@ impl Sweep {
         })
     }
 }
-
-/// The point's values, checked finite.
-fn check_point(at: &[(String, f64)]) -> Result<(), SweepError> {
-    match at.iter().find(|(_, v)| !v.is_finite()) {
-        Some((name, value)) => Err(SweepError::Binding {
-            name: name.clone(),
-            value: *value,
-        }),
-        None => Ok(()),
-    }
-}

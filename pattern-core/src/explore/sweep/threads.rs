@@ -2,7 +2,7 @@
 //! model, the queueing prediction on a machine and, if asked, a simulation
 //! on the same machine, side by side.
 
-use super::{SweepError, Table, check_point};
+use super::{SweepError, Table};
 use crate::Design;
 use crate::explore::ranking::symbolic_counts;
 use crate::machine::Machine;
@@ -198,5 +198,16 @@ impl<'a> ThreadSweep<'a> {
             count: self.count.clone(),
             points,
         })
+    }
+}
+
+/// The point's values, checked finite.
+fn check_point(at: &[(String, f64)]) -> Result<(), SweepError> {
+    match at.iter().find(|(_, v)| !v.is_finite()) {
+        Some((name, value)) => Err(SweepError::Binding {
+            name: name.clone(),
+            value: *value,
+        }),
+        None => Ok(()),
     }
 }
