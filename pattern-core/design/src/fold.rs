@@ -167,21 +167,7 @@ pub fn fold<S: Semantics + ?Sized>(term: &Term, semantics: &mut S) -> Result<S::
 /// and `pipe`, the children otherwise.
 fn parts_of(node: &Term) -> Vec<&Term> {
     match node {
-        Term::Seq(..) | Term::Pipe(..) => {
-            let same = |t: &Term| std::mem::discriminant(t) == std::mem::discriminant(node);
-            let mut out = Vec::new();
-            let mut todo = vec![node];
-            while let Some(t) = todo.pop() {
-                match t {
-                    Term::Seq(a, b) | Term::Pipe(a, b) if same(t) => {
-                        todo.push(b);
-                        todo.push(a);
-                    }
-                    other => out.push(other),
-                }
-            }
-            out
-        }
+        Term::Seq(..) | Term::Pipe(..) => node.chain(),
         other => other.children(),
     }
 }

@@ -100,13 +100,7 @@ pub(crate) fn check(term: &Term) -> Vec<Problem> {
             Step::Enter(node) => {
                 let here = index;
                 index += 1;
-                let counts: Vec<&Count> = match node {
-                    Term::Tpool(c, _) | Term::On(c, _) | Term::Groups(c, _) => vec![c],
-                    Term::MapReduce { params, .. } => vec![&params.m, &params.n],
-                    Term::Par(sizes, _) => sizes.iter().collect(),
-                    _ => Vec::new(),
-                };
-                for (i, c) in counts.into_iter().enumerate() {
+                for (i, c) in node.counts().into_iter().enumerate() {
                     match c {
                         Count::Fixed(k) if *k > MAX_COUNT => problems.push(Problem {
                             kind: DesignErrorKind::CountTooLarge { count: *k },
