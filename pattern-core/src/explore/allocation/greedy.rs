@@ -66,8 +66,8 @@ fn stages(allocator: &Allocator, names: &[String]) -> Result<Vec<Stage>, Allocat
         _ => vec![term],
     };
     for t in stages {
-        match t {
-            Term::Tpool(Count::Symbol(name), body) if !symbolic(body) => {
+        match (t, &t.children()[..]) {
+            (Term::Tpool(Count::Symbol(name), _), [body]) if !symbolic(body) => {
                 let i = names.iter().position(|n| n == name).unwrap_or(0);
                 if seen[i] {
                     return Err(AllocationError::NotAPipelineOfPools(format!(
@@ -77,8 +77,8 @@ fn stages(allocator: &Allocator, names: &[String]) -> Result<Vec<Stage>, Allocat
                 seen[i] = true;
                 out.push(Stage::Pool(i, time(body)?));
             }
-            t if !symbolic(t) => out.push(Stage::Fixed(time(t)?)),
-            t => {
+            (t, _) if !symbolic(t) => out.push(Stage::Fixed(time(t)?)),
+            (t, _) => {
                 return Err(AllocationError::NotAPipelineOfPools(format!(
                     "the stage `{t}` is neither"
                 )));

@@ -58,9 +58,9 @@ fn counts_of(term: &Term) -> (Vec<String>, HashMap<String, Uses>, Vec<&Term>) {
                 });
                 entry.only_tpool &= tpool;
                 entry.in_groups |= matches!(node, Term::Groups(..));
-                if let Term::Tpool(_, body) = node {
+                if let (Term::Tpool(..), [body]) = (node, &node.children()[..]) {
                     entry.plain_bodies &= !in_map_reduce && is_plain(body);
-                    pool_bodies.push(&**body);
+                    pool_bodies.push(*body);
                 }
             }
         }
