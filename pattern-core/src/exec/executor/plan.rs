@@ -11,6 +11,10 @@ use crate::{Count, Expr, Term};
 /// `tpool[100000]` should not bring the machine down).
 pub const MAX_THREADS: usize = 1024;
 
+/// Why `on`, `par`, `groups` and `seq[redist]` do not run here.
+const PROCESSOR_GROUPS: &str =
+    "it places tasks on processor groups, which need a distributed machine, not threads";
+
 /// Compiles terms against a kernel registry and the bound counts of an
 /// [`Executor`](super::Executor).
 pub(super) struct Compiler<'a, E> {
@@ -82,7 +86,7 @@ impl<E> Compiler<'_, E> {
             (Term::On(..) | Term::Par(..) | Term::Groups(..) | Term::Redist(..), _) => {
                 Err(ExecError::Unsupported {
                     pattern: node.to_string(),
-                    reason: "it places tasks on processor groups, which need a distributed machine, not threads".into(),
+                    reason: PROCESSOR_GROUPS.into(),
                 })
             }
             (Term::Atom(a), _) => self.element(a).map(drop),
@@ -178,9 +182,7 @@ struct Plans<'c, 'a, E> {
 fn unsupported(pattern: &str) -> ExecError {
     ExecError::Unsupported {
         pattern: pattern.to_string(),
-        reason:
-            "it places tasks on processor groups, which need a distributed machine, not threads"
-                .into(),
+        reason: PROCESSOR_GROUPS.into(),
     }
 }
 
