@@ -75,9 +75,32 @@ def split_top(text):
     return parts
 
 
+def after_group(src, j):
+    """The text after the tuple or slice a `Term::..(..)` ending at `j`
+    stands in, if it stands in one: a pattern `(Term::Seq(a, b), x) =>`
+    is told by what follows its tuple."""
+    while j < len(src):
+        while j < len(src) and src[j] in " \t\n":
+            j += 1
+        if j < len(src) and src[j] == ",":
+            depth = 0
+            while j < len(src):
+                if src[j] in "([{":
+                    depth += 1
+                elif src[j] in ")]}":
+                    depth -= 1
+                    if depth < 0:
+                        break
+                j += 1
+        elif j < len(src) and src[j] == ")":
+            j += 1
+        else:
+            break
+    return src[j : j + 40]
+
+
 def is_pattern(rest):
     """Whether the text after a `Term::..(..)` makes it a pattern."""
-    rest = rest.lstrip(" \t\n)")
     return (
         rest.startswith("=>")
         or (rest.startswith("|") and not rest.startswith("||"))
@@ -118,7 +141,7 @@ def walks(path):
     for m in START.finditer(src):
         end = closing(src, m.end() - 1)
         inner = src[m.end() : end - 1]
-        if is_pattern(src[end : end + 40]) and binds(m.group(1), m.group(2), inner):
+        if is_pattern(after_group(src, end)) and binds(m.group(1), m.group(2), inner):
             line = src.count("\n", 0, m.start()) + 1
             yield line, src[m.start() : end].replace("\n", " ")
 
