@@ -244,11 +244,12 @@ pub fn term(depth: u32) -> BoxedStrategy<Term> {
 
 /// `t` with every mapReduce replaced by `seq(map, reduce)`.
 fn demote_shuffles(t: &Term) -> Term {
-    match t {
-        Term::MapReduce { map, reduce, .. } => {
+    // Recursive, over the few levels a strategy generates.
+    match (t, &t.children()[..]) {
+        (Term::MapReduce { .. }, [map, reduce]) => {
             Term::seq(demote_shuffles(map), demote_shuffles(reduce))
         }
-        other => other.map_children(demote_shuffles),
+        _ => t.map_children(demote_shuffles),
     }
 }
 

@@ -46,19 +46,12 @@ impl Known {
 
     fn add_term(&mut self, term: &Term) {
         for node in term.preorder() {
-            let counts: Vec<&Count> = match node {
-                Term::Atom(atom) => {
-                    self.names.extend(atom.model.vars());
-                    Vec::new()
-                }
-                Term::Tpool(c, _) => vec![c],
-                Term::On(c, _) | Term::Groups(c, _) => {
+            // The variables a node's own models name, and `p` where it
+            // places tasks on processors; its counts below.
+            match node {
+                Term::Atom(atom) => self.names.extend(atom.model.vars()),
+                Term::On(..) | Term::Groups(..) | Term::Par(..) => {
                     self.names.insert("p".into());
-                    vec![c]
-                }
-                Term::Par(sizes, _) => {
-                    self.names.insert("p".into());
-                    sizes.iter().collect()
                 }
                 Term::MapReduce {
                     params, shuffle, ..
@@ -66,15 +59,11 @@ impl Known {
                     self.names.extend(params.d.vars());
                     self.names.extend(params.k.vars());
                     self.names.extend(shuffle.model.vars());
-                    vec![&params.m, &params.n]
                 }
-                Term::Redist(e, _, _) => {
-                    self.names.extend(e.vars());
-                    Vec::new()
-                }
-                Term::Seq(..) | Term::Pipe(..) => Vec::new(),
-            };
-            for c in counts {
+                Term::Redist(e, _, _) => self.names.extend(e.vars()),
+                Term::Seq(..) | Term::Pipe(..) | Term::Tpool(..) => {}
+            }
+            for c in node.counts() {
                 if let Count::Symbol(name) = c {
                     self.names.insert(name.clone());
                     self.counts.insert(name.clone());

@@ -9,7 +9,7 @@ use pattern_expr::Expr;
 
 /// Where a node runs, known from the patterns around it (computed by
 /// [`fold`] top-down and handed to every method).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Scope {
     /// Whether other processor groups run at the same time (inside a `par`
     /// of two or more parts, or `groups[s]` with `s` other than 1).
@@ -19,6 +19,18 @@ pub struct Scope {
     pub processors: Option<Count>,
     /// How deep in task pools the node is (0 outside every pool).
     pub pools: usize,
+    /// The node's index in [`Term::preorder`], known only to the grammar's
+    /// own checks, which fold chains as the term nests them
+    /// ([`fold_nested`]).
+    pub(crate) node: usize,
+}
+
+/// Scopes are equal where their nodes run alike, wherever the nodes are.
+impl PartialEq for Scope {
+    fn eq(&self, other: &Scope) -> bool {
+        (self.concurrent, &self.processors, self.pools)
+            == (other.concurrent, &other.processors, other.pools)
+    }
 }
 
 /// A meaning of designs: one method per pattern, each combining the
@@ -141,12 +153,39 @@ enum Step<'t> {
 /// its parts' values, bottom-up, with an explicit stack (a design of any
 /// depth folds on any thread's stack).
 pub fn fold<S: Semantics + ?Sized>(term: &Term, semantics: &mut S) -> Result<S::Value, S::Error> {
+    walk(term, semantics, true)
+}
+
+/// [`fold`] with each `seq` and `pipe` given its two parts as the term
+/// nests them, not its flat chain, and [`Scope::node`] set: for the
+/// grammar's checks, which report problems at the node where they arise.
+pub(crate) fn fold_nested<S: Semantics + ?Sized>(
+    term: &Term,
+    semantics: &mut S,
+) -> Result<S::Value, S::Error> {
+    walk(term, semantics, false)
+}
+
+/// The one walk of [`fold`] and [`fold_nested`]: chains `flat` or not.
+fn walk<S: Semantics + ?Sized>(
+    term: &Term,
+    semantics: &mut S,
+    flat: bool,
+) -> Result<S::Value, S::Error> {
     let mut steps = vec![Step::Enter(term, Scope::default())];
     let mut values: Vec<S::Value> = Vec::new();
+    let mut entered = 0;
     while let Some(step) = steps.pop() {
         match step {
-            Step::Enter(node, scope) => {
-                let parts = parts_of(node);
+            Step::Enter(node, mut scope) => {
+                // Nested, every node is entered, in pre-order.
+                scope.node = entered;
+                entered += 1;
+                let parts = if flat {
+                    parts_of(node)
+                } else {
+                    node.children()
+                };
                 steps.push(Step::Exit(node, scope.clone(), parts.len()));
                 let inner = inner_scope(node, &scope);
                 for part in parts.into_iter().rev() {
@@ -167,21 +206,7 @@ pub fn fold<S: Semantics + ?Sized>(term: &Term, semantics: &mut S) -> Result<S::
 /// and `pipe`, the children otherwise.
 fn parts_of(node: &Term) -> Vec<&Term> {
     match node {
-        Term::Seq(..) | Term::Pipe(..) => {
-            let same = |t: &Term| std::mem::discriminant(t) == std::mem::discriminant(node);
-            let mut out = Vec::new();
-            let mut todo = vec![node];
-            while let Some(t) = todo.pop() {
-                match t {
-                    Term::Seq(a, b) | Term::Pipe(a, b) if same(t) => {
-                        todo.push(b);
-                        todo.push(a);
-                    }
-                    other => out.push(other),
-                }
-            }
-            out
-        }
+        Term::Seq(..) | Term::Pipe(..) => node.chain(),
         other => other.children(),
     }
 }

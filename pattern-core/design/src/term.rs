@@ -310,6 +310,81 @@ impl Term {
         out
     }
 
+    /// The counts of this node alone, in the order the syntax writes them:
+    /// a pool's, a processor group's or `groups`' count, a mapReduce's `m`
+    /// then `n`, a `par`'s sizes; none for the other patterns.
+    ///
+    /// ```
+    /// use pattern_core::{Count, Expr, Term};
+    ///
+    /// let t = Term::tpool("n", Term::atom("a", Expr::var("x")));
+    /// assert_eq!(t.counts(), [&Count::from("n")]);
+    /// ```
+    pub fn counts(&self) -> Vec<&Count> {
+        match self {
+            Term::Tpool(c, _) | Term::On(c, _) | Term::Groups(c, _) => vec![c],
+            Term::MapReduce { params, .. } => vec![&params.m, &params.n],
+            Term::Par(sizes, _) => sizes.iter().collect(),
+            Term::Atom(_) | Term::Seq(..) | Term::Pipe(..) | Term::Redist(..) => Vec::new(),
+        }
+    }
+
+    /// The names of the symbolic counts of the whole term, each once, in
+    /// order of first appearance (pre-order, a node's counts in the order
+    /// of [`Term::counts`]).
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    ///
+    /// let d = Design::parse("a = x; pipe(tpool[n](a), tpool[m](a), tpool[n](a))").unwrap();
+    /// assert_eq!(d.term().symbolic_counts(), ["n", "m"]);
+    /// ```
+    pub fn symbolic_counts(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for node in self.preorder() {
+            for count in node.counts() {
+                if let Count::Symbol(name) = count {
+                    if !names.contains(&name.as_str()) {
+                        names.push(name);
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    /// The stages of a chain: for a `seq` or a `pipe`, its nested `seq`s
+    /// (or `pipe`s) flattened, left to right, so that `pipe(a, pipe(b, c))`
+    /// and `pipe(pipe(a, b), c)` both have the stages `a, b, c`; any other
+    /// term is a chain of itself. The one place chains are flattened: the
+    /// syntax and the fold are n-ary where the term is binary.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    ///
+    /// let d = Design::parse("a = x; b = 1; pipe(a, seq(a, b), b)").unwrap();
+    /// let stages: Vec<String> = d.term().chain().iter().map(|t| t.to_string()).collect();
+    /// assert_eq!(stages, ["a", "seq(a, b)", "b"]);
+    /// ```
+    pub fn chain(&self) -> Vec<&Term> {
+        let same = |t: &Term| std::mem::discriminant(t) == std::mem::discriminant(self);
+        if !matches!(self, Term::Seq(..) | Term::Pipe(..)) {
+            return vec![self];
+        }
+        let mut out = Vec::new();
+        let mut todo = vec![self];
+        while let Some(t) = todo.pop() {
+            match t {
+                Term::Seq(a, b) | Term::Pipe(a, b) if same(t) => {
+                    todo.push(b);
+                    todo.push(a);
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
     /// Whether the term contains a shuffle phase (a mapReduce).
     pub fn has_shuffle(&self) -> bool {
         self.preorder().any(|t| matches!(t, Term::MapReduce { .. }))

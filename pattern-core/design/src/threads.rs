@@ -9,9 +9,16 @@
 //! times its widest phase, `on[p]` `p`, `par` the sum of its sizes. A named
 //! count is taken as 1 (counts are positive), so a design is rejected only
 //! when it overflows whatever its names stand for.
+//!
+//! The check is a [`Semantics`] of the one fold, folded with `seq` and
+//! `pipe` nested as the term writes them ([`fold_nested`]), so that an
+//! overflow is reported at the node where it arises.
 
 use crate::error::{DesignErrorKind, Problem, Site};
-use crate::term::{Count, Term};
+use crate::fold::{Scope, Semantics, fold_nested};
+use crate::term::{Atom, Count, MapReduceParams, Term};
+use pattern_expr::Expr;
+use std::convert::Infallible;
 
 /// The largest count (and thread total) a design may have: 2^53, the
 /// largest integer up to which every integer is an `f64`.
@@ -87,131 +94,167 @@ impl Total {
 /// pre-order of the nodes (each count and node at most once: a node over
 /// a count or a total already reported is not reported again).
 pub(crate) fn check(term: &Term) -> Vec<Problem> {
-    enum Step<'t> {
-        Enter(&'t Term),
-        Exit(&'t Term, usize, usize),
-    }
-    let mut problems = Vec::new();
-    let mut steps = vec![Step::Enter(term)];
-    let mut values: Vec<Option<Threads>> = Vec::new();
-    let mut index = 0usize;
-    while let Some(step) = steps.pop() {
-        match step {
-            Step::Enter(node) => {
-                let here = index;
-                index += 1;
-                let counts: Vec<&Count> = match node {
-                    Term::Tpool(c, _) | Term::On(c, _) | Term::Groups(c, _) => vec![c],
-                    Term::MapReduce { params, .. } => vec![&params.m, &params.n],
-                    Term::Par(sizes, _) => sizes.iter().collect(),
-                    _ => Vec::new(),
-                };
-                for (i, c) in counts.into_iter().enumerate() {
-                    match c {
-                        Count::Fixed(k) if *k > MAX_COUNT => problems.push(Problem {
-                            kind: DesignErrorKind::CountTooLarge { count: *k },
-                            node: here,
-                            site: Site::Count(i),
-                        }),
-                        _ => {}
-                    }
-                }
-                let parts = node.children();
-                steps.push(Step::Exit(node, here, parts.len()));
-                steps.extend(parts.into_iter().rev().map(Step::Enter));
-            }
-            Step::Exit(node, here, n) => {
-                let parts = values.split_off(values.len() - n);
-                let (value, problem) = match threads(node, parts) {
-                    Ok(value) => (value, None),
-                    Err((kind, site)) => (
-                        None,
-                        Some(Problem {
-                            kind,
-                            node: here,
-                            site,
-                        }),
-                    ),
-                };
-                problems.extend(problem);
-                values.push(value);
-            }
-        }
-    }
+    let mut checks = Checks::default();
+    let Ok(_) = fold_nested(term, &mut checks);
+    let mut problems = checks.problems;
     problems.sort_by_key(|p| p.node);
     problems
 }
 
-/// The threads of `node` from its parts' (`None`: unknown, already
-/// reported); the overflow and where, if they pass [`MAX_COUNT`].
-fn threads(
-    node: &Term,
-    parts: Vec<Option<Threads>>,
-) -> Result<Option<Threads>, (DesignErrorKind, Site)> {
-    let head = |kind| (kind, Site::Head);
-    let widest = |parts: &[Option<Threads>]| -> Option<Threads> {
-        let mut out = Threads {
-            value: 0,
-            exact: true,
-        };
-        for t in parts {
-            let t = (*t)?;
-            out.value = out.value.max(t.value);
-            out.exact &= t.exact;
+/// The threads of each node as a semantics (`None`: unknown, already
+/// reported), with the problems found on the way.
+#[derive(Default)]
+struct Checks {
+    problems: Vec<Problem>,
+}
+
+impl Checks {
+    /// Reports each of a node's counts above [`MAX_COUNT`].
+    fn counts<'c>(&mut self, counts: impl IntoIterator<Item = &'c Count>, scope: &Scope) {
+        for (i, c) in counts.into_iter().enumerate() {
+            if let Count::Fixed(k) = c {
+                if *k > MAX_COUNT {
+                    self.problems.push(Problem {
+                        kind: DesignErrorKind::CountTooLarge { count: *k },
+                        node: scope.node,
+                        site: Site::Count(i),
+                    });
+                }
+            }
         }
-        Some(out)
-    };
-    Ok(match node {
-        Term::Atom(_) => Some(Threads::ONE),
-        Term::Seq(..) | Term::Redist(..) => widest(&parts),
-        Term::Pipe(..) => {
-            let (Some(a), Some(b)) = (parts[0], parts[1]) else {
-                return Ok(None);
-            };
-            let mut total = Total::start("+", a);
-            total.with(b, "the threads of the stages").map_err(head)?;
-            Some(total.acc)
-        }
-        Term::Tpool(n, _) => {
-            let (Some(n), Some(body)) = (count(n), parts[0]) else {
-                return Ok(None);
-            };
-            let mut total = Total::start("·", n);
-            total.with(body, "the threads of the pool").map_err(head)?;
-            Some(total.acc)
-        }
-        Term::MapReduce { params, .. } => {
-            let (Some(m), Some(n), Some(phase)) =
-                (count(&params.m), count(&params.n), widest(&parts))
-            else {
-                return Ok(None);
-            };
-            let mut total = Total::start("·", m);
-            total.with(n, "the workers").map_err(head)?;
-            total
-                .with(phase, "the threads of the workers")
-                .map_err(head)?;
-            Some(total.acc)
-        }
-        Term::On(p, _) => count(p),
-        Term::Groups(..) => Some(Threads {
+    }
+
+    /// The node's threads, or `None` with its overflow reported.
+    fn total(
+        &mut self,
+        threads: Result<Option<Threads>, (DesignErrorKind, Site)>,
+        scope: &Scope,
+    ) -> Option<Threads> {
+        threads.unwrap_or_else(|(kind, site)| {
+            self.problems.push(Problem {
+                kind,
+                node: scope.node,
+                site,
+            });
+            None
+        })
+    }
+}
+
+type Checked = Result<Option<Threads>, Infallible>;
+
+impl Semantics for Checks {
+    type Value = Option<Threads>;
+    type Error = Infallible;
+
+    fn atom(&mut self, _: &Atom, _: &Scope) -> Checked {
+        Ok(Some(Threads::ONE))
+    }
+
+    fn seq(&mut self, parts: Vec<Option<Threads>>, _: &Scope) -> Checked {
+        Ok(widest(&parts))
+    }
+
+    fn pipe(&mut self, stages: Vec<Option<Threads>>, scope: &Scope) -> Checked {
+        let threads = added(&stages, "the threads of the stages", Site::Head);
+        Ok(self.total(threads, scope))
+    }
+
+    fn tpool(&mut self, n: &Count, body: Option<Threads>, scope: &Scope) -> Checked {
+        self.counts([n], scope);
+        let threads = multiplied(&[count(n), body], &["the threads of the pool"]);
+        Ok(self.total(threads, scope))
+    }
+
+    fn map_reduce(
+        &mut self,
+        params: &MapReduceParams,
+        map: Option<Threads>,
+        _: &Atom,
+        reduce: Option<Threads>,
+        scope: &Scope,
+    ) -> Checked {
+        self.counts([&params.m, &params.n], scope);
+        let factors = [count(&params.m), count(&params.n), widest(&[map, reduce])];
+        let threads = multiplied(&factors, &["the workers", "the threads of the workers"]);
+        Ok(self.total(threads, scope))
+    }
+
+    fn on(&mut self, p: &Count, _: Option<Threads>, scope: &Scope) -> Checked {
+        self.counts([p], scope);
+        Ok(count(p))
+    }
+
+    fn par(&mut self, sizes: &[Count], _: Vec<Option<Threads>>, scope: &Scope) -> Checked {
+        self.counts(sizes, scope);
+        let sizes: Vec<Option<Threads>> = sizes.iter().map(count).collect();
+        let threads = added(&sizes, "the group sizes", Site::Params);
+        Ok(self.total(threads, scope))
+    }
+
+    fn groups(&mut self, s: &Count, _: Option<Threads>, scope: &Scope) -> Checked {
+        self.counts([s], scope);
+        // `s·floor(p/s)` threads, at least 1 whatever `p` stands for.
+        Ok(Some(Threads {
             value: 1,
             exact: false,
-        }),
-        Term::Par(sizes, _) => {
-            let sizes: Option<Vec<Threads>> = sizes.iter().map(count).collect();
-            let Some((first, rest)) = sizes.as_deref().and_then(|s| s.split_first()) else {
-                return Ok(None);
-            };
-            let mut total = Total::start("+", *first);
-            for size in rest {
-                total
-                    .with(*size, "the group sizes")
-                    .map_err(|kind| (kind, Site::Params))?;
-            }
-            Some(total.acc)
-        }
-    })
+        }))
+    }
+
+    fn redist(&mut self, _: &Expr, a: Option<Threads>, b: Option<Threads>, _: &Scope) -> Checked {
+        Ok(widest(&[a, b]))
+    }
+}
+
+/// The widest of parts one after the other; `None` if one is unknown.
+fn widest(parts: &[Option<Threads>]) -> Option<Threads> {
+    let mut out = Threads {
+        value: 0,
+        exact: true,
+    };
+    for t in parts {
+        let t = (*t)?;
+        out.value = out.value.max(t.value);
+        out.exact &= t.exact;
+    }
+    Some(out)
+}
+
+/// The sum of parts at once (`what` names them in an overflow at `site`);
+/// `None` if one is unknown or there is none.
+fn added(
+    parts: &[Option<Threads>],
+    what: &str,
+    site: Site,
+) -> Result<Option<Threads>, (DesignErrorKind, Site)> {
+    let parts: Option<Vec<Threads>> = parts.iter().copied().collect();
+    let Some((first, rest)) = parts.as_deref().and_then(|p| p.split_first()) else {
+        return Ok(None);
+    };
+    let mut total = Total::start("+", *first);
+    for part in rest {
+        total.with(*part, what).map_err(|kind| (kind, site))?;
+    }
+    Ok(Some(total.acc))
+}
+
+/// The product of `factors`, the product with the `i+1`-th named `what[i]`
+/// in an overflow; `None` if one is unknown.
+fn multiplied(
+    factors: &[Option<Threads>],
+    what: &[&str],
+) -> Result<Option<Threads>, (DesignErrorKind, Site)> {
+    let factors: Option<Vec<Threads>> = factors.iter().copied().collect();
+    let Some((first, rest)) = factors.as_deref().and_then(|f| f.split_first()) else {
+        return Ok(None);
+    };
+    let mut total = Total::start("·", *first);
+    for (factor, what) in rest.iter().zip(what) {
+        total
+            .with(*factor, what)
+            .map_err(|kind| (kind, Site::Head))?;
+    }
+    Ok(Some(total.acc))
 }
 
 #[cfg(test)]
@@ -329,5 +372,27 @@ mod tests {
                 Site::Head
             )]
         );
+    }
+
+    #[test]
+    fn totals_deep_in_a_term_are_found_through_the_fold_on_a_small_stack() {
+        // seq(a, seq(a, .. pools)): the pools at pre-order index 2·depth.
+        let depth = 100_000;
+        let mut t = Term::tpool(1u64 << 30, Term::tpool(1u64 << 24, atom("a")));
+        for _ in 0..depth {
+            t = Term::seq(atom("a"), t);
+        }
+        let found = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let found = kinds(&t);
+                std::mem::forget(t);
+                found
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].1, found[0].2), (2 * depth, Site::Head));
     }
 }

@@ -62,10 +62,7 @@
 //! use pattern_core::laws::Laws;
 //!
 //! let d = Design::parse("qsort = 1034.17*x*log2(x); inc = 536.185*x; pipe(qsort, inc)").unwrap();
-//! let (qsort, inc) = match d.term() {
-//!     pattern_core::Term::Pipe(a, b) => (a.as_ref(), b.as_ref()),
-//!     _ => unreachable!(),
-//! };
+//! let [qsort, inc] = d.term().chain()[..] else { unreachable!() };
 //! assert!(Laws::POINTWISE.pipe_commutative(qsort, inc));
 //! assert!(Laws::POINTWISE.layering(4, qsort, inc));
 //! assert!(Laws::POINTWISE.pipe_at_least_tpool2_seq(qsort, inc));

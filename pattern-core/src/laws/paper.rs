@@ -86,11 +86,15 @@ fn prediction(
     }
 }
 
-fn stages(t: &Term) -> (Term, Term) {
-    match t {
-        Term::Pipe(a, b) | Term::Seq(a, b) => ((**a).clone(), (**b).clone()),
-        Term::Tpool(_, t) => stages(t),
-        other => (other.clone(), other.clone()),
+/// The two stages of the first `pipe` or `seq` under any task pools; the
+/// term twice when there is none.
+fn stages(mut t: &Term) -> (Term, Term) {
+    while matches!(t, Term::Tpool(..)) {
+        t = t.children()[0];
+    }
+    match (t, &t.children()[..]) {
+        (Term::Pipe(..) | Term::Seq(..), [a, b]) => ((*a).clone(), (*b).clone()),
+        _ => (t.clone(), t.clone()),
     }
 }
 

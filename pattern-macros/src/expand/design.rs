@@ -319,6 +319,9 @@ impl Gen<'_> {
             .unwrap_or_default();
         self.index += 1;
         let count_at = |i: usize| sites.counts.get(i).copied().unwrap_or(sites.head);
+        // The one walk over `Term`'s variants outside the grammar
+        // (scripts/term_walks.py allows it): a type per node, for a design
+        // text of bounded depth (`syntax::MAX_DEPTH`).
         match term {
             Term::Atom(atom) => self.atom(atom),
             Term::Seq(a, b) | Term::Pipe(a, b) => {

@@ -4,11 +4,16 @@
 
 use crate::exec::error::ExecError;
 use crate::exec::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
+use crate::grammar::{Atom, MapReduceParams, Scope, Semantics, fold};
 use crate::{Count, Expr, Term};
 
 /// The most threads a design may ask for; more is refused (a typo such as
 /// `tpool[100000]` should not bring the machine down).
 pub const MAX_THREADS: usize = 1024;
+
+/// Why `on`, `par`, `groups` and `seq[redist]` do not run here.
+const PROCESSOR_GROUPS: &str =
+    "it places tasks on processor groups, which need a distributed machine, not threads";
 
 /// Compiles terms against a kernel registry and the bound counts of an
 /// [`Executor`](super::Executor).
@@ -18,7 +23,8 @@ pub(super) struct Compiler<'a, E> {
 }
 
 impl<E> Compiler<'_, E> {
-    fn count(&self, count: &Count, pattern: &Term) -> Result<usize, ExecError> {
+    /// A count bound and checked; `pattern` names the node in an error.
+    fn count(&self, count: &Count, pattern: impl Fn() -> String) -> Result<usize, ExecError> {
         let value = match count {
             Count::Fixed(k) => *k,
             Count::Symbol(name) => self
@@ -28,20 +34,32 @@ impl<E> Compiler<'_, E> {
                 .map(|(_, v)| *v)
                 .ok_or_else(|| ExecError::UnboundCount {
                     name: name.clone(),
-                    pattern: pattern.to_string(),
+                    pattern: pattern(),
                 })?,
         };
         match usize::try_from(value) {
             Ok(v) if (1..=MAX_THREADS).contains(&v) => Ok(v),
             _ => Err(ExecError::Unsupported {
-                pattern: pattern.to_string(),
+                pattern: pattern(),
                 reason: format!("a count of {value}: counts run from 1 to {MAX_THREADS}"),
             }),
         }
     }
 
+    /// The plan of `term`: each node checked in pre-order (so that the
+    /// first error is the one nearest the root, left first), then the plan
+    /// built bottom-up through the fold, so that a term of any depth
+    /// compiles on any thread's stack.
     pub(super) fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
-        let plan = self.compile_node(term)?;
+        let mut todo = vec![term];
+        while let Some(node) = todo.pop() {
+            self.check_node(node)?;
+            // A mapReduce's phases are its kernels, checked with it.
+            if !matches!(node, Term::MapReduce { .. }) {
+                todo.extend(node.children().into_iter().rev());
+            }
+        }
+        let plan = fold(term, &mut Plans { compiler: self })?.plan()?;
         let threads = plan.threads();
         if threads > MAX_THREADS {
             return Err(ExecError::Unsupported {
@@ -61,112 +79,212 @@ impl<E> Compiler<'_, E> {
             })
     }
 
-    fn compile_node(&self, term: &Term) -> Result<Plan<E>, ExecError> {
-        Ok(match term {
-            Term::On(..) | Term::Par(..) | Term::Groups(..) | Term::Redist(..) => {
-                return Err(ExecError::Unsupported {
-                    pattern: term.to_string(),
-                    reason: "it places tasks on processor groups, which need a distributed machine, not threads".into(),
-                });
+    /// What a node alone asks of the executor: its kernels and counts; the
+    /// errors in the order a node's parts are written.
+    fn check_node(&self, node: &Term) -> Result<(), ExecError> {
+        match (node, &node.children()[..]) {
+            (Term::On(..) | Term::Par(..) | Term::Groups(..) | Term::Redist(..), _) => {
+                Err(ExecError::Unsupported {
+                    pattern: node.to_string(),
+                    reason: PROCESSOR_GROUPS.into(),
+                })
             }
-            Term::Atom(a) => match self.kernel(&a.name)? {
-                Kernel::Element(f) => Plan::Step(Step::Atom {
-                    name: a.name.clone(),
-                    f: f.clone(),
-                }),
-                other => {
-                    return Err(ExecError::WrongKernel {
-                        name: a.name.clone(),
-                        expected: "an element kernel",
-                        found: other.kind(),
-                    });
-                }
-            },
-            Term::Seq(a, b) => {
-                let parts = [self.compile_node(a)?, self.compile_node(b)?];
-                match parts {
-                    [Plan::Step(x), Plan::Step(y)] => Plan::Step(Step::seq(x, y)),
-                    parts => Plan::phases(parts),
-                }
-            }
-            Term::Pipe(a, b) => Plan::Pipe(
-                Box::new(self.compile_node(a)?),
-                Box::new(self.compile_node(b)?),
-            ),
-            Term::Tpool(n, t) => Plan::Pool(self.count(n, term)?, Box::new(self.compile_node(t)?)),
-            Term::MapReduce {
-                params,
-                map,
-                reduce,
-                ..
-            } => {
-                let m = self.count(&params.m, term)?;
+            (Term::Atom(a), _) => self.element(a).map(drop),
+            (Term::Tpool(n, _), _) => self.count(n, || node.to_string()).map(drop),
+            (Term::MapReduce { params, .. }, [map, reduce]) => {
+                let m = self.count(&params.m, || node.to_string())?;
                 if m != 1 {
                     return Err(ExecError::Unsupported {
-                        pattern: term.to_string(),
+                        pattern: node.to_string(),
                         reason: format!(
                             "it runs on m = {m} nodes; the executor runs on one node (m = 1)"
                         ),
                     });
                 }
-                let n = self.count(&params.n, term)?;
-                let (map_name, map) = match &**map {
-                    Term::Atom(a) => match self.kernel(&a.name)? {
-                        Kernel::Map(f) => (a.name.clone(), f.clone()),
-                        other => {
-                            return Err(ExecError::WrongKernel {
-                                name: a.name.clone(),
-                                expected: "a map kernel (Kernels::add_map)",
-                                found: other.kind(),
-                            });
-                        }
-                    },
-                    other => {
-                        return Err(ExecError::Unsupported {
-                            pattern: term.to_string(),
-                            reason: format!(
-                                "its map phase `{other}` is not an atom with a map kernel"
-                            ),
-                        });
-                    }
-                };
-                let (reduce_name, reduce) = match &**reduce {
-                    Term::Atom(a) => match self.kernel(&a.name)? {
-                        Kernel::Reduce(f) => (a.name.clone(), f.clone()),
-                        other => {
-                            return Err(ExecError::WrongKernel {
-                                name: a.name.clone(),
-                                expected: "a reduce kernel (Kernels::add_reduce)",
-                                found: other.kind(),
-                            });
-                        }
-                    },
-                    other => {
-                        return Err(ExecError::Unsupported {
-                            pattern: term.to_string(),
-                            reason: format!(
-                                "its reduce phase `{other}` is not an atom with a reduce kernel"
-                            ),
-                        });
-                    }
-                };
-                // The keys declared, `k(x)`, with the bound counts in.
-                let bound: Vec<(&str, Expr)> = self
-                    .bindings
-                    .iter()
-                    .map(|(name, v)| (name.as_str(), Expr::num(*v as f64)))
-                    .collect();
-                let keys = params.k.subs_all(&bound);
-                Plan::Step(Step::MapReduce {
-                    n,
-                    keys,
-                    map_name,
-                    map,
-                    reduce_name,
-                    reduce,
-                })
+                self.count(&params.n, || node.to_string())?;
+                self.phase(node, map, "map")?;
+                self.phase(node, reduce, "reduce")?;
+                Ok(())
             }
+            _ => Ok(()),
+        }
+    }
+
+    /// The element kernel of atom `a`.
+    fn element(&self, a: &Atom) -> Result<ElementKernel<E>, ExecError> {
+        match self.kernel(&a.name)? {
+            Kernel::Element(f) => Ok(f.clone()),
+            other => Err(ExecError::WrongKernel {
+                name: a.name.clone(),
+                expected: "an element kernel",
+                found: other.kind(),
+            }),
+        }
+    }
+
+    /// Checks that a mapReduce's `phase` (`"map"` or `"reduce"`) is an atom
+    /// with a kernel of its kind.
+    fn phase(&self, node: &Term, phase: &Term, which: &str) -> Result<(), ExecError> {
+        let Term::Atom(a) = phase else {
+            return Err(ExecError::Unsupported {
+                pattern: node.to_string(),
+                reason: format!("its {which} phase `{phase}` is not an atom with a {which} kernel"),
+            });
+        };
+        match (which, self.kernel(&a.name)?) {
+            ("map", Kernel::Map(_)) | ("reduce", Kernel::Reduce(_)) => Ok(()),
+            ("map", other) => Err(ExecError::WrongKernel {
+                name: a.name.clone(),
+                expected: "a map kernel (Kernels::add_map)",
+                found: other.kind(),
+            }),
+            (_, other) => Err(ExecError::WrongKernel {
+                name: a.name.clone(),
+                expected: "a reduce kernel (Kernels::add_reduce)",
+                found: other.kind(),
+            }),
+        }
+    }
+}
+
+/// A part of the plan as the fold builds it: a plan, or an atom whose
+/// kernel is a mapReduce's map or reduce phase (checked by
+/// [`Compiler::check_node`] to stand only there).
+enum Part<E> {
+    Plan(Plan<E>),
+    Phase(String),
+}
+
+impl<E> Part<E> {
+    fn plan(self) -> Result<Plan<E>, ExecError> {
+        match self {
+            Part::Plan(plan) => Ok(plan),
+            Part::Phase(name) => Err(ExecError::Unsupported {
+                pattern: name,
+                reason: "a map or reduce kernel runs only as a mapReduce's phase".into(),
+            }),
+        }
+    }
+
+    fn plans(parts: Vec<Part<E>>) -> Result<Vec<Plan<E>>, ExecError> {
+        parts.into_iter().map(Part::plan).collect()
+    }
+}
+
+/// The executor's plan as a semantics, after every node's kernels and
+/// counts were checked by [`Compiler::check_node`]: what fails here
+/// regardless names the pattern only.
+struct Plans<'c, 'a, E> {
+    compiler: &'c Compiler<'a, E>,
+}
+
+/// A pattern the executor cannot run, named by its name.
+fn unsupported(pattern: &str) -> ExecError {
+    ExecError::Unsupported {
+        pattern: pattern.to_string(),
+        reason: PROCESSOR_GROUPS.into(),
+    }
+}
+
+impl<E> Semantics for Plans<'_, '_, E> {
+    type Value = Part<E>;
+    type Error = ExecError;
+
+    fn atom(&mut self, a: &Atom, _: &Scope) -> Result<Part<E>, ExecError> {
+        Ok(match self.compiler.kernel(&a.name)? {
+            Kernel::Element(f) => Part::Plan(Plan::Step(Step::Atom {
+                name: a.name.clone(),
+                f: f.clone(),
+            })),
+            _ => Part::Phase(a.name.clone()),
         })
+    }
+
+    fn seq(&mut self, parts: Vec<Part<E>>, _: &Scope) -> Result<Part<E>, ExecError> {
+        let parts = Part::plans(parts)?;
+        // Steps fuse into one step; parallel parts make phases.
+        if !parts.iter().all(|p| matches!(p, Plan::Step(_))) {
+            return Ok(Part::Plan(Plan::phases(parts)));
+        }
+        let steps = parts.into_iter().filter_map(|p| match p {
+            Plan::Step(s) => Some(s),
+            _ => None,
+        });
+        let fused = steps
+            .reduce(Step::seq)
+            .ok_or_else(|| unsupported("seq()"))?;
+        Ok(Part::Plan(Plan::Step(fused)))
+    }
+
+    fn pipe(&mut self, stages: Vec<Part<E>>, _: &Scope) -> Result<Part<E>, ExecError> {
+        // `pipe(a, b, c)` as `pipe(a, pipe(b, c))`: the same threads, in the
+        // same order, whichever way the term nested them.
+        let mut stages = Part::plans(stages)?;
+        let mut acc = stages.pop().ok_or_else(|| unsupported("pipe()"))?;
+        while let Some(stage) = stages.pop() {
+            acc = Plan::Pipe(Box::new(stage), Box::new(acc));
+        }
+        Ok(Part::Plan(acc))
+    }
+
+    fn tpool(&mut self, n: &Count, body: Part<E>, _: &Scope) -> Result<Part<E>, ExecError> {
+        let n = self.compiler.count(n, || format!("tpool[{n}]"))?;
+        Ok(Part::Plan(Plan::Pool(n, Box::new(body.plan()?))))
+    }
+
+    fn map_reduce(
+        &mut self,
+        params: &MapReduceParams,
+        map: Part<E>,
+        _: &Atom,
+        reduce: Part<E>,
+        _: &Scope,
+    ) -> Result<Part<E>, ExecError> {
+        let compiler = self.compiler;
+        let n = compiler.count(&params.n, || "mapreduce".into())?;
+        let (Part::Phase(map_name), Part::Phase(reduce_name)) = (map, reduce) else {
+            return Err(unsupported("mapreduce"));
+        };
+        let phases = (compiler.kernel(&map_name)?, compiler.kernel(&reduce_name)?);
+        let (Kernel::Map(map), Kernel::Reduce(reduce)) = phases else {
+            return Err(unsupported("mapreduce"));
+        };
+        // The keys declared, `k(x)`, with the bound counts in.
+        let bound: Vec<(&str, Expr)> = compiler
+            .bindings
+            .iter()
+            .map(|(name, v)| (name.as_str(), Expr::num(*v as f64)))
+            .collect();
+        Ok(Part::Plan(Plan::Step(Step::MapReduce {
+            n,
+            keys: params.k.subs_all(&bound),
+            map_name,
+            map: map.clone(),
+            reduce_name,
+            reduce: reduce.clone(),
+        })))
+    }
+
+    fn on(&mut self, _: &Count, _: Part<E>, _: &Scope) -> Result<Part<E>, ExecError> {
+        Err(unsupported("on"))
+    }
+
+    fn par(&mut self, _: &[Count], _: Vec<Part<E>>, _: &Scope) -> Result<Part<E>, ExecError> {
+        Err(unsupported("par"))
+    }
+
+    fn groups(&mut self, _: &Count, _: Part<E>, _: &Scope) -> Result<Part<E>, ExecError> {
+        Err(unsupported("groups"))
+    }
+
+    fn redist(
+        &mut self,
+        _: &Expr,
+        _: Part<E>,
+        _: Part<E>,
+        _: &Scope,
+    ) -> Result<Part<E>, ExecError> {
+        Err(unsupported("seq[redist]"))
     }
 }
 
@@ -189,13 +307,16 @@ pub(super) enum Step<E> {
 }
 
 impl<E> Step<E> {
+    /// `a` then `b`, flat; `a`'s steps kept in place, so that a chain
+    /// fused step by step takes linear time.
     fn seq(a: Step<E>, b: Step<E>) -> Step<E> {
-        let mut steps = Vec::new();
-        for s in [a, b] {
-            match s {
-                Step::Seq(inner) => steps.extend(inner),
-                other => steps.push(other),
-            }
+        let mut steps = match a {
+            Step::Seq(inner) => inner,
+            other => vec![other],
+        };
+        match b {
+            Step::Seq(inner) => steps.extend(inner),
+            other => steps.push(other),
         }
         Step::Seq(steps)
     }

@@ -54,27 +54,20 @@ fn stages(allocator: &Allocator, names: &[String]) -> Result<Vec<Stage>, Allocat
             })
     };
     let symbolic = |t: &Term| {
-        t.preorder().any(|n| match n {
-            Term::Tpool(c, _) | Term::On(c, _) | Term::Groups(c, _) => {
-                matches!(c, Count::Symbol(_))
-            }
-            Term::MapReduce { params, .. } => {
-                matches!(params.m, Count::Symbol(_)) || matches!(params.n, Count::Symbol(_))
-            }
-            Term::Par(sizes, _) => sizes.iter().any(|c| matches!(c, Count::Symbol(_))),
-            _ => false,
-        })
+        t.preorder()
+            .any(|n| n.counts().iter().any(|c| matches!(c, Count::Symbol(_))))
     };
     let mut out = Vec::new();
     let mut seen = vec![false; names.len()];
-    let mut stack = vec![allocator.design.term()];
-    while let Some(t) = stack.pop() {
-        match t {
-            Term::Pipe(a, b) => {
-                stack.push(b);
-                stack.push(a);
-            }
-            Term::Tpool(Count::Symbol(name), body) if !symbolic(body) => {
+    // A pipeline's stages; any other design is one stage.
+    let term = allocator.design.term();
+    let stages = match term {
+        Term::Pipe(..) => term.chain(),
+        _ => vec![term],
+    };
+    for t in stages {
+        match (t, &t.children()[..]) {
+            (Term::Tpool(Count::Symbol(name), _), [body]) if !symbolic(body) => {
                 let i = names.iter().position(|n| n == name).unwrap_or(0);
                 if seen[i] {
                     return Err(AllocationError::NotAPipelineOfPools(format!(
@@ -84,8 +77,8 @@ fn stages(allocator: &Allocator, names: &[String]) -> Result<Vec<Stage>, Allocat
                 seen[i] = true;
                 out.push(Stage::Pool(i, time(body)?));
             }
-            t if !symbolic(t) => out.push(Stage::Fixed(time(t)?)),
-            t => {
+            (t, _) if !symbolic(t) => out.push(Stage::Fixed(time(t)?)),
+            (t, _) => {
                 return Err(AllocationError::NotAPipelineOfPools(format!(
                     "the stage `{t}` is neither"
                 )));

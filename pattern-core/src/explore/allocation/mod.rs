@@ -74,6 +74,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod evaluation;
 mod greedy;
 mod model;
 mod search;
@@ -88,11 +89,11 @@ pub use sizes::{Robust, SizeInterval, SizePlan};
 use crate::grammar::MAX_COUNT;
 use crate::machine::Machine;
 use crate::{Design, EvalError};
+use evaluation::{BOUND_SLACK, Memo, allocation, operators_time, solution, values_of};
 use model::model_time;
 pub use search::TIE_TOLERANCE;
-use search::{Found, Pruning, search_with_ties};
+use search::{Pruning, search_with_ties};
 use space::Space;
-use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -664,107 +665,4 @@ impl<'d> Allocator<'d> {
             )?,
         })
     }
-}
-
-/// The relative slack of a bound from another model: a semantics whose
-/// times are within 1e-9 of the operators' where they should be equal may
-/// still be pruned soundly.
-const BOUND_SLACK: f64 = 1e-9;
-
-/// The values of `counts` (by name) in the space's order.
-fn values_of(space: &Space, counts: &[(&str, u64)]) -> Result<Vec<u64>, AllocationError> {
-    if let Some((name, _)) = counts
-        .iter()
-        .find(|(n, _)| !space.names.iter().any(|m| m == n))
-    {
-        return Err(AllocationError::UnknownCount {
-            name: name.to_string(),
-            counts: space.names.join(", "),
-        });
-    }
-    space
-        .names
-        .iter()
-        .map(|name| match counts.iter().find(|(n, _)| n == name) {
-            Some((_, c)) if (1..=MAX_COUNT).contains(c) => Ok(*c),
-            Some((_, c)) => Err(AllocationError::EmptyRange {
-                name: name.clone(),
-                from: *c,
-                to: *c,
-            }),
-            None => Err(AllocationError::UnknownCount {
-                name: format!("(missing) {name}"),
-                counts: space.names.join(", "),
-            }),
-        })
-        .collect()
-}
-
-fn allocation(space: &Space, values: &[u64], time: f64) -> Result<Allocation, AllocationError> {
-    let threads = space
-        .threads(values)?
-        .ok_or_else(|| AllocationError::BudgetTooSmall {
-            budget: space.cap,
-            minimum: u64::MAX,
-        })?;
-    Ok(Allocation {
-        counts: space.named(values),
-        threads,
-        time_per_element: time,
-    })
-}
-
-/// The times of the allocations evaluated: each is evaluated once (a
-/// simulation, say), though the search with ties passes over some twice.
-#[derive(Default)]
-struct Memo(HashMap<Vec<u64>, f64>);
-
-impl Memo {
-    /// The time of `counts`, by `time` the first time.
-    fn time(
-        &mut self,
-        counts: &[u64],
-        time: impl FnOnce(&[u64]) -> Result<f64, AllocationError>,
-    ) -> Result<f64, AllocationError> {
-        if let Some(&t) = self.0.get(counts) {
-            return Ok(t);
-        }
-        let t = time(counts)?;
-        self.0.insert(counts.to_vec(), t);
-        Ok(t)
-    }
-
-    /// `found` with its evaluations counted as the distinct allocations
-    /// evaluated.
-    fn counted(&self, found: Found) -> Found {
-        Found {
-            evaluations: self.0.len() as u64,
-            ..found
-        }
-    }
-}
-
-fn solution(space: &Space, found: Found) -> Solution {
-    Solution {
-        allocation: Allocation {
-            counts: space.named(&found.counts),
-            threads: found.threads,
-            time_per_element: found.time,
-        },
-        evaluations: found.evaluations,
-        bound_evaluations: found.bound_evaluations,
-    }
-}
-
-/// The operators' time at counts in the space's order.
-fn operators_time(
-    ops: &OperatorsTime,
-    space: &Space,
-    counts: &[u64],
-) -> Result<f64, AllocationError> {
-    ops.at_values(counts)
-        .map_err(|source| AllocationError::Model {
-            what: format!("the design's model at {}", space.describe(counts)),
-            source,
-        })
 }

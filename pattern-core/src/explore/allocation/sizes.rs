@@ -2,13 +2,14 @@
 //! intervals of sizes over which one allocation stays optimal, and the one
 //! allocation that loses least over the grid.
 
+use super::evaluation::{BOUND_SLACK, operators_time};
 use super::model::model_time;
 use super::search::{Pruning, search_with_ties};
 use super::space::Space;
 use super::steps::StepMeter;
 use super::{
-    Allocation, AllocationError, Allocator, BOUND_SLACK, OperatorsTime, Pricing, QueueingTime,
-    SimulationTime, TimeModel, operators_time,
+    Allocation, AllocationError, Allocator, OperatorsTime, Pricing, QueueingTime, SimulationTime,
+    TimeModel,
 };
 
 /// Bisections [`Allocator::over_sizes`] makes at most, all brackets

@@ -45,14 +45,8 @@ fn counts_of(term: &Term) -> (Vec<String>, HashMap<String, Uses>, Vec<&Term>) {
     // (node, inside a mapReduce phase)
     let mut stack = vec![(term, false)];
     while let Some((node, in_map_reduce)) = stack.pop() {
-        let (counts, tpool): (Vec<&Count>, bool) = match node {
-            Term::Tpool(c, _) => (vec![c], true),
-            Term::MapReduce { params, .. } => (vec![&params.m, &params.n], false),
-            Term::On(c, _) | Term::Groups(c, _) => (vec![c], false),
-            Term::Par(sizes, _) => (sizes.iter().collect(), false),
-            _ => (Vec::new(), false),
-        };
-        for c in counts {
+        let tpool = matches!(node, Term::Tpool(..));
+        for c in node.counts() {
             if let Count::Symbol(name) = c {
                 let entry = uses.entry(name.clone()).or_insert_with(|| {
                     names.push(name.clone());
@@ -64,9 +58,9 @@ fn counts_of(term: &Term) -> (Vec<String>, HashMap<String, Uses>, Vec<&Term>) {
                 });
                 entry.only_tpool &= tpool;
                 entry.in_groups |= matches!(node, Term::Groups(..));
-                if let Term::Tpool(_, body) = node {
+                if let (Term::Tpool(..), [body]) = (node, &node.children()[..]) {
                     entry.plain_bodies &= !in_map_reduce && is_plain(body);
-                    pool_bodies.push(&**body);
+                    pool_bodies.push(*body);
                 }
             }
         }

@@ -1,9 +1,8 @@
 //! Choosing the symbolic counts of a candidate design: the trait the
 //! ranking calls, and the built-in chooser that takes them from the point.
 
+use crate::Design;
 use crate::grammar::Term;
-use crate::{Count, Design};
-use std::collections::BTreeSet;
 use std::fmt;
 
 /// Chooses the symbolic counts of a design (`tpool[n]`, a mapReduce's `m`
@@ -93,24 +92,15 @@ impl CountChooser for PointCounts {
     }
 }
 
-/// The names of the symbolic counts of `term`, sorted, each once.
+/// The names of the symbolic counts of `term`, sorted, each once (sorted,
+/// not in [`Term::symbolic_counts`]' order of appearance, because the
+/// command line prints and binds them in this order).
 pub fn symbolic_counts(term: &Term) -> Vec<String> {
-    let mut names = BTreeSet::new();
-    let mut add = |c: &Count| {
-        if let Count::Symbol(name) = c {
-            names.insert(name.clone());
-        }
-    };
-    for node in term.preorder() {
-        match node {
-            Term::Tpool(n, _) | Term::On(n, _) | Term::Groups(n, _) => add(n),
-            Term::MapReduce { params, .. } => {
-                add(&params.m);
-                add(&params.n);
-            }
-            Term::Par(sizes, _) => sizes.iter().for_each(&mut add),
-            Term::Atom(_) | Term::Seq(..) | Term::Pipe(..) | Term::Redist(..) => {}
-        }
-    }
-    names.into_iter().collect()
+    let mut names: Vec<String> = term
+        .symbolic_counts()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    names.sort();
+    names
 }

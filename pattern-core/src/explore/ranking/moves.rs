@@ -36,16 +36,20 @@ impl Move {
 
     /// The move applied at the root of `t`, if it matches.
     pub fn apply(self, t: &Term) -> Option<Term> {
-        match (self, t) {
-            (Move::Law(rule), _) => rule.apply(t),
-            (Move::SeqToPipe, Term::Seq(a, b)) => Some(Term::Pipe(a.clone(), b.clone())),
-            (Move::Pool, Term::Tpool(..)) => None,
-            (Move::Pool, _) => Some(Term::tpool(2u64, t.clone())),
-            (Move::DoublePool, Term::Tpool(Count::Fixed(k), body)) => {
-                Some(Term::Tpool(Count::Fixed(k.checked_mul(2)?), body.clone()))
+        // One node rebuilt from its own parts: no walk.
+        let parts = t.children();
+        match (self, t, &parts[..]) {
+            (Move::Law(rule), _, _) => rule.apply(t),
+            (Move::SeqToPipe, Term::Seq(..), [a, b]) => {
+                Some(Term::pipe((*a).clone(), (*b).clone()))
             }
-            (Move::GrowPool, Term::Tpool(Count::Fixed(k), body)) => {
-                Some(Term::Tpool(Count::Fixed(k.checked_add(1)?), body.clone()))
+            (Move::Pool, Term::Tpool(..), _) => None,
+            (Move::Pool, _, _) => Some(Term::tpool(2u64, t.clone())),
+            (Move::DoublePool, Term::Tpool(Count::Fixed(k), _), [body]) => {
+                Some(Term::tpool(k.checked_mul(2)?, (*body).clone()))
+            }
+            (Move::GrowPool, Term::Tpool(Count::Fixed(k), _), [body]) => {
+                Some(Term::tpool(k.checked_add(1)?, (*body).clone()))
             }
             _ => None,
         }

@@ -26,18 +26,7 @@ pub struct Bottlenecks {
 /// nested `pipe`s flattened: `pipe(a, pipe(b, c))` has stages `a, b, c`.
 fn pipeline_stages(term: &Term) -> Option<Vec<&Term>> {
     let root = term.preorder().find(|t| matches!(t, Term::Pipe(..)))?;
-    let mut stages = Vec::new();
-    let mut pending = vec![root];
-    while let Some(t) = pending.pop() {
-        match t {
-            Term::Pipe(a, b) => {
-                pending.push(b);
-                pending.push(a);
-            }
-            stage => stages.push(stage),
-        }
-    }
-    Some(stages)
+    Some(root.chain())
 }
 
 /// The bottleneck stage of the design's outermost pipeline for each range

@@ -213,27 +213,8 @@ pub(crate) fn parametrized_model(design: &Design) -> (Expr, Vec<Parameter>, Vec<
 
 /// The names of the symbolic counts of a design, in order of appearance.
 pub(crate) fn symbolic_counts(design: &Design) -> Vec<String> {
-    use crate::grammar::Term;
-    let mut out: Vec<String> = Vec::new();
-    let mut note = |c: &Count| {
-        if let Count::Symbol(name) = c {
-            if !out.contains(name) {
-                out.push(name.clone());
-            }
-        }
-    };
-    for t in design.term().preorder() {
-        match t {
-            Term::Tpool(n, _) | Term::On(n, _) | Term::Groups(n, _) => note(n),
-            Term::MapReduce { params, .. } => {
-                note(&params.m);
-                note(&params.n);
-            }
-            Term::Par(sizes, _) => sizes.iter().for_each(&mut note),
-            Term::Atom(_) | Term::Seq(..) | Term::Pipe(..) | Term::Redist(..) => {}
-        }
-    }
-    out
+    let names = design.term().symbolic_counts();
+    names.into_iter().map(String::from).collect()
 }
 
 #[cfg(test)]
