@@ -19,10 +19,10 @@ mod replace;
 mod structure;
 mod syntax;
 mod term;
-mod threads;
+pub mod threads;
 
 pub use error::{DesignError, DesignErrorKind, Problem, Site, TermError};
 pub use fold::{Scope, Semantics, fold};
 pub use syntax::MAX_DEPTH;
 pub use term::{Atom, Count, MapReduceParams, NegativeCount, Preorder, Term};
-pub use threads::MAX_COUNT;
+pub use threads::{MAX_COUNT, ThreadCount};

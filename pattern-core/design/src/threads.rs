@@ -1,14 +1,17 @@
-//! The counts of a design, checked to stay exact: every count at most
-//! [`MAX_COUNT`], and the threads each node occupies (what the footprint
-//! semantics and the executor compute from the counts) too. A model holds
-//! counts as `f64`, exact up to 2^53; past that a count, or a product of
-//! counts, would change silently.
+//! A design's threads, defined once: the rule of each pattern over a
+//! [`ThreadCount`], the number they are counted in. The footprint semantics
+//! counts them as expressions (symbolic counts stay symbols); the grammar's
+//! check counts them as whole numbers, so that every count and every node's
+//! threads stay at most [`MAX_COUNT`]: a model holds counts as `f64`, exact
+//! up to 2^53, and past that a count, or a product of counts, would change
+//! silently.
 //!
-//! The threads follow the footprint: an atom 1, `seq` its widest part, `pipe`
-//! the sum of its stages, `tpool[n]` `n` times its body, a mapReduce `m·n`
-//! times its widest phase, `on[p]` `p`, `par` the sum of its sizes. A named
-//! count is taken as 1 (counts are positive), so a design is rejected only
-//! when it overflows whatever its names stand for.
+//! The rules: an atom 1, `seq` its widest part, `pipe` the sum of its
+//! stages, `tpool[n]` `n` times its body, a mapReduce `m·n` times its
+//! widest phase, `on[p]` `p`, `par` the sum of its sizes, `groups[s]`
+//! `s·floor(p/s)`, `seq[redist]` its wider side. The check takes a named
+//! count as 1 (counts are positive) and `groups[s]` as at least 1, so a
+//! design is rejected only when it overflows whatever its names stand for.
 //!
 //! The check is a [`Semantics`] of the one fold, folded with `seq` and
 //! `pipe` nested as the term writes them ([`fold_nested`]), so that an
@@ -23,6 +26,86 @@ use std::convert::Infallible;
 /// The largest count (and thread total) a design may have: 2^53, the
 /// largest integer up to which every integer is an `f64`.
 pub const MAX_COUNT: u64 = 1 << 53;
+
+/// A number of threads: what [`pipe`], [`tpool`] and the other rules of
+/// this module count in.
+pub trait ThreadCount: Sized {
+    /// Why a total cannot be counted (an overflow).
+    type Error;
+    /// One thread.
+    fn one() -> Self;
+    /// A pattern's count as a number of threads.
+    fn count(c: &Count) -> Self;
+    /// Parts one after the other: the widest.
+    fn widest(parts: Vec<Self>) -> Self;
+    /// Parts at once: their sum, `what` naming them at `site` in an
+    /// overflow.
+    fn sum(parts: Vec<Self>, what: &'static str, site: Site) -> Result<Self, Self::Error>;
+    /// The product of `factors`, the `i+1`-th named `what[i]` in an
+    /// overflow.
+    fn product(factors: Vec<Self>, what: &[&'static str]) -> Result<Self, Self::Error>;
+    /// The processors of `groups[s]` inside `on[p]`: `s·floor(p/s)`.
+    fn groups(s: &Count) -> Self;
+}
+
+/// An atom's threads: one.
+pub fn atom<N: ThreadCount>() -> N {
+    N::one()
+}
+
+/// `seq`'s threads: its widest part (the parts run one after the other).
+pub fn seq<N: ThreadCount>(parts: Vec<N>) -> N {
+    N::widest(parts)
+}
+
+/// `pipe`'s threads: its stages' threads together.
+pub fn pipe<N: ThreadCount>(stages: Vec<N>) -> Result<N, N::Error> {
+    N::sum(stages, "the threads of the stages", Site::Head)
+}
+
+/// `tpool[n]`'s threads: `n` times its body's.
+pub fn tpool<N: ThreadCount>(n: &Count, body: N) -> Result<N, N::Error> {
+    N::product(vec![N::count(n), body], &["the threads of the pool"])
+}
+
+/// A mapReduce's threads: `m·n` workers, each as wide as its wider phase.
+pub fn map_reduce<N: ThreadCount>(
+    params: &MapReduceParams,
+    map: N,
+    reduce: N,
+) -> Result<N, N::Error> {
+    let factors = vec![
+        N::count(&params.m),
+        N::count(&params.n),
+        N::widest(vec![map, reduce]),
+    ];
+    N::product(factors, &["the workers", "the threads of the workers"])
+}
+
+/// `on[p]`'s threads: one on each of its `p` processors.
+pub fn on<N: ThreadCount>(p: &Count) -> N {
+    N::count(p)
+}
+
+/// `par`'s threads: one on each processor of its groups.
+pub fn par<N: ThreadCount>(sizes: &[Count]) -> Result<N, N::Error> {
+    N::sum(
+        sizes.iter().map(N::count).collect(),
+        "the group sizes",
+        Site::Params,
+    )
+}
+
+/// `groups[s]`'s threads: one on each processor of its groups.
+pub fn groups<N: ThreadCount>(s: &Count) -> N {
+    N::groups(s)
+}
+
+/// `seq[redist]`'s threads: its wider side (the sides run one after the
+/// other).
+pub fn redist<N: ThreadCount>(a: N, b: N) -> N {
+    N::widest(vec![a, b])
+}
 
 /// The threads of a node: at least `value`; `exact` unless a named count
 /// was taken as 1.
@@ -148,22 +231,20 @@ impl Semantics for Checks {
     type Error = Infallible;
 
     fn atom(&mut self, _: &Atom, _: &Scope) -> Checked {
-        Ok(Some(Threads::ONE))
+        Ok(atom())
     }
 
     fn seq(&mut self, parts: Vec<Option<Threads>>, _: &Scope) -> Checked {
-        Ok(widest(&parts))
+        Ok(seq(parts))
     }
 
     fn pipe(&mut self, stages: Vec<Option<Threads>>, scope: &Scope) -> Checked {
-        let threads = added(&stages, "the threads of the stages", Site::Head);
-        Ok(self.total(threads, scope))
+        Ok(self.total(pipe(stages), scope))
     }
 
     fn tpool(&mut self, n: &Count, body: Option<Threads>, scope: &Scope) -> Checked {
         self.counts([n], scope);
-        let threads = multiplied(&[count(n), body], &["the threads of the pool"]);
-        Ok(self.total(threads, scope))
+        Ok(self.total(tpool(n, body), scope))
     }
 
     fn map_reduce(
@@ -175,34 +256,60 @@ impl Semantics for Checks {
         scope: &Scope,
     ) -> Checked {
         self.counts([&params.m, &params.n], scope);
-        let factors = [count(&params.m), count(&params.n), widest(&[map, reduce])];
-        let threads = multiplied(&factors, &["the workers", "the threads of the workers"]);
-        Ok(self.total(threads, scope))
+        Ok(self.total(map_reduce(params, map, reduce), scope))
     }
 
     fn on(&mut self, p: &Count, _: Option<Threads>, scope: &Scope) -> Checked {
         self.counts([p], scope);
-        Ok(count(p))
+        Ok(on(p))
     }
 
     fn par(&mut self, sizes: &[Count], _: Vec<Option<Threads>>, scope: &Scope) -> Checked {
         self.counts(sizes, scope);
-        let sizes: Vec<Option<Threads>> = sizes.iter().map(count).collect();
-        let threads = added(&sizes, "the group sizes", Site::Params);
-        Ok(self.total(threads, scope))
+        Ok(self.total(par(sizes), scope))
     }
 
     fn groups(&mut self, s: &Count, _: Option<Threads>, scope: &Scope) -> Checked {
         self.counts([s], scope);
-        // `s·floor(p/s)` threads, at least 1 whatever `p` stands for.
-        Ok(Some(Threads {
-            value: 1,
-            exact: false,
-        }))
+        Ok(groups(s))
     }
 
     fn redist(&mut self, _: &Expr, a: Option<Threads>, b: Option<Threads>, _: &Scope) -> Checked {
-        Ok(widest(&[a, b]))
+        Ok(redist(a, b))
+    }
+}
+
+/// Whole threads, checked: `None` where a count or a total is unknown
+/// (too large, reported on its own).
+impl ThreadCount for Option<Threads> {
+    type Error = (DesignErrorKind, Site);
+
+    fn one() -> Self {
+        Some(Threads::ONE)
+    }
+
+    fn count(c: &Count) -> Self {
+        count(c)
+    }
+
+    fn widest(parts: Vec<Self>) -> Self {
+        widest(&parts)
+    }
+
+    fn sum(parts: Vec<Self>, what: &'static str, site: Site) -> Result<Self, Self::Error> {
+        added(&parts, what, site)
+    }
+
+    fn product(factors: Vec<Self>, what: &[&'static str]) -> Result<Self, Self::Error> {
+        multiplied(&factors, what)
+    }
+
+    /// At least 1, whatever `p` stands for.
+    fn groups(_: &Count) -> Self {
+        Some(Threads {
+            value: 1,
+            exact: false,
+        })
     }
 }
 

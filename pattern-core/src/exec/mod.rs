@@ -28,7 +28,7 @@ pub mod probe;
 mod shuffle;
 
 pub use error::ExecError;
-pub use executor::{Executor, MAX_BUFFER, MAX_SPIN, MAX_THREADS, Run};
+pub use executor::{Executor, MAX_BUFFER, MAX_NESTING, MAX_SPIN, MAX_THREADS, Run};
 pub use grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
 pub use kernels::{ElementKernel, Job, Kernels};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};

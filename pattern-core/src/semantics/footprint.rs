@@ -1,9 +1,12 @@
-//! The footprint semantics: the threads and nodes a design occupies — the
-//! one definition of a design's threads, which the executor evaluates too —
-//! and the most threads it puts on one node, where a machine's cores must
-//! hold them for the operators' assumption of a core per thread.
+//! The footprint semantics: the threads and nodes a design occupies, and
+//! the most threads it puts on one node, where a machine's cores must hold
+//! them for the operators' assumption of a core per thread. The threads
+//! follow the grammar's one definition of them ([`crate::grammar::threads`],
+//! which its check counts in whole numbers), here as expressions; the
+//! executor and exploration evaluate these.
 
-use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Term, fold};
+use crate::grammar::threads::{self, ThreadCount};
+use crate::grammar::{Atom, Count, MapReduceParams, Scope, Semantics, Site, Term, fold};
 use crate::semantics::flat;
 use crate::semantics::throughput::group_size;
 use crate::{EvalError, Expr};
@@ -110,32 +113,77 @@ fn one() -> Expr {
     Expr::num(1.0)
 }
 
-/// Parts one after the other (`flat::max`) or at once (`flat::sum`): their
-/// threads, and their threads on a node, combined alike; the nodes of the
-/// widest.
-fn widest(parts: Vec<Resources>, combine: fn(Vec<Expr>) -> Expr) -> Resources {
-    let mut threads = Vec::with_capacity(parts.len());
+/// Threads as an expression, counted by the grammar's rules of a design's
+/// threads ([`crate::grammar::threads`]): counts stay symbols, nothing
+/// overflows.
+struct Symbolic(Expr);
+
+impl ThreadCount for Symbolic {
+    type Error = Infallible;
+
+    fn one() -> Symbolic {
+        Symbolic(one())
+    }
+
+    fn count(c: &Count) -> Symbolic {
+        Symbolic(c.to_expr())
+    }
+
+    fn widest(parts: Vec<Symbolic>) -> Symbolic {
+        Symbolic(flat::max(parts.into_iter().map(|t| t.0).collect()))
+    }
+
+    fn sum(parts: Vec<Symbolic>, _: &'static str, _: Site) -> Result<Symbolic, Infallible> {
+        Ok(Symbolic(flat::sum(
+            parts.into_iter().map(|t| t.0).collect(),
+        )))
+    }
+
+    fn product(factors: Vec<Symbolic>, _: &[&'static str]) -> Result<Symbolic, Infallible> {
+        Ok(Symbolic(flat::product(
+            factors.into_iter().map(|t| t.0).collect(),
+        )))
+    }
+
+    fn groups(s: &Count) -> Symbolic {
+        Symbolic(s.to_expr() * group_size(s))
+    }
+}
+
+/// The threads of each part, counted as expressions.
+fn threads_of(parts: &[Resources]) -> Vec<Symbolic> {
+    parts.iter().map(|r| Symbolic(r.threads.clone())).collect()
+}
+
+/// Parts one after the other (`flat::max`) or at once (`flat::sum`) with
+/// `threads` between them: their threads on a node combined alike; the
+/// nodes of the widest.
+fn combined(parts: Vec<Resources>, threads: Symbolic, combine: fn(Vec<Expr>) -> Expr) -> Resources {
     let mut nodes = Vec::with_capacity(parts.len());
     let mut per_node = Vec::with_capacity(parts.len());
     for r in parts {
-        threads.push(r.threads);
         nodes.push(r.nodes);
         per_node.push(r.threads_per_node);
     }
     Resources {
-        threads: combine(threads),
+        threads: threads.0,
         nodes: flat::max(nodes),
         threads_per_node: combine(per_node),
     }
 }
 
 /// Processor groups: a thread on each of their processors, each a node.
-fn processors(processors: Expr) -> Resources {
+fn processors(threads: Symbolic) -> Resources {
     Resources {
-        threads: processors.clone(),
-        nodes: processors,
+        nodes: threads.0.clone(),
+        threads: threads.0,
         threads_per_node: one(),
     }
+}
+
+/// What cannot happen: counting in expressions never overflows.
+fn counted(threads: Result<Symbolic, Infallible>) -> Symbolic {
+    threads.unwrap_or_else(|never| match never {})
 }
 
 impl Semantics for Footprint {
@@ -144,7 +192,7 @@ impl Semantics for Footprint {
 
     fn atom(&mut self, _: &Atom, _: &Scope) -> Result<Resources, Infallible> {
         Ok(Resources {
-            threads: one(),
+            threads: threads::atom::<Symbolic>().0,
             nodes: one(),
             threads_per_node: one(),
         })
@@ -152,17 +200,20 @@ impl Semantics for Footprint {
 
     fn seq(&mut self, parts: Vec<Resources>, _: &Scope) -> Result<Resources, Infallible> {
         // One after the other: the widest part.
-        Ok(widest(parts, flat::max))
+        let threads = threads::seq(threads_of(&parts));
+        Ok(combined(parts, threads, flat::max))
     }
 
     fn pipe(&mut self, stages: Vec<Resources>, _: &Scope) -> Result<Resources, Infallible> {
         // At once: the stages' threads add up.
-        Ok(widest(stages, flat::sum))
+        let threads = counted(threads::pipe(threads_of(&stages)));
+        Ok(combined(stages, threads, flat::sum))
     }
 
     fn tpool(&mut self, n: &Count, body: Resources, _: &Scope) -> Result<Resources, Infallible> {
+        let threads = counted(threads::tpool(n, Symbolic(body.threads)));
         Ok(Resources {
-            threads: flat::product(vec![n.to_expr(), body.threads]),
+            threads: threads.0,
             nodes: body.nodes,
             threads_per_node: flat::product(vec![n.to_expr(), body.threads_per_node]),
         })
@@ -176,20 +227,17 @@ impl Semantics for Footprint {
         reduce: Resources,
         _: &Scope,
     ) -> Result<Resources, Infallible> {
-        let per_worker = flat::max(vec![map.threads, reduce.threads]);
+        let per_worker = flat::max(vec![map.threads.clone(), reduce.threads.clone()]);
+        let threads = threads::map_reduce(params, Symbolic(map.threads), Symbolic(reduce.threads));
         Ok(Resources {
-            threads: flat::product(vec![
-                params.m.to_expr(),
-                params.n.to_expr(),
-                per_worker.clone(),
-            ]),
+            threads: counted(threads).0,
             nodes: params.m.to_expr(),
             threads_per_node: flat::product(vec![params.n.to_expr(), per_worker]),
         })
     }
 
     fn on(&mut self, p: &Count, _: Resources, _: &Scope) -> Result<Resources, Infallible> {
-        Ok(processors(p.to_expr()))
+        Ok(processors(threads::on(p)))
     }
 
     fn par(
@@ -198,13 +246,11 @@ impl Semantics for Footprint {
         _: Vec<Resources>,
         _: &Scope,
     ) -> Result<Resources, Infallible> {
-        Ok(processors(flat::sum(
-            sizes.iter().map(Count::to_expr).collect(),
-        )))
+        Ok(processors(counted(threads::par(sizes))))
     }
 
     fn groups(&mut self, s: &Count, _: Resources, _: &Scope) -> Result<Resources, Infallible> {
-        Ok(processors(s.to_expr() * group_size(s)))
+        Ok(processors(threads::groups(s)))
     }
 
     fn redist(
@@ -214,6 +260,7 @@ impl Semantics for Footprint {
         b: Resources,
         _: &Scope,
     ) -> Result<Resources, Infallible> {
-        Ok(widest(vec![a, b], flat::max))
+        let threads = threads::redist(Symbolic(a.threads.clone()), Symbolic(b.threads.clone()));
+        Ok(combined(vec![a, b], threads, flat::max))
     }
 }

@@ -23,7 +23,6 @@ use super::kernels::Kernels;
 use super::metrics::{Departure, Metrics, Warning};
 use super::placement::Cores;
 use crate::Term;
-use crate::semantics::Footprint;
 use crossbeam_channel::unbounded;
 use plan::{Compiler, Plan};
 use stages::{join_all, spawn};
@@ -33,7 +32,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 use workers::{Ctx, In, Item, Out};
 
-pub use plan::MAX_THREADS;
+pub use plan::{MAX_NESTING, MAX_THREADS};
 
 /// The largest channel capacity and window ([`Executor::capacity`],
 /// [`Executor::window`]): both are allocated up front, so memory stays
@@ -262,7 +261,8 @@ impl<'k, E: Send> Executor<'k, E> {
 
     /// The threads `term` runs at once, without running it (checks the
     /// kernels and counts like [`Executor::run`]): the design's one
-    /// definition of threads ([`Footprint`]) with the counts bound.
+    /// definition of threads ([`Footprint`](crate::semantics::Footprint)) with
+    /// the counts bound.
     ///
     /// ```
     /// use pattern_core::Design;
@@ -277,15 +277,7 @@ impl<'k, E: Send> Executor<'k, E> {
         self.validate()?;
         term.check()?;
         self.compile(term)?;
-        let env: Vec<(&str, f64)> = self
-            .bindings
-            .iter()
-            .map(|(name, value)| (name.as_str(), *value as f64))
-            .collect();
-        let threads = Footprint::of(term)
-            .threads
-            .eval(&env)
-            .map_err(|e| ExecError::InvalidOption(format!("the thread count of `{term}`: {e}")))?;
+        let threads = self.compiler().threads(term)?;
         Ok(threads.round().max(1.0) as usize)
     }
 
@@ -343,11 +335,14 @@ impl<'k, E: Send> Executor<'k, E> {
     }
 
     fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
+        self.compiler().compile(term)
+    }
+
+    fn compiler(&self) -> Compiler<'_, E> {
         Compiler {
             kernels: self.kernels,
             bindings: &self.bindings,
         }
-        .compile(term)
     }
 }
 

@@ -5,11 +5,17 @@
 use crate::exec::error::ExecError;
 use crate::exec::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
 use crate::grammar::{Atom, MapReduceParams, Scope, Semantics, fold};
+use crate::semantics::Footprint;
 use crate::{Count, Expr, Term};
 
 /// The most threads a design may ask for; more is refused (a typo such as
 /// `tpool[100000]` should not bring the machine down).
 pub const MAX_THREADS: usize = 1024;
+
+/// The deepest the executor nests pipelines and task pools (a pipeline of
+/// `k` stages nests `k − 1` deep): it runs a plan by recursion, and this
+/// much runs on a 2 MiB thread; deeper is refused before a plan is built.
+pub const MAX_NESTING: usize = 512;
 
 /// Why `on`, `par`, `groups` and `seq[redist]` do not run here.
 const PROCESSOR_GROUPS: &str =
@@ -51,23 +57,46 @@ impl<E> Compiler<'_, E> {
     /// built bottom-up through the fold, so that a term of any depth
     /// compiles on any thread's stack.
     pub(super) fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
-        let mut todo = vec![term];
-        while let Some(node) = todo.pop() {
+        // Each node with the pipelines and task pools around it.
+        let mut todo = vec![(term, 0usize)];
+        while let Some((node, nesting)) = todo.pop() {
             self.check_node(node)?;
+            let nesting = nesting + usize::from(matches!(node, Term::Tpool(..) | Term::Pipe(..)));
+            if nesting > MAX_NESTING {
+                return Err(ExecError::Unsupported {
+                    pattern: format!("the pipeline or task pool at depth {nesting}"),
+                    reason: format!("pipelines and task pools nest more than {MAX_NESTING} deep"),
+                });
+            }
             // A mapReduce's phases are its kernels, checked with it.
             if !matches!(node, Term::MapReduce { .. }) {
-                todo.extend(node.children().into_iter().rev());
+                todo.extend(node.children().into_iter().rev().map(|c| (c, nesting)));
             }
         }
-        let plan = fold(term, &mut Plans { compiler: self })?.plan()?;
-        let threads = plan.threads();
-        if threads > MAX_THREADS {
+        // The design's threads (its one definition, the footprint), before
+        // a plan is built: so many pipeline stages and pools are refused
+        // before they nest.
+        let threads = self.threads(term)?;
+        if threads > MAX_THREADS as f64 {
             return Err(ExecError::Unsupported {
                 pattern: term.to_string(),
                 reason: format!("it runs {threads} threads, more than {MAX_THREADS}"),
             });
         }
-        Ok(plan)
+        fold(term, &mut Plans { compiler: self })?.plan()
+    }
+
+    /// The threads of `term` with the counts bound: its footprint.
+    pub(super) fn threads(&self, term: &Term) -> Result<f64, ExecError> {
+        let env: Vec<(&str, f64)> = self
+            .bindings
+            .iter()
+            .map(|(name, value)| (name.as_str(), *value as f64))
+            .collect();
+        Footprint::of(term)
+            .threads
+            .eval(&env)
+            .map_err(|e| ExecError::InvalidOption(format!("the thread count of `{term}`: {e}")))
     }
 
     fn kernel(&self, name: &str) -> Result<&Kernel<E>, ExecError> {
