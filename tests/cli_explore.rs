@@ -5,10 +5,10 @@
 
 mod common;
 
+use common::allocation::TIE_TOLERANCE;
 use common::cli::*;
 
 use pattern_core::Design;
-use pattern_core::explore::allocation::TIE_TOLERANCE;
 use pattern_core::machine::Machine;
 use pattern_core::sim::Simulation;
 use proptest::prelude::*;

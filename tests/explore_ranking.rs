@@ -6,12 +6,15 @@ mod common;
 
 use pattern_core::explore::ranking::{
     AllocationCounts, Move, PointCountError, PointCounts, RankError, RankedDesign, Ranking,
-    Rejection, TIME_TOLERANCE, canonical_key_at,
+    Rejection, canonical_key_at,
 };
 use pattern_core::laws::Rule;
 use pattern_core::{Design, Term};
 use proptest::prelude::*;
 use std::collections::HashSet;
+
+/// Times within this of each other rank as equal (docs/explore.md).
+const TIME_TOLERANCE: f64 = 1e-9;
 
 fn texts(r: &pattern_core::explore::ranking::Ranked) -> Vec<String> {
     r.ranked

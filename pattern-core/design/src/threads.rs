@@ -14,7 +14,7 @@
 //! design is rejected only when it overflows whatever its names stand for.
 //!
 //! The check is a [`Semantics`] of the one fold, folded with `seq` and
-//! `pipe` nested as the term writes them ([`fold_nested`]), so that an
+//! `pipe` nested as the term writes them, so that an
 //! overflow is reported at the node where it arises.
 
 use crate::error::{DesignErrorKind, Problem, Site};

@@ -12,7 +12,7 @@
 //!
 //! **Exact.** [`Allocator::solve`] returns the true optimum; ties go to the
 //! fewest threads, then to the smallest counts in the design's order, and
-//! times within [`TIE_TOLERANCE`] (1e-9 relative) of the optimum tie with
+//! times within 1e-9 (relative) of the optimum tie with
 //! it, so that a model's rounding never buys threads. The
 //! plain operators' model is non-increasing in every task pool's count
 //! (`Laws::tpool_monotone`; `pipe` is a maximum and `seq` a sum of their
@@ -91,7 +91,6 @@ use crate::machine::Machine;
 use crate::{Design, EvalError};
 use evaluation::{BOUND_SLACK, Memo, allocation, operators_time, solution, values_of};
 use model::model_time;
-pub use search::TIE_TOLERANCE;
 use search::{Pruning, search_with_ties};
 use space::Space;
 use std::ops::RangeInclusive;

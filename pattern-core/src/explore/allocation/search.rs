@@ -46,7 +46,7 @@ pub(super) enum Pruning<B> {
 /// fewest threads among them wins (a model's rounding must not buy
 /// threads: two allocations on a plateau of the queueing model differ in
 /// the last bits only).
-pub const TIE_TOLERANCE: f64 = 1e-9;
+pub(crate) const TIE_TOLERANCE: f64 = 1e-9;
 
 /// The best allocation found, with the work it took.
 #[derive(Clone, Debug)]

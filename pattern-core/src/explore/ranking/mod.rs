@@ -32,7 +32,6 @@ mod order;
 pub use allocation_counts::AllocationCounts;
 pub use counts::{CountChooser, PointCountError, PointCounts, symbolic_counts};
 pub use moves::{Move, canonical_key, canonical_key_at, fuse_pools};
-pub use order::TIME_TOLERANCE;
 
 use crate::explore::allocation::Pricing;
 use crate::laws::Rule;
@@ -50,7 +49,7 @@ pub const MAX_RANKED_SIZE: usize = 256;
 /// the variable of the growth classes, the moves and the bounds of the
 /// search.
 ///
-/// The order: fastest first, times within [`TIME_TOLERANCE`] (relative)
+/// The order: fastest first, times within 1e-9 (relative)
 /// of the fastest of their group counting as equal; equal times ranked by
 /// fewer threads, then the smaller design ([`Term::size`]), then fewer
 /// steps from the original (the original first), then the canonical text
@@ -86,7 +85,7 @@ pub struct RankedDesign {
     pub threads: u64,
     /// The next design's time over this one's: exactly 1 when the next
     /// ties with it (both in one group of times within
-    /// [`TIME_TOLERANCE`] of the group's fastest), more than 1 otherwise;
+    /// 1e-9 (relative) of the group's fastest), more than 1 otherwise;
     /// `None` for the last design found.
     pub margin: Option<f64>,
 }
@@ -120,7 +119,7 @@ pub struct Rejected {
 /// What [`Ranking::rank`] found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ranked {
-    /// The best designs, fastest first. Times within [`TIME_TOLERANCE`]
+    /// The best designs, fastest first. Times within 1e-9 (relative)
     /// (relative) of the fastest of a group count as equal (the normal
     /// form rounds coefficients to 12 digits); such ties go to fewer
     /// threads, then the smaller design ([`Term::size`]), then fewer steps

@@ -10,7 +10,7 @@ use super::moves::canonical_key;
 use std::cmp::Ordering;
 
 /// Times within this relative distance of each other rank as equal.
-pub const TIME_TOLERANCE: f64 = 1e-9;
+pub(crate) const TIME_TOLERANCE: f64 = 1e-9;
 
 /// Whether two times are equal to [`TIME_TOLERANCE`].
 pub(crate) fn same_time(a: f64, b: f64) -> bool {
