@@ -26,6 +26,7 @@ mod growth;
 mod normal;
 mod parse;
 mod parse_error;
+mod program;
 mod serde_impl;
 mod sweep;
 
@@ -38,6 +39,7 @@ pub(crate) use functions::is_mistaken_function;
 pub use functions::{FUNCTIONS, MACHINE_FUNCTIONS};
 pub use growth::Growth;
 pub use parse_error::ParseError;
+pub use program::{Exponent, Number, Op, Program};
 pub use sweep::{Grid, MAX_GRID_POINTS, SweepError};
 
 use flat::{divide, negate, product_of, sum_of};

@@ -1,34 +1,10 @@
-//! A model in one variable compiled to straight-line code (children before
-//! parents, built without recursion), evaluated on second-order jets: the
+//! A model in one variable compiled to straight-line code (the expression
+//! crate's [`Program`]), evaluated on second-order jets: the
 //! value, the first and the second derivative, either at a point (`f64`)
 //! or as enclosures over an interval ([`Interval`]).
 
 use super::interval::Interval;
-use crate::expr::{Expr, Func};
-
-/// One instruction; operands are the indices of earlier instructions.
-#[derive(Clone, Debug, PartialEq)]
-enum Instr {
-    Const(f64),
-    Var,
-    Add(Vec<usize>),
-    Mul(Vec<usize>),
-    /// A literal small integer exponent: repeated products, as in `eval`.
-    PowInt(usize, i32),
-    /// A literal real exponent.
-    PowReal(usize, f64),
-    /// `base ^ exponent` with an exponent that varies: `exp(e·ln b)`.
-    Pow(usize, usize),
-    Log2(usize),
-    Ln(usize),
-    /// `log(base, arg)`: `log2(arg)/log2(base)`.
-    LogBase(usize, usize),
-    Sqrt(usize),
-    Ceil(usize),
-    Floor(usize),
-    Max(Vec<usize>),
-    Min(Vec<usize>),
-}
+use crate::expr::{EvalError, Expr, Func, Number, Op, Program};
 
 /// Why an expression cannot be compiled in one variable.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,10 +18,11 @@ pub(crate) enum CompileIssue {
     Arity(String),
 }
 
-/// A compiled model of one variable.
+/// A compiled model of one variable: the expression's [`Program`], run
+/// as written (a rewrite would change the enclosures).
 #[derive(Clone, Debug)]
 pub(crate) struct Tape {
-    code: Vec<Instr>,
+    program: Program,
 }
 
 /// The value and the first two derivatives of a function of one variable.
@@ -364,136 +341,94 @@ impl<S: Scalar> Jet<S> {
     }
 }
 
+/// The program's arithmetic on jets.
+impl<S: Scalar> Number for Jet<S> {
+    fn num(v: f64) -> Jet<S> {
+        Jet::constant(v)
+    }
+    fn add(self, o: Jet<S>) -> Jet<S> {
+        Jet::add(self, o)
+    }
+    fn mul(self, o: Jet<S>) -> Jet<S> {
+        Jet::mul(self, o)
+    }
+    fn powi(self, k: i32) -> Jet<S> {
+        Jet::powi(self, k)
+    }
+    fn powf(self, k: f64) -> Jet<S> {
+        Jet::powf(self, k)
+    }
+    /// `exp(e·ln b)`.
+    fn pow(self, e: Jet<S>) -> Jet<S> {
+        e.mul(self.ln()).exp()
+    }
+    fn call(func: Func, a: &[Jet<S>]) -> Jet<S> {
+        match func {
+            Func::Log2 => a[0].log2(),
+            Func::Ln => a[0].ln(),
+            // `log(base, arg)`: `log2(arg)/log2(base)`.
+            Func::Log => a[1].log2().mul(a[0].log2().recip()),
+            Func::Sqrt => a[0].sqrt(),
+            Func::Ceil => S::step(a[0], true),
+            Func::Floor => S::step(a[0], false),
+            Func::Max => S::extremum(a, true),
+            Func::Min => S::extremum(a, false),
+        }
+    }
+}
+
 impl Tape {
     /// Compiles `expr`, whose only variable must be `var`.
     pub fn compile(expr: &Expr, var: &str) -> Result<Tape, CompileIssue> {
-        let mut code: Vec<Instr> = Vec::new();
-        // (node, whether its children are compiled); results stack holds
-        // the instruction index of each compiled child.
-        let mut pending: Vec<(&Expr, bool)> = vec![(expr, false)];
-        let mut results: Vec<usize> = Vec::new();
-        while let Some((node, ready)) = pending.pop() {
-            if !ready {
-                match node {
-                    Expr::Num(_) | Expr::Var(_) => {}
-                    Expr::Apply(name, _) => return Err(CompileIssue::Unresolved(name.clone())),
-                    Expr::Pow(_, exponent) if matches!(**exponent, Expr::Num(_)) => {
-                        pending.push((node, true));
-                        if let Expr::Pow(base, _) = node {
-                            pending.push((base, false));
-                        }
-                        continue;
-                    }
-                    _ => {}
-                }
-                pending.push((node, true));
-                for child in node.children().into_iter().rev() {
-                    pending.push((child, false));
-                }
-                continue;
-            }
-            let take = |results: &mut Vec<usize>, n: usize| results.split_off(results.len() - n);
-            let instr = match node {
-                Expr::Num(v) => Instr::Const(*v),
-                Expr::Var(name) if name == var => Instr::Var,
-                Expr::Var(name) => return Err(CompileIssue::OtherVariable(name.clone())),
-                Expr::Apply(name, _) => return Err(CompileIssue::Unresolved(name.clone())),
-                // Empty sums and products (possible through the public
-                // variants) are 0 and 1.
-                Expr::Add(items) if items.is_empty() => Instr::Const(0.0),
-                Expr::Mul(items) if items.is_empty() => Instr::Const(1.0),
-                Expr::Add(items) => Instr::Add(take(&mut results, items.len())),
-                Expr::Mul(items) => Instr::Mul(take(&mut results, items.len())),
-                Expr::Pow(_, exponent) => match **exponent {
-                    Expr::Num(k) => {
-                        let base = take(&mut results, 1)[0];
-                        match literal_integer(k) {
-                            Some(n) => Instr::PowInt(base, n),
-                            None => Instr::PowReal(base, k),
-                        }
-                    }
-                    _ => {
-                        let both = take(&mut results, 2);
-                        Instr::Pow(both[0], both[1])
-                    }
-                },
-                Expr::Call(func, args) => {
-                    if !func.accepts(args.len()) {
-                        return Err(CompileIssue::Arity(format!(
-                            "{} with {} arguments",
-                            func.name(),
-                            args.len()
-                        )));
-                    }
-                    let a = take(&mut results, args.len());
-                    match func {
-                        Func::Log2 => Instr::Log2(a[0]),
-                        Func::Ln => Instr::Ln(a[0]),
-                        Func::Log => Instr::LogBase(a[0], a[1]),
-                        Func::Sqrt => Instr::Sqrt(a[0]),
-                        Func::Ceil => Instr::Ceil(a[0]),
-                        Func::Floor => Instr::Floor(a[0]),
-                        Func::Max => Instr::Max(a),
-                        Func::Min => Instr::Min(a),
-                    }
-                }
-            };
-            results.push(code.len());
-            code.push(instr);
-        }
-        Ok(Tape { code })
+        let program = Program::lower(expr, &[var]).map_err(|e| match e {
+            EvalError::Unbound { name, .. } => CompileIssue::OtherVariable(name),
+            EvalError::Arity {
+                function,
+                arguments,
+                ..
+            } => CompileIssue::Arity(format!("{function} with {arguments} arguments")),
+            EvalError::Unresolved { name } => CompileIssue::Unresolved(name),
+            // Lowering raises no other error.
+            other => CompileIssue::Unresolved(other.to_string()),
+        })?;
+        Ok(Tape { program })
     }
 
     /// The jet of the function at `x`.
     fn run<S: Scalar>(&self, x: S) -> Jet<S> {
-        self.run_all(x).pop().unwrap_or(Jet::constant(0.0))
+        self.program.eval(&[Self::variable(x)])
     }
 
-    /// The jets of every instruction at `x`.
+    /// The jets of every slot at `x`.
     fn run_all<S: Scalar>(&self, x: S) -> Vec<Jet<S>> {
-        let mut regs: Vec<Jet<S>> = Vec::with_capacity(self.code.len());
-        for instr in &self.code {
-            let r = |i: &usize| regs[*i];
-            let jet = match instr {
-                Instr::Const(v) => Jet::constant(*v),
-                Instr::Var => Jet {
-                    v: x,
-                    d: S::constant(1.0),
-                    dd: S::constant(0.0),
-                },
-                Instr::Add(items) => items[1..].iter().fold(r(&items[0]), |acc, i| acc.add(r(i))),
-                Instr::Mul(items) => items[1..].iter().fold(r(&items[0]), |acc, i| acc.mul(r(i))),
-                Instr::PowInt(b, n) => r(b).powi(*n),
-                Instr::PowReal(b, k) => r(b).powf(*k),
-                Instr::Pow(b, e) => r(e).mul(r(b).ln()).exp(),
-                Instr::Log2(a) => r(a).log2(),
-                Instr::Ln(a) => r(a).ln(),
-                Instr::LogBase(base, a) => r(a).log2().mul(r(base).log2().recip()),
-                Instr::Sqrt(a) => r(a).sqrt(),
-                Instr::Ceil(a) => S::step(r(a), true),
-                Instr::Floor(a) => S::step(r(a), false),
-                Instr::Max(items) => {
-                    let args: Vec<Jet<S>> = items.iter().map(r).collect();
-                    S::extremum(&args, true)
-                }
-                Instr::Min(items) => {
-                    let args: Vec<Jet<S>> = items.iter().map(r).collect();
-                    S::extremum(&args, false)
-                }
-            };
-            regs.push(jet);
+        self.program.eval_all(&[Self::variable(x)])
+    }
+
+    /// The jet of the variable itself at `x`.
+    fn variable<S: Scalar>(x: S) -> Jet<S> {
+        Jet {
+            v: x,
+            d: S::constant(1.0),
+            dd: S::constant(0.0),
         }
-        regs
+    }
+
+    /// The arguments of each `max` (true) and `min` (false), in the order
+    /// of the program.
+    fn extrema(&self) -> impl Iterator<Item = (&[usize], bool)> {
+        self.program.ops().iter().filter_map(|op| match op {
+            Op::Call(Func::Max, items) => Some((items.as_slice(), true)),
+            Op::Call(Func::Min, items) => Some((items.as_slice(), false)),
+            _ => None,
+        })
     }
 
     /// Whether the tape has a `max` or a `min`.
     pub fn has_extrema(&self) -> bool {
-        self.code
-            .iter()
-            .any(|i| matches!(i, Instr::Max(_) | Instr::Min(_)))
+        self.extrema().next().is_some()
     }
 
-    /// For each `max` and `min`, in the order of the instructions (that of
+    /// For each `max` and `min`, in the order of the program's slots (that of
     /// a post-order walk of the expression, children left to right), the
     /// index of the argument that is the extremum everywhere on
     /// `[lo, hi]` (its enclosure's lower bound at least every other's
@@ -520,13 +455,8 @@ impl Tape {
                 .all(|(k, &i)| k == best || floor >= value(i).hi)
                 .then_some(best)
         };
-        self.code
-            .iter()
-            .filter_map(|instr| match instr {
-                Instr::Max(items) => Some(pick(items, true)),
-                Instr::Min(items) => Some(pick(items, false)),
-                _ => None,
-            })
+        self.extrema()
+            .map(|(items, max)| pick(items, max))
             .collect()
     }
 
@@ -539,12 +469,6 @@ impl Tape {
     pub fn over(&self, lo: f64, hi: f64) -> Jet<Interval> {
         self.run(Interval { lo, hi })
     }
-}
-
-/// `k` as an integer exponent evaluated by repeated products, as
-/// `Expr::eval` does for literal exponents up to 64 in magnitude.
-fn literal_integer(k: f64) -> Option<i32> {
-    (k.fract() == 0.0 && k.abs() <= 64.0).then_some(k as i32)
 }
 
 #[cfg(test)]
