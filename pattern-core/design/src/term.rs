@@ -340,11 +340,13 @@ impl Term {
     /// assert_eq!(d.term().symbolic_counts(), ["n", "m"]);
     /// ```
     pub fn symbolic_counts(&self) -> Vec<&str> {
+        // The set keeps it linear in a term of many names.
+        let mut seen = std::collections::HashSet::new();
         let mut names: Vec<&str> = Vec::new();
         for node in self.preorder() {
             for count in node.counts() {
                 if let Count::Symbol(name) = count {
-                    if !names.contains(&name.as_str()) {
+                    if seen.insert(name.as_str()) {
                         names.push(name);
                     }
                 }
