@@ -242,6 +242,82 @@ fn bad_machines_are_clear_errors() {
     assert!(err.contains("are for a design"), "{err}");
 }
 
+/// A machine file describes each runtime's waiting; `--runtime` prices
+/// the one that will run the design, and a runtime the file does not
+/// describe is a clear error.
+#[test]
+fn the_runtime_picks_its_waiting() {
+    let machine = TempFile::new(
+        "runtimes.json",
+        r#"{"nodes": [{"cores": 4}], "runtime": "executor",
+            "waiting": {"executor": {"take_ns": 0},
+                        "rayon": {"take_ns": 5000, "handoff_ns": 800}}}"#,
+    );
+    let design = data("pipeline.design");
+    let mva = |runtime: &[&str]| {
+        let mut args = vec!["mva", &design, "--machine", machine.path()];
+        args.extend_from_slice(runtime);
+        args.extend_from_slice(&["--at", "x=1000,a=2,b=1"]);
+        json(&args)
+    };
+    let executor = mva(&[]);
+    let rayon = mva(&["--runtime", "rayon"]);
+    assert_eq!(executor["machine"]["runtime"], "executor");
+    assert_eq!(rayon["machine"]["runtime"], "rayon");
+    let (e, r) = (
+        executor["time_per_element"].as_f64().unwrap(),
+        rayon["time_per_element"].as_f64().unwrap(),
+    );
+    // The executor's waiting is free here: as on 4 bare cores. s1 = 2000
+    // ns on two workers is 1000 ns per element free; rayon's take of 5 µs
+    // per element, on the workers' cores, makes the pool 3.5x slower.
+    let bare = json(&["mva", &design, "--cores", "4", "--at", "x=1000,a=2,b=1"]);
+    assert_eq!(bare["time_per_element"].as_f64(), Some(e));
+    assert!(r > 3.0 * e, "{r} against {e}");
+    let err = fails(&[
+        "mva",
+        &design,
+        "--machine",
+        machine.path(),
+        "--runtime",
+        "threads",
+        "--at",
+        "x=1000,a=2,b=1",
+    ]);
+    assert!(
+        err.contains("has no waiting part for threads (it has executor, rayon)"),
+        "{err}"
+    );
+    let o = run(&[
+        "mva",
+        &design,
+        "--machine",
+        machine.path(),
+        "--runtime",
+        "tokio",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown runtime `tokio`: one of executor, rayon, threads"),
+        "{}",
+        stderr(&o)
+    );
+    let err = fails(&[
+        "simulate",
+        &design,
+        "--cores",
+        "2",
+        "--runtime",
+        "rayon",
+        "--at",
+        "x=1,a=1,b=1",
+    ]);
+    assert!(
+        err.contains("--runtime rayon needs --machine FILE"),
+        "{err}"
+    );
+}
+
 /// `pattern machine FILE` checks a file and describes it.
 #[test]
 fn a_machine_file_is_described() {

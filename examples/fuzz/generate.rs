@@ -373,7 +373,7 @@ pub fn machine(rng: &mut ChaCha8Rng) -> String {
         .expect("rules");
     let waiting = if rng.random_bool(0.3) {
         format!(
-            r#", "waiting": {{"handoff_ns": {}, "take_ns": {}, "spin_ns": {}, "pinned": {}}}"#,
+            r#", "runtime": "rayon", "waiting": {{"rayon": {{"handoff_ns": {}, "take_ns": {}, "spin_ns": {}, "pinned": {}}}}}"#,
             demand(rng),
             demand(rng),
             demand(rng),

@@ -8,7 +8,7 @@ use super::error::CliError;
 use super::output::{Report, Text};
 use pattern_core::Design;
 use pattern_core::exec::probe;
-use pattern_core::machine::Machine;
+use pattern_core::machine::{Machine, Runtime};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -28,6 +28,11 @@ pub struct MachineArgs {
     /// core for every thread the design may put on a node).
     #[arg(long, value_name = "N")]
     pub nodes: Option<usize>,
+    /// The runtime that will run the design (executor, rayon, threads):
+    /// the machine file's waiting part for it is priced (by default the
+    /// file's `runtime`).
+    #[arg(long, value_name = "NAME")]
+    pub runtime: Option<Runtime>,
 }
 
 /// Where a command's machine came from.
@@ -61,11 +66,33 @@ impl MachineArgs {
     /// cores per node)`.
     pub fn resolve(&self, assumed: (usize, usize)) -> Result<OnMachine, CliError> {
         if let Some(path) = &self.machine {
-            let machine = read_machine(path)?;
+            let mut machine = read_machine(path)?;
+            if let Some(runtime) = self.runtime {
+                if machine.waiting_of(runtime).is_none() {
+                    let has: Vec<String> = machine.runtimes().map(|r| r.to_string()).collect();
+                    return Err(CliError::Invalid(format!(
+                        "--runtime {runtime}: {} has no waiting part for {runtime} ({}); \
+                         probe it with `pattern machine --probe --runtime {runtime}`",
+                        path.display(),
+                        if has.is_empty() {
+                            "it has none".to_string()
+                        } else {
+                            format!("it has {}", has.join(", "))
+                        }
+                    )));
+                }
+                machine = machine.runtime(runtime);
+            }
             return Ok(OnMachine {
                 machine,
                 origin: Origin::File(path.display().to_string()),
             });
+        }
+        if let Some(runtime) = self.runtime {
+            return Err(CliError::Invalid(format!(
+                "--runtime {runtime} needs --machine FILE: a runtime's waiting is measured into a machine file \
+                 (`pattern machine --probe --runtime {runtime}`)"
+            )));
         }
         // `--cores C` alone is one node of C cores.
         let default_nodes = if self.cores.is_some() { 1 } else { assumed.0 };
@@ -197,6 +224,7 @@ impl OnMachine {
             "summary": self.machine.summary(),
             "origin": origin,
             "file": file,
+            "runtime": self.machine.runs_on().name(),
             "description": serde_json::to_value(&self.machine).unwrap_or(Value::Null),
         })
     }

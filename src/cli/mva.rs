@@ -141,7 +141,8 @@ fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
         W,
         "waiting",
         format!(
-            "hand-over {}, take {}, channels of {}",
+            "{}: hand-over {}, take {}, channels of {}",
+            machine.runs_on(),
             num(waits.handoff_ns),
             num(waits.take_ns),
             args.buffer

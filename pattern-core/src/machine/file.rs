@@ -7,25 +7,30 @@
 //!   "nodes": [{"count": 2, "cores": 4, "speed": 1.0}],
 //!   "network": {"topology": "star", "latency_ns": 1000,
 //!               "bandwidth_bytes_per_ns": 1.25, "sharing": "max-min"},
-//!   "waiting": {"handoff_ns": 300, "take_ns": 120}
+//!   "runtime": "rayon",
+//!   "waiting": {"rayon": {"handoff_ns": 300, "take_ns": 120}}
 //! }
 //! ```
 //!
 //! `nodes` is required (a list of groups of identical nodes; `count` and
 //! `speed` default to 1); `network` defaults to a star with no latency and
-//! a byte per ns; `waiting` and `profile` (a communication profile of seed
-//! 004, [`MachineProfile`]) are optional. With `"topology": "racks"` the
+//! a byte per ns; `runtime` (`executor`, `rayon` or `threads`) defaults to
+//! the executor; `waiting` (each runtime's [`Waiting`], by its name; the
+//! runtime's own is required when any is given) and `profile` (a
+//! communication profile of seed 004, [`MachineProfile`]) are optional. With `"topology": "racks"` the
 //! network also has `racks`: `{"nodes_per_rack": 4, "uplink":
 //! {"latency_ns": .., "bandwidth_bytes_per_ns": ..}, "backbone": {..}}`.
 //! An unknown key is an error.
 
 use super::network::{Link, Network, Racks, Sharing, Topology};
+use super::runtime::Runtime;
 use super::values::{at_least_one, ns, positive};
 use super::waiting::Waiting;
 use super::{Machine, MachineError, Node};
 use crate::comm::MachineProfile;
 use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 fn one() -> usize {
     1
@@ -97,10 +102,16 @@ struct MachineFile {
     nodes: Vec<NodeFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     network: Option<NetworkFile>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    waiting: Option<Waiting>,
+    #[serde(default, skip_serializing_if = "is_executor")]
+    runtime: Runtime,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    waiting: BTreeMap<Runtime, Waiting>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     profile: Option<MachineProfile>,
+}
+
+fn is_executor(r: &Runtime) -> bool {
+    *r == Runtime::Executor
 }
 
 impl From<Link> for LinkFile {
@@ -147,7 +158,8 @@ impl From<&Machine> for MachineFile {
                 sharing: n.sharing,
                 racks,
             }),
-            waiting: m.waiting,
+            runtime: m.runtime,
+            waiting: m.waiting.clone(),
             profile: m.profile.clone(),
         }
     }
@@ -190,10 +202,21 @@ impl TryFrom<MachineFile> for Machine {
                 }
             }
         };
+        if !f.waiting.is_empty() && !f.waiting.contains_key(&f.runtime) {
+            let given: Vec<&str> = f.waiting.keys().map(|r| r.name()).collect();
+            return Err(format!(
+                "the design runs on `{}` (`runtime`), but `waiting` describes only {}: \
+                 probe it with `pattern machine --probe --runtime {}` or set `runtime`",
+                f.runtime,
+                given.join(", "),
+                f.runtime
+            ));
+        }
         let mut m = Machine {
             nodes: Vec::new(),
             network,
             waiting: f.waiting,
+            runtime: f.runtime,
             profile: f.profile,
         };
         for g in f.nodes {

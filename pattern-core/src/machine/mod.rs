@@ -5,7 +5,8 @@
 //! cores and a speed), a [`Network`] between them (each node's link, a
 //! star or racks on a backbone, and how transfers share a link), and,
 //! optionally, what its threads cost to wait and hand an element over
-//! ([`Waiting`], measured by `pattern machine --probe`). It is data: it
+//! ([`Waiting`]) under each [`Runtime`] that may run a design (measured by
+//! `pattern machine --probe --runtime R`), with the runtime that will. It is data: it
 //! reads from and writes to a JSON file ([`Machine::from_json`],
 //! [`Machine::to_json`]; the format is in `docs/machine.md`).
 //!
@@ -36,15 +37,18 @@
 mod error;
 mod file;
 mod network;
+mod runtime;
 mod values;
 mod waiting;
 
 pub use error::MachineError;
 pub use network::{Link, Network, Racks, Route, Sharing, Topology};
+pub use runtime::Runtime;
 pub use waiting::Waiting;
 
 use crate::comm::Hockney;
 use crate::comm::{CommFormula, MachineProfile};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A group of identical nodes: how many, their cores and their speed.
@@ -97,7 +101,10 @@ pub struct Machine {
     /// neighbours never alike (merged).
     nodes: Vec<Node>,
     network: Network,
-    waiting: Option<Waiting>,
+    /// What waiting costs the threads of each runtime measured.
+    waiting: BTreeMap<Runtime, Waiting>,
+    /// The runtime whose waiting the semantics price.
+    runtime: Runtime,
     profile: Option<MachineProfile>,
 }
 
@@ -122,7 +129,8 @@ impl Machine {
         Machine {
             nodes: vec![node],
             network: Network::default(),
-            waiting: None,
+            waiting: BTreeMap::new(),
+            runtime: Runtime::Executor,
             profile: None,
         }
     }
@@ -174,14 +182,15 @@ impl Machine {
         self
     }
 
-    /// What the machine's threads cost to wait and hand over.
+    /// What the threads of the machine's runtime ([`Machine::runtime`])
+    /// cost to wait and hand over.
     pub fn waiting(mut self, waiting: Waiting) -> Machine {
-        self.waiting = Some(waiting);
+        self.waiting.insert(self.runtime, waiting);
         self
     }
 
-    /// The same machine with its waiting part changed by `f` (from free
-    /// waiting if it has none).
+    /// The same machine with its runtime's waiting part changed by `f`
+    /// (from free waiting if it has none).
     ///
     /// ```
     /// use pattern_core::machine::Machine;
@@ -191,7 +200,28 @@ impl Machine {
     /// assert_eq!(m.waiting_costs().wake_latency_ns, 5.0);
     /// ```
     pub fn with_waiting(mut self, f: impl FnOnce(Waiting) -> Waiting) -> Machine {
-        self.waiting = Some(f(self.waiting.unwrap_or_default()));
+        let w = f(self.waiting.get(&self.runtime).copied().unwrap_or_default());
+        self.waiting.insert(self.runtime, w);
+        self
+    }
+
+    /// The same machine with the design's threads run by `runtime`: every
+    /// semantics then prices that runtime's waiting ([`Machine::waiting_costs`]).
+    /// The executor unless set.
+    ///
+    /// ```
+    /// use pattern_core::machine::{Machine, Runtime, Waiting};
+    ///
+    /// let m = Machine::new(1, 2)
+    ///     .waiting(Waiting::new().take_ns(120.0)) // the executor's
+    ///     .runtime(Runtime::Rayon)
+    ///     .waiting(Waiting::new().take_ns(900.0)); // rayon's
+    /// assert_eq!(m.waiting_costs().take_ns, 900.0);
+    /// assert_eq!(m.clone().runtime(Runtime::Executor).waiting_costs().take_ns, 120.0);
+    /// assert_eq!(m.waiting_of(Runtime::Threads), None);
+    /// ```
+    pub fn runtime(mut self, runtime: Runtime) -> Machine {
+        self.runtime = runtime;
         self
     }
 
@@ -272,15 +302,32 @@ impl Machine {
         &self.network
     }
 
-    /// What waiting costs the threads (free when the machine does not say).
-    pub fn waiting_costs(&self) -> &Waiting {
-        const FREE: Waiting = Waiting::new();
-        self.waiting.as_ref().unwrap_or(&FREE)
+    /// The runtime that runs the design's threads ([`Machine::runtime`]).
+    pub fn runs_on(&self) -> Runtime {
+        self.runtime
     }
 
-    /// Whether the machine has a waiting part.
+    /// What waiting costs the threads of the machine's runtime (free when
+    /// the machine does not say).
+    pub fn waiting_costs(&self) -> &Waiting {
+        const FREE: Waiting = Waiting::new();
+        self.waiting.get(&self.runtime).unwrap_or(&FREE)
+    }
+
+    /// Whether the machine has a waiting part for its runtime.
     pub fn has_waiting(&self) -> bool {
-        self.waiting.is_some()
+        self.waiting.contains_key(&self.runtime)
+    }
+
+    /// The waiting part of `runtime`, if the machine has one.
+    pub fn waiting_of(&self, runtime: Runtime) -> Option<&Waiting> {
+        self.waiting.get(&runtime)
+    }
+
+    /// The runtimes whose waiting the machine describes, in the order of
+    /// [`Runtime::ALL`].
+    pub fn runtimes(&self) -> impl Iterator<Item = Runtime> + '_ {
+        self.waiting.keys().copied()
     }
 
     /// The time of a transfer of `bytes` alone from node `from` to node
@@ -404,12 +451,14 @@ impl Machine {
                 });
             }
         }
-        if let Some((key, value, expected)) = self.waiting.and_then(|w| w.invalid()) {
-            return Err(MachineError::Invalid {
-                key: format!("waiting.{key}"),
-                value,
-                expected,
-            });
+        for (runtime, w) in &self.waiting {
+            if let Some((key, value, expected)) = w.invalid() {
+                return Err(MachineError::Invalid {
+                    key: format!("waiting.{runtime}.{key}"),
+                    value,
+                    expected,
+                });
+            }
         }
         Ok(())
     }
@@ -479,10 +528,11 @@ impl Machine {
                 short(n.bandwidth_bytes_per_ns)
             );
         }
-        if let Some(w) = &self.waiting {
+        if let Some(w) = self.waiting.get(&self.runtime) {
             if !w.is_free() {
                 s += &format!(
-                    ", waiting: hand-off {} ns, take {} ns{}",
+                    ", waiting ({}): hand-off {} ns, take {} ns{}",
+                    self.runtime,
                     short(w.handoff_ns),
                     short(w.take_ns),
                     if w.pinned { ", threads pinned" } else { "" }

@@ -30,7 +30,9 @@ fn heterogeneous_nodes_and_racks_read_back_equal() {
             Link::new(250.0, 25.0),
             Link::new(100.0, 40.0),
         ))
-        .waiting(Waiting::new().handoff_ns(310.5).spin_ns(13e3).pinned(true));
+        .waiting(Waiting::new().handoff_ns(310.5).spin_ns(13e3).pinned(true))
+        .runtime(Runtime::Rayon)
+        .waiting(Waiting::new().take_ns(2e3).wake_latency_ns(4e4));
     assert_eq!(m.cores(), 48);
     assert_eq!(m.nodes(), 5);
     assert_eq!((m.node_cores(3), m.node_speed(3)), (8, 1.0));
@@ -39,6 +41,16 @@ fn heterogeneous_nodes_and_racks_read_back_equal() {
     assert_eq!(Machine::from_json(&m.to_json()).unwrap(), m);
     let compact = serde_json::to_string(&m).unwrap();
     assert_eq!(serde_json::from_str::<Machine>(&compact).unwrap(), m);
+    // Both runtimes' waiting parts and the runtime read back.
+    let back = Machine::from_json(&m.to_json()).unwrap();
+    assert_eq!(back.runs_on(), Runtime::Rayon);
+    assert_eq!(back.waiting_costs().take_ns, 2e3);
+    let executor = back.runtime(Runtime::Executor);
+    assert_eq!(executor.waiting_costs().handoff_ns, 310.5);
+    assert_eq!(
+        executor.runtimes().collect::<Vec<_>>(),
+        [Runtime::Executor, Runtime::Rayon]
+    );
 }
 
 #[test]
@@ -81,8 +93,27 @@ fn errors_name_the_line_and_the_key() {
             .contains("at `network.topology`: unknown variant `ring`")
     );
     assert!(
-        error("{\"nodes\": [{\"cores\": 2}], \"waiting\": {\"take_ns\": -1}}")
-            .contains("at `waiting.take_ns`: -1 is not a time")
+        error("{\"nodes\": [{\"cores\": 2}], \"waiting\": {\"executor\": {\"take_ns\": -1}}}")
+            .contains("at `waiting.executor.take_ns`: -1 is not a time")
+    );
+    // The waiting part of a runtime other than the design's alone, and the
+    // form before runtimes (the waiting part itself) are errors.
+    let lone = error("{\"nodes\": [{\"cores\": 2}], \"waiting\": {\"rayon\": {\"take_ns\": 1}}}");
+    assert!(
+        lone.contains(
+            "the design runs on `executor` (`runtime`), but `waiting` describes only rayon"
+        ),
+        "{lone}"
+    );
+    let old_form = error("{\"nodes\": [{\"cores\": 2}], \"waiting\": {\"take_ns\": 1}}");
+    assert!(
+        old_form
+            .contains("unknown variant `take_ns`, expected one of `executor`, `rayon`, `threads`"),
+        "{old_form}"
+    );
+    assert!(
+        error("{\"nodes\": [{\"cores\": 2}], \"runtime\": \"tokio\"}")
+            .contains("at `runtime`: unknown variant `tokio`")
     );
     let trailing = error("{\"nodes\": [{\"cores\": 2}]} x");
     assert!(
