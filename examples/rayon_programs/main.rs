@@ -79,8 +79,8 @@ fn parent(args: &Args) -> Result<(), Box<dyn Error>> {
     let mut machines: BTreeMap<Runtime, Machine> = BTreeMap::new();
     for program in &programs {
         let runtime = predict::runtime_of(program);
-        if !machines.contains_key(&runtime) {
-            machines.insert(runtime, predict::machine(runtime, &options)?);
+        if let std::collections::btree_map::Entry::Vacant(e) = machines.entry(runtime) {
+            e.insert(predict::machine(runtime, &options)?);
         }
     }
     let points: Vec<(Program, usize)> = sizes
