@@ -13,7 +13,7 @@
 //! times ([`predict`]) and reports medians over the processes
 //! ([`report`]) to `target/rayon_programs.json` and as a markdown table.
 //!
-//! Run with `cargo run --release --example rayon_programs` (about 6 min on
+//! Run with `cargo run --release --example rayon_programs` (about 2–3 min on
 //! 2 cores); `-- --help` lists the options.
 
 mod args;
@@ -65,6 +65,7 @@ fn main() {
 /// predicts each run and reports.
 fn parent(args: &Args) -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
+    let load_before = load_average();
     let programs = args.programs()?;
     let sizes: Vec<usize> = if args.quick {
         vec![QUICK_SIZE]
@@ -108,13 +109,29 @@ fn parent(args: &Args) -> Result<(), Box<dyn Error>> {
     let took = started.elapsed();
     let report = report::Report::new(&points, &runs, &machines, args, took);
     println!("{}", report.markdown());
+    // Other work on the machine takes cores from the programs' threads:
+    // the figures only mean something where the load stayed under the cores.
+    let load = [load_before, load_average()];
+    println!(
+        "Load average (1 min) before and after the run: {}.",
+        load.map(|l| l.map_or("-".to_string(), |l| format!("{l:.2}")))
+            .join(", ")
+    );
+    let mut json = report.json();
+    json["load_average"] = serde_json::json!(load);
     std::fs::create_dir_all("target")?;
-    std::fs::write(OUT, serde_json::to_string_pretty(&report.json())?)?;
+    std::fs::write(OUT, serde_json::to_string_pretty(&json)?)?;
     println!(
         "Written to {OUT}; the run took {:.0} s.",
         took.as_secs_f64()
     );
     Ok(())
+}
+
+/// The 1-minute load average, where the system tells it (Linux).
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
 }
 
 /// Runs `program` at size `x` in a child process and reads its line.
