@@ -37,6 +37,11 @@ pub struct Run {
     pub measured_ns: f64,
     /// How long the program ran, s.
     pub run_s: f64,
+    /// The cores the program's threads had on average over the run: the
+    /// process's CPU time over the run's length (Linux; 10 ms ticks). Below
+    /// `min(threads, cores)` where other work took cores from it.
+    #[serde(default)]
+    pub cores_used: Option<f64>,
     /// The queueing prediction from this run's kernel times (the parent's).
     #[serde(default)]
     pub queueing: Option<f64>,
@@ -73,9 +78,13 @@ pub fn main(program: &Program, x: usize, quick: bool) -> Result<(), Box<dyn Erro
         .collect();
     let elements = elements(program, &kernel_ns, bytes, quick);
     let arrays = programs::arrays(x, elements, seed.rotate_left(17));
+    let cpu_before = cpu_seconds();
     let start = Instant::now();
     let departures = program.run(arrays);
     let run_s = start.elapsed().as_secs_f64();
+    let cores_used = cpu_seconds()
+        .zip(cpu_before)
+        .map(|(after, before)| (after - before) / run_s);
     let measured_ns = stats::steady_state(&departures).ok_or("too few elements")?;
     let run = Run {
         program: program.name(),
@@ -88,6 +97,7 @@ pub fn main(program: &Program, x: usize, quick: bool) -> Result<(), Box<dyn Erro
         elements,
         measured_ns,
         run_s,
+        cores_used,
         queueing: None,
         simulated: None,
     };
@@ -116,4 +126,16 @@ fn elements(program: &Program, kernel_ns: &[(Kernel, f64)], bytes: usize, quick:
     let wanted = RUN_SECONDS / scale as f64 * 1e9 / (per_element / parallel).max(1.0);
     let most = (RUN_BYTES / scale / bytes).max(MIN_ELEMENTS);
     (wanted as usize).clamp(MIN_ELEMENTS, most)
+}
+
+/// The CPU time of this process so far, all its threads, s: user and system
+/// time from `/proc/self/stat` (Linux, in ticks of 1/100 s).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's name in parentheses: utime and stime
+    // are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
+    Some((ticks(11)? + ticks(12)?) / 100.0)
 }

@@ -41,6 +41,9 @@ pub struct Row {
     pub measured: Vec<f64>,
     /// Each kernel's median over the processes, ns.
     pub kernels: Vec<(String, f64)>,
+    /// The cores the program had during its runs, median over the
+    /// processes ([`Run::cores_used`]).
+    pub cores_used: Option<f64>,
     /// The queueing and the simulated prediction, where they could be made.
     pub predictions: [Option<Judged>; 2],
 }
@@ -71,6 +74,9 @@ impl Row {
             x,
             threads: program.threads(),
             predictions: [judged(|r| r.queueing), judged(|r| r.simulated)],
+            cores_used: stats::median(
+                &runs.iter().filter_map(|r| r.cores_used).collect::<Vec<_>>(),
+            ),
             measured,
             kernels,
         })
@@ -206,11 +212,13 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "Rayon and std-thread programs on {} cores, {} process(es) per point; times in µs per element (medians over the processes).\n",
+            "Rayon and std-thread programs on {} cores, {} process(es) per point; times in µs per element (medians over the processes); cores: the cores the program's threads had during its run (CPU time over the run's length).\n",
             self.cores, self.rounds
         );
-        s.push_str("| program | x | threads | measured | spread | kernels | queueing | error | simulated | error |\n");
-        s.push_str("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
+        s.push_str("| program | x | threads | cores | measured | spread | kernels | queueing | error | simulated | error |\n");
+        s.push_str(
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n",
+        );
         for row in &self.rows {
             let kernels: Vec<String> = row
                 .kernels
@@ -219,10 +227,12 @@ impl Report {
                 .collect();
             let _ = write!(
                 s,
-                "| {} | {} | {} | {:.2} | {:.0} % | {} |",
+                "| {} | {} | {} | {} | {:.2} | {:.0} % | {} |",
                 row.program,
                 row.x,
                 row.threads,
+                row.cores_used
+                    .map_or("-".to_string(), |c| format!("{c:.1}")),
                 row.median() / 1e3,
                 row.spread() * 100.0,
                 kernels.join(", ")
@@ -266,6 +276,7 @@ impl Report {
                         "program": r.program, "x": r.x, "threads": r.threads,
                         "measured_ns": r.median(), "spread": r.spread(),
                         "measured_runs_ns": r.measured, "kernels_ns": r.kernels,
+                    "cores_used": r.cores_used,
                     });
                     for (which, name) in PREDICTIONS.iter().enumerate() {
                         row[*name] = r.predictions[which].as_ref().map_or(Value::Null, |j| {

@@ -83,6 +83,7 @@ fn run(program: &Program, measured: f64, queueing: f64) -> Run {
         elements: 100,
         measured_ns: measured,
         run_s: 0.1,
+        cores_used: None,
         queueing: Some(queueing),
         simulated: None,
     }
