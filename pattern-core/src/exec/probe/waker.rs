@@ -24,12 +24,16 @@ pub(super) fn pairs(samples: usize) -> usize {
     samples.div_ceil(ROUNDS).max(FEWEST_PAIRS)
 }
 
-/// The work between two hand-overs: 60 passes over 64 KiB, in the cache,
-/// longer than the channel polls before it parks a thread ([`super::spin`]
-/// measures that), so that a receiver that blocks is asleep at each
+/// The passes of the work between two hand-overs to a thread blocked on
+/// the channel: longer than the channel polls before it parks a thread
+/// ([`super::spin`] measures that), so that it is asleep at each
 /// hand-over.
-fn between_hand_overs(v: &mut [u32]) {
-    for _ in 0..60 {
+pub(super) const PASSES: usize = 60;
+
+/// The work between two hand-overs: `passes` passes over 64 KiB, in the
+/// cache.
+fn between_hand_overs(v: &mut [u32], passes: usize) {
+    for _ in 0..passes {
         for e in v.iter_mut() {
             *e = e.wrapping_add(1);
         }
@@ -58,17 +62,7 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
                 }
             })?;
             let sender = spawn_on(s, cores, 0, move || {
-                let mut v = vec![1u32; 16 * 1024];
-                let mut times = Vec::with_capacity(ROUNDS);
-                for _ in 0..ROUNDS {
-                    let start = Instant::now();
-                    between_hand_overs(&mut v);
-                    if to_receiver.send(()).is_err() {
-                        break;
-                    }
-                    times.push(start.elapsed().as_nanos() as f64);
-                }
-                times
+                rounds(PASSES, || to_receiver.send(()).is_ok())
             })?;
             join(sender)
         })();
@@ -79,15 +73,42 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
     Sampled::of(times).map(|s| s.median)
 }
 
+/// The times of [`ROUNDS`] rounds of work (`passes` passes over 64 KiB)
+/// and a hand-over by `hand_over`, on the calling thread; fewer if a
+/// hand-over fails (`false`).
+pub(super) fn rounds(passes: usize, mut hand_over: impl FnMut() -> bool) -> Vec<f64> {
+    let mut v = vec![1u32; 16 * 1024];
+    let mut times = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        between_hand_overs(&mut v, passes);
+        if !hand_over() {
+            break;
+        }
+        times.push(start.elapsed().as_nanos() as f64);
+    }
+    times
+}
+
 /// What waking a thread asleep on a free core costs the waker, over
 /// [`pairs`] pairs of blocks taken in turn: each pair's median round to a
 /// receiver that sleeps less its median round to one that polls (at least
 /// 0); the median of the pairs.
 pub(super) fn waker_cost(cores: &Cores, samples: usize) -> Result<Sampled, String> {
+    pairs_of(samples, |asleep| block(cores, asleep))
+}
+
+/// Over [`pairs`]`(samples)` pairs of `block(false)` (to a polling
+/// receiver) then `block(true)` (to a sleeping one), each a median round:
+/// the median of their differences (each at least 0).
+pub(super) fn pairs_of(
+    samples: usize,
+    block: impl Fn(bool) -> Result<f64, String>,
+) -> Result<Sampled, String> {
     let mut costs = Vec::with_capacity(pairs(samples));
     for _ in 0..pairs(samples) {
-        let polled = block(cores, false)?;
-        let asleep = block(cores, true)?;
+        let polled = block(false)?;
+        let asleep = block(true)?;
         costs.push((asleep - polled).max(0.0));
     }
     Sampled::of(costs)
