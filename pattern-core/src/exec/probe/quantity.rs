@@ -118,7 +118,7 @@ impl Bench<'_> {
     }
 
     /// `part`, not measured for `why` (unless the options leave it out).
-    #[cfg(feature = "rayon")]
+    #[cfg(all(feature = "rayon", not(target_os = "linux")))]
     pub(super) fn unmeasured(&self, part: Part, sample: String, why: &str) -> Quantity {
         self.take(part, &[Some(why.to_string())], sample, &|| {
             Err(why.to_string())

@@ -12,12 +12,14 @@
 //! | `take_ns` | a rayon pool of 1 worker consuming a filled channel with `par_bridge` (`pool.install(\|\| inbox.into_iter().par_bridge().for_each(pass))`) | a run's time per element, timed on the worker |
 //! | `wake_latency_ns` | a pool of 1 worker, pinned to core 0 that another thread keeps busy, handed a job by `pool.spawn` from core 1 every 2 ms | the time from the spawn until the job runs |
 //! | `spin_ns` | a pool of 1 worker on a core of its own, handed a job from another core every 1 ms | the worker's CPU time from one job's end to the next one's start |
-//! | `wake_cost_ns` | not measured: see [`quantities`] | |
+//! | `wake_cost_ns` | a pool of 2 workers, the first on core 1, the second on core 0 that another thread keeps busy, handed `rayon::join(\|\| (), \|\| ())` from core 1 every 4 ms or twice the wake-up latency: the join's second half wakes the second worker, and the first takes it back | the second worker's CPU time between two hand-overs, read through its CPU clock from another thread (Linux) |
 //! | `waker_cost_ns` | rounds of work and a `pool.spawn` of a job that does nothing, to a pool whose worker on another core sleeps, against one whose worker polls (`rayon::yield_now` without end) | a pair of blocks of rounds: the difference of their median rounds |
 
 mod idle;
 mod pool;
 mod stream;
+#[cfg(target_os = "linux")]
+mod vain;
 mod wake;
 mod waker;
 
@@ -25,30 +27,22 @@ use super::options::Part;
 use super::quantity::{Bench, Quantity, ms};
 use super::{spin, wake as executor_wake, waker as executor_waker};
 
-/// Why a rayon worker's wake-up in vain is not measured.
-const NO_WAKE_COST: &str = "rayon offers no hook on a worker's wake-up, and a woken rayon worker that \
-     finds nothing yields its core some 33 times before it sleeps again: no experiment here reads its CPU time";
-
 /// The six quantities of rayon's runtime, in [`Part::ALL`]'s order.
-/// `wake_cost_ns` is not measured: rayon wakes a sleeping worker for a job
-/// that its owner may take back (a `join` whose second half is not
-/// stolen), but offers no hook on the wake-up, and the woken worker yields
-/// its busy core for some 33 rounds before it sleeps again, so that no
-/// experiment here reads its CPU time honestly; it keeps its free default
-/// and a note says why.
 pub(super) fn quantities(b: &Bench) -> Vec<Quantity> {
     let (cores, n) = (b.cores, b.n);
     let (_, elements) = super::handoff::runs(n);
-    vec![
-        b.take(
-            Part::WakeLatency,
-            &b.for_waits,
-            format!(
-                "a job handed to a rayon pool whose one worker idles on a busy core, every {}, from the spawn until it runs",
-                ms(executor_wake::PAUSE)
-            ),
-            &|| wake::latency(cores, n),
+    let latency = b.take(
+        Part::WakeLatency,
+        &b.for_waits,
+        format!(
+            "a job handed to a rayon pool whose one worker idles on a busy core, every {}, from the spawn until it runs",
+            ms(executor_wake::PAUSE)
         ),
+        &|| wake::latency(cores, n),
+    );
+    let pause = executor_wake::slow_pause(latency.median_ns());
+    vec![
+        latency,
         b.take(
             Part::Spin,
             &b.for_cpu,
@@ -58,11 +52,7 @@ pub(super) fn quantities(b: &Bench) -> Vec<Quantity> {
             ),
             &|| idle::idle(cores, n.div_ceil(4)),
         ),
-        b.unmeasured(
-            Part::WakeCost,
-            "the CPU time of a rayon worker woken for nothing on a busy core".into(),
-            NO_WAKE_COST,
-        ),
+        wake_cost(b, pause),
         b.take(
             Part::WakerCost,
             &b.for_waits,
@@ -90,4 +80,23 @@ pub(super) fn quantities(b: &Bench) -> Vec<Quantity> {
             &|| stream::take(cores, n),
         ),
     ]
+}
+
+/// `wake_cost_ns`: the CPU time of a rayon worker woken for nothing on a
+/// busy core, read through another thread's CPU clock (Linux only).
+fn wake_cost(b: &Bench, pause: std::time::Duration) -> Quantity {
+    let sample = format!(
+        "the CPU time of a rayon worker woken for nothing on a busy core (a join's second half taken back), every {}",
+        ms(pause)
+    );
+    #[cfg(target_os = "linux")]
+    return b.take(Part::WakeCost, &b.for_cpu, sample, &|| {
+        vain::cost(b.cores, b.n.div_ceil(8), pause)
+    });
+    #[cfg(not(target_os = "linux"))]
+    b.unmeasured(
+        Part::WakeCost,
+        sample,
+        "needs another thread's CPU clock (Linux's pthread_getcpuclockid)",
+    )
 }
