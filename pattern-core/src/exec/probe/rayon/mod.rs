@@ -12,7 +12,7 @@
 //! | `take_ns` | a rayon pool of 1 worker consuming a filled channel with `par_bridge` (`pool.install(\|\| inbox.into_iter().par_bridge().for_each(pass))`) | a run's time per element, timed on the worker |
 //! | `wake_latency_ns` | a pool of 1 worker, pinned to core 0 that another thread keeps busy, handed a job by `pool.spawn` from core 1 every 2 ms | the time from the spawn until the job runs |
 //! | `spin_ns` | a pool of 1 worker on a core of its own, handed a job from another core every 1 ms | the worker's CPU time from one job's end to the next one's start |
-//! | `wake_cost_ns` | a pool of 2 workers, the first on core 1, the second on core 0 that another thread keeps busy, handed `rayon::join(\|\| (), \|\| ())` from core 1 every 4 ms or twice the wake-up latency: the join's second half wakes the second worker, and the first takes it back | the second worker's CPU time between two hand-overs, read through its CPU clock from another thread (Linux) |
+//! | `wake_cost_ns` | a pool of 2 workers, the first on core 1, the second on core 0 that another thread keeps busy, handed `rayon::join(\|\| (), \|\| ())` from core 1 every 4 ms or twice the wake-up latency, once the second worker sleeps again: the join's second half wakes it, and the first takes it back | the second worker's CPU time between two hand-overs, read through its CPU clock from another thread (Linux) |
 //! | `waker_cost_ns` | rounds of work and a `pool.spawn` of a job that does nothing, to a pool whose worker on another core sleeps, against one whose worker polls (`rayon::yield_now` without end) | a pair of blocks of rounds: the difference of their median rounds |
 
 mod idle;
@@ -86,7 +86,7 @@ pub(super) fn quantities(b: &Bench) -> Vec<Quantity> {
 /// busy core, read through another thread's CPU clock (Linux only).
 fn wake_cost(b: &Bench, pause: std::time::Duration) -> Quantity {
     let sample = format!(
-        "the CPU time of a rayon worker woken for nothing on a busy core (a join's second half taken back), every {}",
+        "the CPU time of a rayon worker woken for nothing on a busy core (a join's second half taken back), every {} once it sleeps again",
         ms(pause)
     );
     #[cfg(target_os = "linux")]

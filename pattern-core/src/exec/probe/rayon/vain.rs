@@ -17,9 +17,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
 
-/// A thread's CPU clock, read from any thread.
+/// How long a woken worker may take to fall asleep again: its 33 yields
+/// give the busy core back to the busy thread for a time slice each.
+const FALLS_ASLEEP_WITHIN: Duration = Duration::from_secs(2);
+
+/// A thread's CPU clock and its state, read from any thread.
 #[derive(Clone, Copy, Debug)]
-struct CpuClock(libc::clockid_t);
+struct CpuClock {
+    id: libc::clockid_t,
+    tid: libc::pid_t,
+}
 
 impl CpuClock {
     /// The calling thread's, if the system gives it.
@@ -28,7 +35,35 @@ impl CpuClock {
         // SAFETY: `pthread_self` is the calling thread, alive during the
         // call, which only writes `id`.
         let ok = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) } == 0;
-        ok.then_some(CpuClock(id))
+        // SAFETY: `gettid` has no arguments and cannot fail.
+        let tid = unsafe { libc::gettid() };
+        ok.then_some(CpuClock { id, tid })
+    }
+
+    /// Whether its thread sleeps (state `S` in `/proc`), as a rayon worker
+    /// that found no work does; not when it runs or waits for a core.
+    fn asleep(self) -> Result<bool, String> {
+        let path = format!("/proc/self/task/{}/stat", self.tid);
+        let stat = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next());
+        Ok(state == Some('S'))
+    }
+
+    /// Waits until its thread sleeps, [`FALLS_ASLEEP_WITHIN`] at most.
+    fn until_asleep(self) -> Result<(), String> {
+        let start = std::time::Instant::now();
+        while !self.asleep()? {
+            if start.elapsed() > FALLS_ASLEEP_WITHIN {
+                return Err(format!(
+                    "a woken rayon worker did not fall asleep again within {} s",
+                    FALLS_ASLEEP_WITHIN.as_secs()
+                ));
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
     }
 
     /// Its CPU time, ns, while its thread lives.
@@ -39,8 +74,8 @@ impl CpuClock {
         };
         // SAFETY: `t` is a valid, writable timespec; the call only writes
         // it, and fails (for a clock whose thread has ended) without harm.
-        let ok = unsafe { libc::clock_gettime(self.0, &mut t) } == 0;
-        ok.then(|| t.tv_sec as f64 * 1e9 + t.tv_nsec as f64)
+        let ok = unsafe { libc::clock_gettime(self.id, &mut t) } == 0;
+        ok.then_some(t.tv_sec as f64 * 1e9 + t.tv_nsec as f64)
     }
 }
 
@@ -75,13 +110,14 @@ pub(super) fn cost(cores: &Cores, samples: usize, pause: Duration) -> Result<Sam
         .ok_or_else(|| "the system gives no CPU clock of a rayon worker".to_string())?;
     let stop = AtomicBool::new(false);
     let spent = thread::scope(|s| {
-        let spent = (|| {
+        let spent = (|| -> Result<Vec<f64>, String> {
             spawn_on(s, cores, 0, || busy(&stop))?;
             let driver = spawn_on(s, cores, 1, || {
                 let mut spent = Vec::with_capacity(samples);
                 let mut last = None;
                 for _ in 0..=samples {
                     thread::sleep(pause);
+                    clock.until_asleep()?;
                     let now = clock.ns();
                     if let (Some(before), Some(now)) = (last, now) {
                         spent.push(now - before);
@@ -89,9 +125,9 @@ pub(super) fn cost(cores: &Cores, samples: usize, pause: Duration) -> Result<Sam
                     last = now;
                     pool.install(|| ::rayon::join(|| (), || ()));
                 }
-                spent
+                Ok::<_, String>(spent)
             })?;
-            join(driver)
+            join(driver)?
         })();
         stop.store(true, Ordering::Relaxed);
         spent
