@@ -1,9 +1,12 @@
 //! Probing this computer: the machine it is, measured ([`measure`]).
 //!
 //! A probe returns one node of the cores the calling thread may run on
-//! ([`Cores::machine`]), at speed 1, with what its threads cost to wait and
-//! hand elements over ([`Waiting`]) measured with the executor and its
-//! channel, as the validation lab measures them:
+//! ([`Cores::machine`]), at speed 1, with what the threads of one runtime
+//! ([`Options::runtime`]: the executor by default, rayon, or plain threads)
+//! cost to wait and hand elements over ([`Waiting`]); the machine runs on
+//! that runtime ([`Machine::runs_on`]). Each runtime's experiments are its
+//! own. The executor's, with its channel, as the validation lab measures
+//! them:
 //!
 //! | quantity | experiment | a sample |
 //! | --- | --- | --- |
@@ -18,6 +21,17 @@
 //! once (the executor's way where a design's threads outnumber the cores);
 //! where they fit, the executor first spins for [`Executor::spin`] (100 µs
 //! by default), which the probe leaves out.
+//!
+//! Plain threads ([`Runtime::Threads`]: std threads with crossbeam bounded
+//! channels, every wait blocking at once) are measured by the same
+//! experiments, the executor's runs with `Executor::spin(Duration::ZERO)`
+//! and unpinned; the four waits already block at once on the channel.
+//! rayon's ([`Runtime::Rayon`], feature `rayon`) are written with plain
+//! rayon and crossbeam the way a user's program runs: pools of one worker
+//! (`spawn`, `par_bridge`), a pipeline's two std threads on a crossbeam
+//! `bounded(4)` channel, a `join` whose second half wakes a worker in vain
+//! (docs/machine.md has their table). `pinned` is `false` for both: their
+//! programs do not pin their threads.
 //!
 //! Each quantity is the median of its samples. What cannot be measured
 //! here (the waits need two cores and pinned threads, `spin_ns` and
@@ -38,6 +52,7 @@
 //! ```
 //!
 //! [`Executor::spin`]: super::Executor::spin
+//! [`Machine::runs_on`]: crate::machine::Machine::runs_on
 
 mod executor;
 mod handoff;
