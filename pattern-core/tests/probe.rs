@@ -159,10 +159,12 @@ fn each_runtime_is_probed_into_a_machine_that_runs_on_it() {
                 assert!(probe.notes.iter().any(|n| n.starts_with(&note)), "{q:?}");
             }
         }
+        // rayon's experiments are its own, and say so.
         if r == Runtime::Rayon {
-            let cost = probe.quantities.iter().find(|q| q.part == Part::WakeCost);
-            let why = cost.map(|q| q.outcome.clone());
-            assert!(matches!(why, Some(Outcome::Unmeasured(w)) if w.contains("rayon")));
+            for part in [Part::WakeLatency, Part::Spin, Part::WakeCost, Part::Take] {
+                let q = probe.quantities.iter().find(|q| q.part == part).unwrap();
+                assert!(q.sample.contains("rayon"), "{q:?}");
+            }
         }
     }
 }
