@@ -11,7 +11,7 @@ use crate::exec::Cores;
 use crossbeam_channel::bounded;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Rounds of work and hand-over in a block; a sample is a pair of blocks.
 pub(super) const ROUNDS: usize = 50;
@@ -24,16 +24,12 @@ pub(super) fn pairs(samples: usize) -> usize {
     samples.div_ceil(ROUNDS).max(FEWEST_PAIRS)
 }
 
-/// The passes of the work between two hand-overs to a thread blocked on
-/// the channel: longer than the channel polls before it parks a thread
-/// ([`super::spin`] measures that), so that it is asleep at each
+/// The work between two hand-overs: 60 passes over 64 KiB, in the cache,
+/// longer than the channel polls before it parks a thread ([`super::spin`]
+/// measures that), so that a receiver that blocks is asleep at each
 /// hand-over.
-pub(super) const PASSES: usize = 60;
-
-/// The work between two hand-overs: `passes` passes over 64 KiB, in the
-/// cache.
-fn between_hand_overs(v: &mut [u32], passes: usize) {
-    for _ in 0..passes {
+fn between_hand_overs(v: &mut [u32]) {
+    for _ in 0..60 {
         for e in v.iter_mut() {
             *e = e.wrapping_add(1);
         }
@@ -62,7 +58,7 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
                 }
             })?;
             let sender = spawn_on(s, cores, 0, move || {
-                rounds(PASSES, || to_receiver.send(()).is_ok())
+                rounds(Duration::ZERO, || to_receiver.send(()).is_ok())
             })?;
             join(sender)
         })();
@@ -73,15 +69,21 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
     Sampled::of(times).map(|s| s.median)
 }
 
-/// The times of [`ROUNDS`] rounds of work (`passes` passes over 64 KiB)
-/// and a hand-over by `hand_over`, on the calling thread; fewer if a
-/// hand-over fails (`false`).
-pub(super) fn rounds(passes: usize, mut hand_over: impl FnMut() -> bool) -> Vec<f64> {
+/// The times of [`ROUNDS`] rounds of work and a hand-over by `hand_over`,
+/// on the calling thread; fewer if a hand-over fails (`false`). Before
+/// each round, untimed, the thread spins for `settle` on its core (without
+/// halting it), so that a receiver slower to fall asleep than the channel's
+/// is asleep at the hand-over.
+pub(super) fn rounds(settle: Duration, mut hand_over: impl FnMut() -> bool) -> Vec<f64> {
     let mut v = vec![1u32; 16 * 1024];
     let mut times = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
+        let settling = Instant::now();
+        while settling.elapsed() < settle {
+            std::hint::spin_loop();
+        }
         let start = Instant::now();
-        between_hand_overs(&mut v, passes);
+        between_hand_overs(&mut v);
         if !hand_over() {
             break;
         }

@@ -14,12 +14,14 @@ use crate::exec::Cores;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
+use std::time::Duration;
 
-/// The passes of work between two jobs handed to the pool: ten times the
-/// executor's, longer than an idle rayon worker looks for work (33 yields
-/// of its core, and its wake-up: [`super::idle`] measures them) before it
-/// sleeps, so that a worker that sleeps is asleep at each hand-over.
-const PASSES: usize = 10 * super::super::waker::PASSES;
+/// How long the waker spins, untimed, before each round: longer than an
+/// idle rayon worker looks for work (33 yields of its core, and its
+/// wake-up: [`super::idle`] measures them, some 50 µs) before it sleeps,
+/// so that a worker that sleeps is asleep at each hand-over. The timed
+/// round is the executor's, as short, as little noisy.
+const SETTLE: Duration = Duration::from_micros(250);
 
 /// The median time of a block of rounds of work and a job handed from core
 /// 0 to a pool whose one worker, on core 1, sleeps between jobs (`asleep`)
@@ -39,7 +41,7 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
     }
     let times = thread::scope(|s| {
         let sender = spawn_on(s, cores, 0, || {
-            rounds(PASSES, || {
+            rounds(SETTLE, || {
                 pool.spawn(|| {});
                 true
             })
