@@ -13,7 +13,7 @@
 //! | `wake_latency_ns` | a pool of 1 worker, pinned to core 0 that another thread keeps busy, handed a job by `pool.spawn` from core 1 every 2 ms | the time from the spawn until the job runs |
 //! | `spin_ns` | a pool of 1 worker on a core of its own, handed a job from another core every 1 ms | the worker's CPU time from one job's end to the next one's start |
 //! | `wake_cost_ns` | a pool of 2 workers, the first on core 1, the second on core 0 that another thread keeps busy, handed `rayon::join(\|\| (), \|\| ())` from core 1 every 4 ms or twice the wake-up latency, once the second worker sleeps again: the join's second half wakes it, and the first takes it back | the second worker's CPU time between two hand-overs, read through its CPU clock from another thread (Linux) |
-//! | `waker_cost_ns` | rounds of work and a `pool.spawn` of a job that does nothing, to a pool whose worker on another core sleeps, against one whose worker polls (`rayon::yield_now` without end) | a pair of blocks of rounds: the difference of their median rounds |
+//! | `waker_cost_ns` | rounds of work and a `pool.spawn` of a job that does nothing, to a pool whose worker on another core sleeps, against one whose worker polls (`rayon::yield_now` without end); the waker spins 250 µs untimed before each round, so that a sleeping worker is asleep | a pair of blocks of rounds: the difference of their median rounds |
 
 mod idle;
 mod pool;
