@@ -408,3 +408,37 @@ fn the_probe_prints_a_machine_file() {
     let o = run(&["machine", "--quick"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `pattern machine --probe --runtime R` measures that runtime's threads:
+/// the file runs on it and has its waiting part (no figure asserted); an
+/// unknown runtime is a usage error, and --runtime needs --probe.
+#[test]
+fn the_probe_measures_the_runtime_named() {
+    use pattern_core::machine::{Machine, Runtime};
+    for (name, runtime) in [("rayon", Runtime::Rayon), ("threads", Runtime::Threads)] {
+        let o = run(&["machine", "--probe", "--quick", "--runtime", name]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stdout(&o);
+        let machine = Machine::from_json(&text).unwrap();
+        assert_eq!(machine.runs_on(), runtime);
+        let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(file["runtime"], name, "{text}");
+        assert!(file["waiting"][name].is_object(), "{text}");
+        let w = machine.waiting_of(runtime).unwrap();
+        assert!(!w.pinned, "{w:?}");
+        for ns in [w.handoff_ns, w.take_ns, w.wake_latency_ns, w.waker_cost_ns] {
+            assert!(ns.is_finite() && ns >= 0.0, "{w:?}");
+        }
+        let runtime_note = format!("runtime: {name} (probed with ");
+        assert!(stderr(&o).contains(&runtime_note), "{}", stderr(&o));
+    }
+    let o = run(&["machine", "--probe", "--quick", "--runtime", "tokio"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("unknown runtime `tokio`: one of executor, rayon, threads"),
+        "{err}"
+    );
+    let o = run(&["machine", "--runtime", "rayon"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -5,7 +5,7 @@
 use pattern_core::exec::Cores;
 use pattern_core::exec::probe::{self, Options, Outcome, Part};
 use pattern_core::fit::measure::thread_cpu_ns;
-use pattern_core::machine::{Machine, Waiting};
+use pattern_core::machine::{Machine, Runtime, Waiting};
 
 /// Whether `ns` is a cost: finite and `>= 0`.
 fn is_cost(ns: f64) -> bool {
@@ -125,4 +125,46 @@ fn parts_left_out_keep_their_free_default() {
         cores
     };
     assert_eq!(bare.machine, expected);
+}
+
+/// Each runtime's quick probe: a machine that runs on it, its waiting
+/// part's costs finite and `>= 0`, unpinned but for the executor's, and
+/// notes that name the runtime (no figure asserted).
+#[test]
+fn each_runtime_is_probed_into_a_machine_that_runs_on_it() {
+    for r in Runtime::ALL {
+        let probe = probe::measure(&Options::quick().runtime(r)).unwrap();
+        let m = &probe.machine;
+        assert_eq!(m.runs_on(), r);
+        assert_eq!(m.check(), Ok(()));
+        assert_eq!(Machine::from_json(&m.to_json()).unwrap(), *m);
+        assert!(m.runtimes().all(|has| has == r), "{m:?}");
+        let w = m.waiting_costs();
+        for part in Part::ALL {
+            assert!(field(w, part).is_none_or(is_cost), "{r}: {w:?}");
+        }
+        if r != Runtime::Executor {
+            assert!(!w.pinned, "{r}: {w:?}");
+        }
+        let runtime = format!("runtime: {r} (probed with ");
+        assert!(
+            probe.notes.iter().any(|n| n.starts_with(&runtime)),
+            "{:?}",
+            probe.notes
+        );
+        // What could not be measured says why, in the notes.
+        for q in &probe.quantities {
+            if let Outcome::Unmeasured(why) = &q.outcome {
+                let note = format!("{}: not measured ({why}); left at ", q.part);
+                assert!(probe.notes.iter().any(|n| n.starts_with(&note)), "{q:?}");
+            }
+        }
+        // rayon's experiments are its own, and say so.
+        if r == Runtime::Rayon {
+            for part in [Part::WakeLatency, Part::Spin, Part::WakeCost, Part::Take] {
+                let q = probe.quantities.iter().find(|q| q.part == part).unwrap();
+                assert!(q.sample.contains("rayon"), "{q:?}");
+            }
+        }
+    }
 }

@@ -235,7 +235,9 @@ impl OnMachine {
 #[command(after_help = "Examples:\n  \
     pattern machine examples/data/cluster.machine.json\n  \
     pattern machine --probe > this.machine.json\n  \
-    pattern machine --probe --quick")]
+    pattern machine --probe --quick\n  \
+    pattern machine --probe --runtime rayon > rayon.machine.json\n  \
+    pattern machine --probe --quick --runtime threads")]
 pub struct MachineCommandArgs {
     /// A machine file to check and describe (`-` reads standard input).
     #[arg(required_unless_present = "probe", conflicts_with = "probe")]
@@ -247,13 +249,17 @@ pub struct MachineCommandArgs {
     /// With --probe: fewer samples (seconds instead of tens of seconds).
     #[arg(long, requires = "probe")]
     pub quick: bool,
+    /// With --probe: the runtime whose threads are measured (executor,
+    /// rayon, threads; by default the executor); the file runs on it.
+    #[arg(long, value_name = "NAME", requires = "probe")]
+    pub runtime: Option<Runtime>,
 }
 
 /// Runs `pattern machine`.
 pub fn run(args: &MachineCommandArgs) -> Result<Report, CliError> {
     match &args.file {
         Some(path) => describe(path),
-        None => probe(args.quick),
+        None => probe(args.quick, args.runtime.unwrap_or_default()),
     }
 }
 
@@ -280,13 +286,14 @@ fn describe(path: &std::path::Path) -> Result<Report, CliError> {
     Ok(Report { text: out.0, json })
 }
 
-fn probe(quick: bool) -> Result<Report, CliError> {
+fn probe(quick: bool, runtime: Runtime) -> Result<Report, CliError> {
     let options = if quick {
         probe::Options::quick()
     } else {
         probe::Options::new()
-    };
-    let spinner = super::progress::spinner("measuring this computer");
+    }
+    .runtime(runtime);
+    let spinner = super::progress::spinner(&format!("measuring this computer ({runtime})"));
     let measured = probe::measure(&options);
     super::progress::finish(spinner);
     let measured = measured.map_err(|e| CliError::Invalid(format!("the probe: {e}")))?;
@@ -311,6 +318,7 @@ fn probe(quick: bool) -> Result<Report, CliError> {
             "median_ns": q.median_ns(),
             "note": q.to_string(),
         })).collect::<Vec<_>>(),
+        "runtime": runtime.name(),
         "notes": measured.notes,
         "took_s": measured.took.as_secs_f64(),
     });

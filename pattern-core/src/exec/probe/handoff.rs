@@ -10,6 +10,7 @@
 use super::threads::Sampled;
 use crate::Design;
 use crate::exec::{Executor, Kernels};
+use std::time::Duration;
 
 /// The design whose time per element is the hand-over.
 pub(super) const HANDOFF: &str = "pipe(pass, pass)";
@@ -38,17 +39,22 @@ pub(super) fn runs(samples: usize) -> (usize, usize) {
 /// The steady-state time per element of `structure` (of `pass` atoms that
 /// do nothing to one-int arrays, as the validation lab runs them) over
 /// [`runs`]`(samples)` runs by the executor, its threads pinned if
-/// `pinned`: their median. A stage that waits spins before it blocks while
-/// the design's threads fit the cores, and blocks at once beyond them, as
-/// the executor does by default.
+/// `pinned`: their median. A stage that waits spins for `spin` before it
+/// blocks (by default, `None`, the executor's 100 µs while the design's
+/// threads fit the cores, and at once beyond them; `Duration::ZERO`, at
+/// once, as plain threads do).
 pub(super) fn per_element(
     structure: &str,
     samples: usize,
     pinned: bool,
+    spin: Option<Duration>,
 ) -> Result<Sampled, String> {
     let kernels = Kernels::<Vec<i32>>::new().add("pass", |_| {});
     let design = Design::parse(&format!("pass = 0; {structure}")).map_err(|e| e.to_string())?;
-    let executor = Executor::new(&kernels).pin_threads(pinned);
+    let mut executor = Executor::new(&kernels).pin_threads(pinned);
+    if let Some(spin) = spin {
+        executor = executor.spin(spin);
+    }
     let (runs, elements) = runs(samples);
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {

@@ -1,9 +1,12 @@
 //! Probing this computer: the machine it is, measured ([`measure`]).
 //!
 //! A probe returns one node of the cores the calling thread may run on
-//! ([`Cores::machine`]), at speed 1, with what its threads cost to wait and
-//! hand elements over ([`Waiting`]) measured with the executor and its
-//! channel, as the validation lab measures them:
+//! ([`Cores::machine`]), at speed 1, with what the threads of one runtime
+//! ([`Options::runtime`]: the executor by default, rayon, or plain threads)
+//! cost to wait and hand elements over ([`Waiting`]); the machine runs on
+//! that runtime ([`Machine::runs_on`]). Each runtime's experiments are its
+//! own. The executor's, with its channel, as the validation lab measures
+//! them:
 //!
 //! | quantity | experiment | a sample |
 //! | --- | --- | --- |
@@ -18,6 +21,17 @@
 //! once (the executor's way where a design's threads outnumber the cores);
 //! where they fit, the executor first spins for [`Executor::spin`] (100 µs
 //! by default), which the probe leaves out.
+//!
+//! Plain threads ([`Runtime::Threads`]: std threads with crossbeam bounded
+//! channels, every wait blocking at once) are measured by the same
+//! experiments, the executor's runs with `Executor::spin(Duration::ZERO)`
+//! and unpinned; the four waits already block at once on the channel.
+//! rayon's ([`Runtime::Rayon`], feature `rayon`) are written with plain
+//! rayon and crossbeam the way a user's program runs: pools of one worker
+//! (`spawn`, `par_bridge`), a pipeline's two std threads on a crossbeam
+//! `bounded(4)` channel, a `join` whose second half wakes a worker in vain
+//! (docs/machine.md has their table). `pinned` is `false` for both: their
+//! programs do not pin their threads.
 //!
 //! Each quantity is the median of its samples. What cannot be measured
 //! here (the waits need two cores and pinned threads, `spin_ns` and
@@ -38,9 +52,14 @@
 //! ```
 //!
 //! [`Executor::spin`]: super::Executor::spin
+//! [`Machine::runs_on`]: crate::machine::Machine::runs_on
 
+mod executor;
 mod handoff;
 mod options;
+mod quantity;
+#[cfg(feature = "rayon")]
+mod rayon;
 mod spin;
 #[cfg(test)]
 mod tests;
@@ -50,81 +69,28 @@ mod waker;
 
 use super::{Cores, ExecError};
 use crate::fit::measure::thread_cpu_ns;
-use crate::machine::{Machine, Waiting};
-use std::fmt;
+use crate::machine::{Machine, Runtime, Waiting};
+use quantity::Bench;
 use std::time::{Duration, Instant};
 
 pub use options::{MAX_SAMPLES, Options, Part};
-use threads::{Sampled, can_pin};
-
-/// How a quantity came out.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// Measured: the median of `samples` samples, ns.
-    Measured {
-        /// The median, ns (finite, `>= 0`).
-        median_ns: f64,
-        /// How many samples.
-        samples: usize,
-    },
-    /// Not measured, and why: the machine keeps the free default.
-    Unmeasured(String),
-}
-
-/// One quantity of a probe: what a sample of it is and how it came out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Quantity {
-    /// Which.
-    pub part: Part,
-    /// What one sample is.
-    pub sample: String,
-    /// Its median, or why there is none.
-    pub outcome: Outcome,
-}
-
-impl Quantity {
-    /// Its median, ns, if measured.
-    pub fn median_ns(&self) -> Option<f64> {
-        match self.outcome {
-            Outcome::Measured { median_ns, .. } => Some(median_ns),
-            Outcome::Unmeasured(_) => None,
-        }
-    }
-}
-
-impl fmt::Display for Quantity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.outcome {
-            Outcome::Measured { median_ns, samples } => write!(
-                f,
-                "{}: {median_ns:.1} ns, the median of {samples} sample{} (a sample: {})",
-                self.part,
-                if *samples == 1 { "" } else { "s" },
-                self.sample
-            ),
-            Outcome::Unmeasured(why) => write!(
-                f,
-                "{}: not measured ({why}); left at {}",
-                self.part,
-                self.part.free()
-            ),
-        }
-    }
-}
+pub use quantity::{Outcome, Quantity};
+use threads::can_pin;
 
 /// What a probe found: this computer as a machine, and how each of its
 /// quantities was measured or why it was not.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Probe {
-    /// One node of the calling thread's cores at speed 1, with the waiting
-    /// part measured (none if nothing was measured and the threads could
-    /// not be pinned).
+    /// One node of the calling thread's cores at speed 1, run by the
+    /// runtime probed ([`Machine::runs_on`]), with that runtime's waiting
+    /// part measured (none if nothing was measured and the runtime does not
+    /// pin its threads).
     pub machine: Machine,
     /// Each quantity of the waiting part, in [`Part::ALL`]'s order.
     pub quantities: Vec<Quantity>,
-    /// One line for the reader per fact: the cores, the pinning, each
-    /// quantity (its median and samples, or why it was not measured and
-    /// the default it keeps).
+    /// One line for the reader per fact: the cores, the pinning, the
+    /// runtime, each quantity (its median and samples, or why it was not
+    /// measured and the default it keeps).
     pub notes: Vec<String>,
     /// How long the probe took.
     pub took: Duration,
@@ -132,28 +98,33 @@ pub struct Probe {
 
 /// Measures this computer: the cores of the calling thread's affinity
 /// mask as one node at speed 1 ([`Cores::machine`]) and, as `options` ask,
-/// the [`Waiting`] part, each quantity the median of its samples (the
-/// experiments are in the [module overview](self)). `pinned` is whether
-/// threads could be pinned to each of the cores. A quantity that cannot be
-/// measured here keeps its free default and a note says why. Out-of-range
-/// options are an error ([`ExecError::InvalidOption`]).
+/// the [`Waiting`] part of the runtime they name ([`Options::runtime`]),
+/// each quantity the median of its samples (the experiments are in the
+/// [module overview](self)). The machine runs on that runtime. `pinned` is
+/// whether threads could be pinned to each of the cores, for the executor;
+/// `false` for rayon and plain threads, which do not pin theirs. A quantity
+/// that cannot be measured here keeps its free default and a note says
+/// why. Out-of-range options, and rayon without the feature `rayon`, are an
+/// error ([`ExecError::InvalidOption`]).
 ///
 /// ```no_run
 /// use pattern_core::exec::probe::{self, Options};
+/// use pattern_core::machine::Runtime;
 ///
 /// let probe = probe::measure(&Options::new())?;
 /// std::fs::write("this.machine.json", probe.machine.to_json())?;
+/// let threads = probe::measure(&Options::new().runtime(Runtime::Threads))?;
+/// assert_eq!(threads.machine.runs_on(), Runtime::Threads);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn measure(options: &Options) -> Result<Probe, ExecError> {
     options.check()?;
     let started = Instant::now();
     let cores = Cores::of_current_thread();
-    let pinned = can_pin(&cores);
-    let n = options.sample_count();
+    let can_pin = can_pin(&cores);
     let two_cores = if cores.len() < 2 {
         Some("needs two cores; this thread may run on one".to_string())
-    } else if !pinned {
+    } else if !can_pin {
         Some("needs threads pinned to cores, and they could not be pinned".to_string())
     } else {
         None
@@ -161,108 +132,63 @@ pub fn measure(options: &Options) -> Result<Probe, ExecError> {
     let clock = thread_cpu_ns()
         .is_none()
         .then(|| "needs a per-thread CPU clock, which this system does not offer".to_string());
-    let for_waits = [two_cores.clone()];
-    let for_cpu = [two_cores, clock];
-    let take = |part, obstacles: &[Option<String>], sample: String, f: &Measuring| {
-        quantity(options, part, obstacles, sample, f)
+    let bench = Bench {
+        options,
+        cores: &cores,
+        can_pin,
+        n: options.sample_count(),
+        for_waits: vec![two_cores.clone()],
+        for_cpu: vec![two_cores, clock],
     };
-    let latency = take(
-        Part::WakeLatency,
-        &for_waits,
-        "a wake-up of a thread on a busy core, from the send until it runs".into(),
-        &|| wake::latency(&cores, n),
-    );
-    let pause = wake::slow_pause(latency.median_ns());
-    let (_, elements) = handoff::runs(n);
-    let run = |design| {
-        format!("a run of `{design}` over {elements} elements, its steady-state time per element")
+    let runtime = options.probed();
+    let quantities = match runtime {
+        Runtime::Executor => executor::quantities(&bench, executor::Stages::Executor),
+        Runtime::Threads => executor::quantities(&bench, executor::Stages::Blocking),
+        #[cfg(feature = "rayon")]
+        Runtime::Rayon => rayon::quantities(&bench),
+        // `Options::check` refuses rayon without the feature.
+        #[cfg(not(feature = "rayon"))]
+        Runtime::Rayon => unreachable!("checked by Options::check"),
     };
-    let quantities = vec![
-        latency,
-        take(
-            Part::Spin,
-            &for_cpu,
-            format!(
-                "the CPU time of a thread blocked on the channel over a wait of {}",
-                ms(spin::WAIT)
-            ),
-            &|| spin::spin(&cores, n.div_ceil(4)),
-        ),
-        take(
-            Part::WakeCost,
-            &for_cpu,
-            format!(
-                "the CPU time of a thread woken for nothing on a busy core, every {}",
-                ms(pause)
-            ),
-            &|| wake::cost(&cores, n.div_ceil(8), pause),
-        ),
-        take(
-            Part::WakerCost,
-            &for_waits,
-            format!(
-                "the median of {} rounds of work and a hand-over to a sleeping thread less that to a polling one",
-                waker::ROUNDS
-            ),
-            &|| waker::waker_cost(&cores, n),
-        ),
-        take(Part::Handoff, &[], run(handoff::HANDOFF), &|| {
-            handoff::per_element(handoff::HANDOFF, n, pinned)
-        }),
-        take(Part::Take, &[], run(handoff::TAKE), &|| {
-            handoff::per_element(handoff::TAKE, n, pinned)
-        }),
-    ];
-    Ok(assemble(&cores, pinned, quantities, started.elapsed()))
+    let pinned = runtime == Runtime::Executor && can_pin;
+    Ok(assemble(
+        &cores,
+        (runtime, pinned),
+        quantities,
+        started.elapsed(),
+    ))
 }
 
-/// `d` in ms, to a tenth.
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1e3)
-}
-
-/// An experiment: its samples summed up, or why there are none.
-type Measuring<'a> = dyn Fn() -> Result<Sampled, String> + 'a;
-
-/// `part`, measured by `f` unless `options` leave it out or one of
-/// `obstacles` stands in the way.
-fn quantity(
-    options: &Options,
-    part: Part,
-    obstacles: &[Option<String>],
-    sample: String,
-    f: &Measuring,
-) -> Quantity {
-    let outcome = if !options.measures(part) {
-        Outcome::Unmeasured("not asked for".into())
-    } else if let Some(why) = obstacles.iter().flatten().next() {
-        Outcome::Unmeasured(why.clone())
-    } else {
-        match f() {
-            Ok(s) => Outcome::Measured {
-                median_ns: s.median,
-                samples: s.samples,
-            },
-            Err(why) => Outcome::Unmeasured(why),
+/// What each runtime's experiments are, for the notes.
+fn how_measured(runtime: Runtime) -> &'static str {
+    match runtime {
+        Runtime::Executor => {
+            "the executor: its channels, its stages spinning before they block, its threads pinned"
         }
-    };
-    Quantity {
-        part,
-        sample,
-        outcome,
+        Runtime::Threads => {
+            "std threads with crossbeam bounded channels, every wait blocking at once, unpinned"
+        }
+        Runtime::Rayon => {
+            "rayon pools of 1 worker (spawn, par_bridge) and std threads joined by crossbeam bounded channels, unpinned"
+        }
     }
 }
 
-/// The machine of `cores` with the waiting part of `quantities`, and the
-/// notes.
-fn assemble(cores: &Cores, pinned: bool, quantities: Vec<Quantity>, took: Duration) -> Probe {
+/// The machine of `cores` run by `runtime`, with its waiting part of
+/// `quantities` (`pinned` as given), and the notes.
+fn assemble(
+    cores: &Cores,
+    (runtime, pinned): (Runtime, bool),
+    quantities: Vec<Quantity>,
+    took: Duration,
+) -> Probe {
     let mut waiting = Waiting::new().pinned(pinned);
     for q in &quantities {
         if let Some(ns) = q.median_ns() {
             waiting = q.part.set(waiting, ns);
         }
     }
-    let mut machine = cores.machine();
+    let mut machine = cores.machine().runtime(runtime);
     if !waiting.is_free() {
         machine = machine.waiting(waiting);
     }
@@ -278,11 +204,17 @@ fn assemble(cores: &Cores, pinned: bool, quantities: Vec<Quantity>, took: Durati
             "nodes: 1 node of {} cores at speed 1, the calling thread's affinity mask ({listed})",
             cores.len()
         ),
-        if pinned {
-            "pinned: true (a thread could be pinned to each core)".to_string()
-        } else {
-            "pinned: false (threads could not be pinned to the cores)".to_string()
+        match (runtime, pinned) {
+            (Runtime::Executor, true) => {
+                "pinned: true (a thread could be pinned to each core)".to_string()
+            }
+            (Runtime::Executor, false) => {
+                "pinned: false (threads could not be pinned to the cores)".to_string()
+            }
+            (Runtime::Threads, _) => "pinned: false (plain std threads are not pinned)".to_string(),
+            (Runtime::Rayon, _) => "pinned: false (rayon does not pin its threads)".to_string(),
         },
+        format!("runtime: {runtime} (probed with {})", how_measured(runtime)),
     ];
     notes.extend(quantities.iter().map(Quantity::to_string));
     let handoff_measured = quantities

@@ -1,7 +1,7 @@
 //! What a probe measures, and how many samples it takes.
 
 use crate::exec::ExecError;
-use crate::machine::Waiting;
+use crate::machine::{Runtime, Waiting};
 use std::fmt;
 use std::str::FromStr;
 
@@ -93,19 +93,24 @@ impl FromStr for Part {
     }
 }
 
-/// What a probe measures and how many samples it takes of each.
+/// What a probe measures, of which runtime, and how many samples it takes
+/// of each.
 ///
 /// ```
 /// use pattern_core::exec::probe::{Options, Part};
+/// use pattern_core::machine::Runtime;
 ///
 /// let o = Options::new().samples(100).only(&[Part::Handoff, Part::WakeLatency]);
 /// assert_eq!(o.sample_count(), 100);
 /// assert!(o.measures(Part::Handoff) && !o.measures(Part::Take));
+/// assert_eq!(o.probed(), Runtime::Executor);
+/// assert_eq!(o.runtime(Runtime::Threads).probed(), Runtime::Threads);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     samples: usize,
     parts: Vec<Part>,
+    runtime: Runtime,
 }
 
 impl Default for Options {
@@ -122,6 +127,7 @@ impl Options {
         Options {
             samples: 400,
             parts: Part::ALL.to_vec(),
+            runtime: Runtime::Executor,
         }
     }
 
@@ -147,6 +153,23 @@ impl Options {
         self
     }
 
+    /// Measures what the threads of `runtime` cost to wait and hand over
+    /// (by default the executor's): the experiments are that runtime's, and
+    /// the machine returned runs on it ([`Machine::runtime`]). rayon's
+    /// needs the feature `rayon` ([`measure`](super::measure) says so
+    /// otherwise).
+    ///
+    /// [`Machine::runtime`]: crate::machine::Machine::runtime
+    pub fn runtime(mut self, runtime: Runtime) -> Options {
+        self.runtime = runtime;
+        self
+    }
+
+    /// The runtime probed.
+    pub fn probed(&self) -> Runtime {
+        self.runtime
+    }
+
     /// The samples asked for.
     pub fn sample_count(&self) -> usize {
         self.samples
@@ -158,13 +181,17 @@ impl Options {
     }
 
     pub(super) fn check(&self) -> Result<(), ExecError> {
-        if (1..=MAX_SAMPLES).contains(&self.samples) {
-            Ok(())
-        } else {
-            Err(ExecError::InvalidOption(format!(
+        if !(1..=MAX_SAMPLES).contains(&self.samples) {
+            return Err(ExecError::InvalidOption(format!(
                 "samples({}): a probe takes 1 to {MAX_SAMPLES} samples",
                 self.samples
-            )))
+            )));
         }
+        if self.runtime == Runtime::Rayon && !cfg!(feature = "rayon") {
+            return Err(ExecError::InvalidOption(
+                "runtime(rayon): probing rayon needs pattern-core's feature `rayon`".into(),
+            ));
+        }
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
-//! A probe's options and statistic. Probes themselves are tested in their
-//! own process (`pattern-core/tests/probe.rs`): their busy threads, pinned,
+//! A probe's options and statistic, and the machine it assembles for each
+//! runtime. Probes themselves, of each runtime, are tested in their own
+//! process (`pattern-core/tests/probe.rs`): their busy threads, pinned,
 //! take a core from the other unit tests' threads, and the CPU clock's
 //! test counts how long its thread waits for a core.
 
@@ -61,4 +62,58 @@ fn the_options_count_samples_as_documented() {
         wake::slow_pause(Some(1e12)),
         std::time::Duration::from_millis(100)
     );
+}
+
+#[test]
+fn options_name_the_runtime_probed() {
+    assert_eq!(Options::new().probed(), Runtime::Executor);
+    for r in Runtime::ALL {
+        let o = Options::quick().runtime(r);
+        assert_eq!(o.probed(), r);
+        assert_eq!(o.sample_count(), 20);
+        // Out-of-range samples are an error whatever the runtime.
+        let e = measure(&o.samples(0)).unwrap_err();
+        assert!(e.to_string().contains("samples(0)"), "{e}");
+    }
+}
+
+/// A quantity measured at `ns`.
+fn measured(part: Part, ns: f64) -> Quantity {
+    Quantity {
+        part,
+        sample: "a sample".into(),
+        outcome: Outcome::Measured {
+            median_ns: ns,
+            samples: 3,
+        },
+    }
+}
+
+#[test]
+fn a_probe_runs_on_the_runtime_it_measured() {
+    let cores = Cores::of_current_thread();
+    for r in Runtime::ALL {
+        let quantities = vec![
+            measured(Part::Handoff, 500.0),
+            Quantity {
+                part: Part::WakeCost,
+                sample: "a sample".into(),
+                outcome: Outcome::Unmeasured("why".into()),
+            },
+        ];
+        let pinned = r == Runtime::Executor;
+        let p = assemble(&cores, (r, pinned), quantities, Duration::ZERO);
+        assert_eq!(p.machine.runs_on(), r);
+        let w = p.machine.waiting_of(r).unwrap();
+        assert_eq!(*w, Waiting::new().pinned(pinned).handoff_ns(500.0));
+        assert!(p.notes[2].starts_with(&format!("runtime: {r} (probed with ")));
+        assert!(p.notes[1].starts_with(&format!("pinned: {pinned}")));
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.starts_with("wake_cost_ns: not measured (why)"))
+        );
+        // The file says which runtime, and reads back.
+        assert_eq!(Machine::from_json(&p.machine.to_json()).unwrap(), p.machine);
+    }
 }

@@ -31,20 +31,29 @@ impl Sampled {
     }
 }
 
-/// Starts `f` on a new thread of `s`, pinned to the core at `core`; an
+/// Starts `f` on a new thread of `s`, pinned to the core at `position`; an
 /// error, not a panic, when the system refuses the thread.
 pub(super) fn spawn_on<'s, 'e: 's, T: Send + 's>(
     s: &'s Scope<'s, 'e>,
     cores: &'e Cores,
-    core: usize,
+    position: usize,
+    f: impl FnOnce() -> T + Send + 's,
+) -> Result<ScopedJoinHandle<'s, T>, String> {
+    spawn(s, move || {
+        cores.pin_current(position);
+        f()
+    })
+}
+
+/// Starts `f` on a new thread of `s`, where the scheduler puts it; an
+/// error, not a panic, when the system refuses the thread.
+pub(super) fn spawn<'s, T: Send + 's>(
+    s: &'s Scope<'s, '_>,
     f: impl FnOnce() -> T + Send + 's,
 ) -> Result<ScopedJoinHandle<'s, T>, String> {
     thread::Builder::new()
         .name("pattern-probe".into())
-        .spawn_scoped(s, move || {
-            cores.pin_current(core);
-            f()
-        })
+        .spawn_scoped(s, f)
         .map_err(|e| format!("could not start a thread: {e}"))
 }
 

@@ -11,7 +11,7 @@ use crate::exec::Cores;
 use crossbeam_channel::bounded;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Rounds of work and hand-over in a block; a sample is a pair of blocks.
 pub(super) const ROUNDS: usize = 50;
@@ -58,17 +58,7 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
                 }
             })?;
             let sender = spawn_on(s, cores, 0, move || {
-                let mut v = vec![1u32; 16 * 1024];
-                let mut times = Vec::with_capacity(ROUNDS);
-                for _ in 0..ROUNDS {
-                    let start = Instant::now();
-                    between_hand_overs(&mut v);
-                    if to_receiver.send(()).is_err() {
-                        break;
-                    }
-                    times.push(start.elapsed().as_nanos() as f64);
-                }
-                times
+                rounds(Duration::ZERO, || to_receiver.send(()).is_ok())
             })?;
             join(sender)
         })();
@@ -79,15 +69,48 @@ fn block(cores: &Cores, asleep: bool) -> Result<f64, String> {
     Sampled::of(times).map(|s| s.median)
 }
 
+/// The times of [`ROUNDS`] rounds of work and a hand-over by `hand_over`,
+/// on the calling thread; fewer if a hand-over fails (`false`). Before
+/// each round, untimed, the thread spins for `settle` on its core (without
+/// halting it), so that a receiver slower to fall asleep than the channel's
+/// is asleep at the hand-over.
+pub(super) fn rounds(settle: Duration, mut hand_over: impl FnMut() -> bool) -> Vec<f64> {
+    let mut v = vec![1u32; 16 * 1024];
+    let mut times = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let settling = Instant::now();
+        while settling.elapsed() < settle {
+            std::hint::spin_loop();
+        }
+        let start = Instant::now();
+        between_hand_overs(&mut v);
+        if !hand_over() {
+            break;
+        }
+        times.push(start.elapsed().as_nanos() as f64);
+    }
+    times
+}
+
 /// What waking a thread asleep on a free core costs the waker, over
 /// [`pairs`] pairs of blocks taken in turn: each pair's median round to a
 /// receiver that sleeps less its median round to one that polls (at least
 /// 0); the median of the pairs.
 pub(super) fn waker_cost(cores: &Cores, samples: usize) -> Result<Sampled, String> {
+    pairs_of(samples, |asleep| block(cores, asleep))
+}
+
+/// Over [`pairs`]`(samples)` pairs of `block(false)` (to a polling
+/// receiver) then `block(true)` (to a sleeping one), each a median round:
+/// the median of their differences (each at least 0).
+pub(super) fn pairs_of(
+    samples: usize,
+    block: impl Fn(bool) -> Result<f64, String>,
+) -> Result<Sampled, String> {
     let mut costs = Vec::with_capacity(pairs(samples));
     for _ in 0..pairs(samples) {
-        let polled = block(cores, false)?;
-        let asleep = block(cores, true)?;
+        let polled = block(false)?;
+        let asleep = block(true)?;
         costs.push((asleep - polled).max(0.0));
     }
     Sampled::of(costs)
