@@ -26,13 +26,10 @@ pub fn runtime_of(program: &Program) -> Runtime {
 }
 
 /// The machine the predictions of programs run by `runtime` use: this
-/// computer's cores as one node, with the waiting part measured by the
-/// probe. For now the probe measures the executor's waiting whatever the
-/// runtime; once it measures a runtime's own (rayon's, std threads'), this
-/// is the one place to switch.
+/// computer's cores as one node, with that runtime's waiting part as the
+/// probe measures it (`pattern machine --probe --runtime R`).
 pub fn machine(runtime: Runtime, options: &probe::Options) -> Result<Machine, Box<dyn Error>> {
-    let _ = runtime;
-    Ok(probe::measure(options)?.machine)
+    Ok(probe::measure(&options.clone().runtime(runtime))?.machine)
 }
 
 /// The design of `program` with each kernel's time in ns as a constant
