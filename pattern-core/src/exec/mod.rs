@@ -18,19 +18,25 @@
 //! composed, runs fitted) is the example `validate`; it times with
 //! [`fit::measure`](crate::fit::measure), like the calibration.
 
+mod context;
 mod error;
 mod executor;
 mod grouping;
 mod kernels;
 mod metrics;
+mod phase;
 mod placement;
+mod plan;
 pub mod probe;
+mod run;
 mod shuffle;
 
 pub use error::ExecError;
-pub use executor::{Executor, MAX_BUFFER, MAX_NESTING, MAX_SPIN, MAX_THREADS, Run};
+pub use executor::{Executor, MAX_BUFFER, MAX_SPIN};
 pub use grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
 pub use kernels::{ElementKernel, Job, Kernels};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
 pub use placement::Cores;
+pub use plan::{MAX_NESTING, MAX_THREADS};
+pub use run::Run;
 pub use shuffle::{KeyOutOfRange, group_by_key};
