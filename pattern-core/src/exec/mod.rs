@@ -10,6 +10,10 @@
 //!   by key as it maps ([`WorkerGroups`]), then reduce on `n` threads, each
 //!   gathering its keys' values from the map workers — and reports [`Metrics`]: the paper's average time between two
 //!   departures in steady state, latency, makespan, the parallelism reached.
+//! - `Rayon` (feature `rayon`): runs the executor's plan of a design the
+//!   way a program is written with rayon — `tpool[n]` as a rayon
+//!   `ThreadPool` over a parallel iterator, `pipe` as std threads joined by
+//!   bounded channels — with the same options, [`Run`] and [`Metrics`].
 //! - [`Cores`]: threads pinned to known cores.
 //! - [`probe`]: this computer as a [`Machine`](crate::machine::Machine),
 //!   what its threads cost to wait and hand over measured.
@@ -28,9 +32,13 @@ mod phase;
 mod placement;
 mod plan;
 pub mod probe;
+#[cfg(feature = "rayon")]
+mod rayon;
 mod run;
 mod shuffle;
 
+#[cfg(feature = "rayon")]
+pub use self::rayon::Rayon;
 pub use error::ExecError;
 pub use executor::{Executor, MAX_BUFFER, MAX_SPIN};
 pub use grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
