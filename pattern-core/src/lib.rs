@@ -23,6 +23,7 @@
 //! | `sim` | a discrete-event simulator of flow graphs (seed 003) | `sim` |
 //! | `fit` | fitting cost models to measurements, Extra-P's formats (`fit::measure` with `measure`) | `fit` |
 //! | `exec` | an executor that runs a design on threads for real, and the machine probe | `exec` |
+//! | `exec::Rayon` | a second runner of the executor's plan on rayon's thread pools, as a rayon program is written | `rayon` |
 //! | `explore` | decisions: thread counts, crossovers, sensitivities, rankings, sweeps, plots | `explore` (`plots`) |
 //! | [`prelude`] | what most users need, in one import | default |
 //! | `strategies` | `proptest` strategies for models and designs | `proptest` |

@@ -6,8 +6,8 @@
 //! as stages, tasks or parts of a sequence; a *map kernel* and a *reduce
 //! kernel* for the phases of a mapReduce, whose elements are [`Job`]s.
 
-use super::executor::workers::Workers;
 use super::grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
+use super::phase::Workers;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;

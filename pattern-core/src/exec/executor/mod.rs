@@ -14,25 +14,21 @@
 //! *leaves* when the last stage hands it on. Stages wait on an empty or full
 //! channel by spinning for a while ([`Executor::spin`]) and then blocking.
 
-mod plan;
+mod helpers;
 mod stages;
-pub(super) mod workers;
 
+use super::context::{Ctx, In, Item, Out};
 use super::error::ExecError;
 use super::kernels::Kernels;
-use super::metrics::{Departure, Metrics, Warning};
 use super::placement::Cores;
+use super::plan::{Compiler, Plan};
+use super::run::Run;
 use crate::Term;
 use crossbeam_channel::unbounded;
-use plan::{Compiler, Plan};
 use stages::{join_all, spawn};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
-use workers::{Ctx, In, Item, Out};
-
-pub use plan::{MAX_NESTING, MAX_THREADS};
 
 /// The largest channel capacity and window ([`Executor::capacity`],
 /// [`Executor::window`]): both are allocated up front, so memory stays
@@ -76,34 +72,6 @@ pub struct Executor<'k, E> {
     pin: bool,
     bindings: Vec<(String, u64)>,
     deadline: Option<Duration>,
-}
-
-/// The result of [`Executor::run`].
-#[derive(Clone, Debug)]
-pub struct Run<E> {
-    /// The elements that left the program, with their input positions, in
-    /// the order they left.
-    pub outputs: Vec<(usize, E)>,
-    /// When each of them entered and left, in the same order.
-    pub departures: Vec<Departure>,
-    /// The measured metrics.
-    pub metrics: Metrics,
-    /// What the reader should know about the run.
-    pub warnings: Vec<Warning>,
-}
-
-impl<E> Run<E> {
-    /// The outputs sorted by input position.
-    pub fn into_input_order(self) -> Vec<E> {
-        let mut outputs = self.outputs;
-        outputs.sort_by_key(|(i, _)| *i);
-        outputs.into_iter().map(|(_, e)| e).collect()
-    }
-
-    /// Whether the elements left in the order they came in.
-    pub fn kept_order(&self) -> bool {
-        self.outputs.windows(2).all(|w| w[0].0 < w[1].0)
-    }
 }
 
 impl<'k, E: Send> Executor<'k, E> {
@@ -298,7 +266,7 @@ impl<'k, E: Send> Executor<'k, E> {
         let cores = self.pin.then(Cores::of_current_thread);
         let available = cores
             .as_ref()
-            .map_or_else(available_cores, |c| c.len().max(1));
+            .map_or_else(super::run::available_cores, |c| c.len().max(1));
         let spin = if plan.threads() > available {
             Duration::ZERO
         } else {
@@ -346,11 +314,6 @@ impl<'k, E: Send> Executor<'k, E> {
     }
 }
 
-/// The cores this process may run on.
-fn available_cores() -> usize {
-    thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// Runs a compiled plan over `inputs` and measures it.
 fn execute<E: Send>(
     plan: &Plan<E>,
@@ -358,12 +321,6 @@ fn execute<E: Send>(
     ctx: &Ctx,
     trim: f64,
 ) -> Result<Run<E>, ExecError> {
-    let threads = plan.threads();
-    let cores = available_cores();
-    let mut warnings = Vec::new();
-    if threads > cores {
-        warnings.push(Warning::Oversubscribed { threads, cores });
-    }
     let (in_tx, in_rx) = unbounded();
     for (index, value) in inputs.into_iter().enumerate() {
         // The receiver is alive: this cannot fail.
@@ -390,30 +347,8 @@ fn execute<E: Send>(
     if let Some(e) = ctx.take_failure() {
         return Err(e);
     }
-    let mut items: Vec<Item<E>> = out_rx.try_iter().collect();
-    items.sort_by_key(|it| it.leave);
-    let ns = |t: Option<Instant>| t.map_or(0.0, |t| t.duration_since(start).as_nanos() as f64);
-    let departures: Vec<Departure> = items
-        .iter()
-        .map(|it| Departure {
-            index: it.index,
-            enter_ns: ns(it.enter),
-            leave_ns: ns(it.leave),
-        })
-        .collect();
-    let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
-    let mut metrics = Metrics::from_departures(
-        &departures,
-        trim,
-        makespan_ns,
-        ctx.max_in_flight.load(Ordering::SeqCst),
-        threads,
-    );
-    metrics.set_thread_times(ctx.take_thread_times());
-    Ok(Run {
-        outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
-        departures,
-        metrics,
-        warnings,
-    })
+    let items: Vec<Item<E>> = out_rx.try_iter().collect();
+    let mut run = Run::measured(items, start, ctx, trim, plan.threads());
+    run.metrics.set_thread_times(ctx.take_thread_times());
+    Ok(run)
 }

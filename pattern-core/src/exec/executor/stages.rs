@@ -2,50 +2,12 @@
 //! `pipe`, `n` instances of a pool's part on one queue, and the window by
 //! window phases of a `seq` over parallel parts.
 
-use super::plan::{Plan, Step};
-use super::workers::{Ctx, In, Out, Workers, blocking};
+use super::helpers::Helpers;
+use crate::exec::context::{Ctx, In, Out, blocking};
 use crate::exec::error::ExecError;
+use crate::exec::plan::Plan;
 use crossbeam_channel::{bounded, unbounded};
 use std::thread::{self, Scope, ScopedJoinHandle};
-
-impl<E> Step<E> {
-    /// Runs the step on one element on the design's thread number
-    /// `thread`; `false` if a kernel failed.
-    pub(super) fn run(&self, value: &mut E, ctx: &Ctx, thread: usize) -> bool {
-        match self {
-            Step::Atom { name, f } => ctx.call(name, || f(value)).is_some(),
-            Step::Seq(steps) => steps.iter().all(|s| s.run(value, ctx, thread)),
-            Step::MapReduce {
-                n,
-                keys,
-                map_name,
-                map,
-                reduce_name,
-                reduce,
-            } => {
-                let workers = Workers {
-                    n: *n,
-                    keys,
-                    ctx,
-                    first: thread,
-                };
-                let Some(grouped) = map(value, &workers) else {
-                    return false;
-                };
-                if !reduce(value, grouped, &workers) {
-                    if !ctx.stopped() {
-                        ctx.fail(ExecError::Unsupported {
-                            pattern: format!("{map_name} / {reduce_name}"),
-                            reason: "the map and reduce kernels disagree on the value type".into(),
-                        });
-                    }
-                    return false;
-                }
-                true
-            }
-        }
-    }
-}
 
 type Handles<'scope> = Vec<ScopedJoinHandle<'scope, ()>>;
 
@@ -67,7 +29,9 @@ pub(super) fn spawn<'scope, E: Send>(
                 .spawn_scoped(s, move || {
                     let start = ctx.begin(first);
                     while let Some(mut item) = ctx.recv(&input) {
-                        if !step.run(&mut item.value, ctx, first) || !ctx.send(&output, item) {
+                        if !step.run(&mut item.value, ctx, first, &Helpers { ctx })
+                            || !ctx.send(&output, item)
+                        {
                             break;
                         }
                     }
@@ -133,7 +97,7 @@ fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ct
             window = match part {
                 Plan::Step(step) => {
                     for item in &mut window {
-                        if !step.run(&mut item.value, ctx, first) {
+                        if !step.run(&mut item.value, ctx, first, &Helpers { ctx }) {
                             return;
                         }
                     }

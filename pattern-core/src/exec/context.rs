@@ -1,7 +1,8 @@
-//! The threads of a run: their shared state (kernel calls counted in
-//! flight, the first failure, the stop flag), the channels between stages
-//! with their spin-then-block waits, the accounting of each thread's time,
-//! and the helper threads of a mapReduce phase ([`Workers`]).
+//! The state a run shares between its threads, whichever runner runs it
+//! (the [`Executor`](super::Executor), the rayon runner): kernel calls counted in flight, the first failure, the stop
+//! flag, the elements with their entry and departure stamps, the channels
+//! between stages with their spin-then-block waits (no spin: block at
+//! once), and the accounting of each thread's time.
 
 use crate::exec::error::ExecError;
 use crate::exec::metrics::ThreadTimes;
@@ -13,19 +14,18 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::thread;
 use std::time::{Duration, Instant};
 
 /// An element on its way through the program.
-pub(super) struct Item<E> {
-    pub(super) index: usize,
-    pub(super) enter: Option<Instant>,
-    pub(super) leave: Option<Instant>,
-    pub(super) value: E,
+pub(crate) struct Item<E> {
+    pub(crate) index: usize,
+    pub(crate) enter: Option<Instant>,
+    pub(crate) leave: Option<Instant>,
+    pub(crate) value: E,
 }
 
 impl<E> Item<E> {
-    pub(super) fn new(index: usize, value: E) -> Self {
+    pub(crate) fn new(index: usize, value: E) -> Self {
         Item {
             index,
             enter: None,
@@ -37,9 +37,9 @@ impl<E> Item<E> {
 
 /// Where a part of the program reads; `entry` if it is the program's input
 /// (taking an element stamps its entry time).
-pub(super) struct In<E> {
-    pub(super) rx: Receiver<Item<E>>,
-    pub(super) entry: bool,
+pub(crate) struct In<E> {
+    pub(crate) rx: Receiver<Item<E>>,
+    pub(crate) entry: bool,
 }
 
 impl<E> Clone for In<E> {
@@ -53,9 +53,9 @@ impl<E> Clone for In<E> {
 
 /// Where a part of the program writes; `exit` if it is the program's output
 /// (handing an element on stamps its departure time).
-pub(super) struct Out<E> {
-    pub(super) tx: Sender<Item<E>>,
-    pub(super) exit: bool,
+pub(crate) struct Out<E> {
+    pub(crate) tx: Sender<Item<E>>,
+    pub(crate) exit: bool,
 }
 
 impl<E> Clone for Out<E> {
@@ -71,26 +71,26 @@ impl<E> Clone for Out<E> {
 /// options.
 pub(crate) struct Ctx {
     in_flight: AtomicUsize,
-    pub(super) max_in_flight: AtomicUsize,
+    pub(crate) max_in_flight: AtomicUsize,
     /// How each thread spent its time; `None` once a thread could not
     /// tell (no `/proc/thread-self/schedstat`).
     thread_times: Mutex<Option<Vec<ThreadTimes>>>,
     stop: AtomicBool,
     failure: Mutex<Option<ExecError>>,
     spin: Duration,
-    pub(super) capacity: usize,
-    pub(super) window: usize,
+    pub(crate) capacity: usize,
+    pub(crate) window: usize,
     /// Where to pin the threads ([`Executor::pin_threads`](super::Executor::pin_threads)).
-    pub(super) cores: Option<Cores>,
+    pub(crate) cores: Option<Cores>,
     /// Kernels running per atom, kept when the run has a deadline.
     running: Option<Mutex<std::collections::BTreeMap<String, usize>>>,
     /// A mapReduce's emptied buckets, kept for the next job
-    /// ([`Workers::buffer`]).
-    spare: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
+    /// ([`Workers::buffer`](super::phase::Workers::buffer)).
+    pub(crate) spare: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
 }
 
 impl Ctx {
-    pub(super) fn new(spin: Duration, capacity: usize, window: usize) -> Ctx {
+    pub(crate) fn new(spin: Duration, capacity: usize, window: usize) -> Ctx {
         Ctx {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
@@ -108,7 +108,7 @@ impl Ctx {
 
     /// Starts the accounting of the calling thread, the design's thread
     /// number `thread` (pinning it first, if the run is pinned).
-    pub(super) fn begin(&self, thread: usize) -> ThreadStart {
+    pub(crate) fn begin(&self, thread: usize) -> ThreadStart {
         if let Some(cores) = &self.cores {
             cores.pin_current(cores.core_of_thread(thread));
         }
@@ -121,7 +121,7 @@ impl Ctx {
     }
 
     /// Records how the calling thread spent its time since `start`.
-    pub(super) fn account(&self, start: ThreadStart) {
+    pub(crate) fn account(&self, start: ThreadStart) {
         let wall_ns = start.at.elapsed().as_nanos() as f64;
         let blocked_ns = BLOCKED_NS.with(|b| b.get()) as f64;
         let mut slot = self.thread_times.lock().unwrap_or_else(|p| p.into_inner());
@@ -138,7 +138,7 @@ impl Ctx {
         }
     }
 
-    pub(super) fn take_thread_times(&self) -> Option<Vec<ThreadTimes>> {
+    pub(crate) fn take_thread_times(&self) -> Option<Vec<ThreadTimes>> {
         self.thread_times
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -160,12 +160,12 @@ impl Ctx {
     }
 
     /// Keeps count of the kernels running, to name them at a deadline.
-    pub(super) fn track_running(&mut self) {
+    pub(crate) fn track_running(&mut self) {
         self.running = Some(Mutex::new(std::collections::BTreeMap::new()));
     }
 
     /// The atoms with a kernel running now.
-    pub(super) fn running(&self) -> Vec<String> {
+    pub(crate) fn running(&self) -> Vec<String> {
         self.running.as_ref().map_or_else(Vec::new, |running| {
             let running = running.lock().unwrap_or_else(|p| p.into_inner());
             running
@@ -177,16 +177,16 @@ impl Ctx {
     }
 
     /// Tells every thread to stop (at a deadline).
-    pub(super) fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
     }
 
-    pub(super) fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
 
     /// Records the first failure and tells every thread to stop.
-    pub(super) fn fail(&self, e: ExecError) {
+    pub(crate) fn fail(&self, e: ExecError) {
         let mut slot = self.failure.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(e);
@@ -194,7 +194,7 @@ impl Ctx {
         self.stop.store(true, Ordering::SeqCst);
     }
 
-    pub(super) fn take_failure(&self) -> Option<ExecError> {
+    pub(crate) fn take_failure(&self) -> Option<ExecError> {
         self.failure
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -203,7 +203,7 @@ impl Ctx {
 
     /// Calls a kernel, counted as a task in flight; a panic becomes a
     /// failure of the run.
-    pub(super) fn call<R>(&self, atom: &str, f: impl FnOnce() -> R) -> Option<R> {
+    pub(crate) fn call<R>(&self, atom: &str, f: impl FnOnce() -> R) -> Option<R> {
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
         self.track(atom, true);
@@ -229,7 +229,7 @@ impl Ctx {
 
     /// Takes the next element: spins for `spin`, then blocks. `None` when
     /// the channel is closed and empty, or the run stops.
-    pub(super) fn recv<E>(&self, input: &In<E>) -> Option<Item<E>> {
+    pub(crate) fn recv<E>(&self, input: &In<E>) -> Option<Item<E>> {
         if self.stopped() {
             return None;
         }
@@ -264,7 +264,7 @@ impl Ctx {
 
     /// Hands an element on: spins for `spin` on a full channel, then
     /// blocks. `false` if the other side is gone or the run stops.
-    pub(super) fn send<E>(&self, output: &Out<E>, mut item: Item<E>) -> bool {
+    pub(crate) fn send<E>(&self, output: &Out<E>, mut item: Item<E>) -> bool {
         if self.stopped() {
             return false;
         }
@@ -306,7 +306,7 @@ thread_local! {
 /// Runs `f`, which may put the thread to sleep, and counts its time as
 /// blocked: a thread's time is CPU, run-queue wait, blocked, or stolen by
 /// the hypervisor (the rest).
-pub(super) fn blocking<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
     let start = Instant::now();
     let r = f();
     let ns = start.elapsed().as_nanos() as u64;
@@ -315,7 +315,7 @@ pub(super) fn blocking<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Where a thread's accounting began.
-pub(super) struct ThreadStart {
+pub(crate) struct ThreadStart {
     thread: usize,
     at: Instant,
     sched: Option<(u64, u64)>,
@@ -337,171 +337,4 @@ fn pause() {
 /// (Linux); `None` elsewhere.
 fn sched_now() -> Option<(u64, u64)> {
     Some((thread_cpu_ns()?, waited_ns()?))
-}
-
-/// The threads of a mapReduce phase: the calling thread and `n - 1`
-/// helpers.
-pub(crate) struct Workers<'a> {
-    pub(super) n: usize,
-    /// The keys the design declares, `k(x)`.
-    pub(super) keys: &'a crate::Expr,
-    pub(super) ctx: &'a Ctx,
-    /// The design's number of the calling thread; the helpers follow it.
-    pub(super) first: usize,
-}
-
-impl Workers<'_> {
-    /// The keys declared for a job of `x` inputs, `k(x)` rounded up; `None`
-    /// (the run failed) where `k` has no such value.
-    pub(crate) fn keys(&self, x: usize) -> Option<usize> {
-        let value = self.keys.eval(&[("x", x as f64)]);
-        match value {
-            Ok(k) if k >= 0.0 && k.ceil() < usize::MAX as f64 => Some(k.ceil() as usize),
-            other => {
-                let why = match other {
-                    Ok(k) => format!("{k} is not a number of keys"),
-                    Err(e) => e.to_string(),
-                };
-                self.fail(ExecError::InvalidOption(format!(
-                    "the keys of the mapReduce, k = {}, at x = {x}: {why}",
-                    self.keys
-                )));
-                None
-            }
-        }
-    }
-
-    /// Stops the run with `e`.
-    pub(crate) fn fail(&self, e: ExecError) {
-        self.ctx.fail(e);
-    }
-
-    /// The threads of the phase, `n`.
-    pub(crate) fn threads(&self) -> usize {
-        self.n
-    }
-
-    /// Whether the run stops (a kernel failed, the deadline passed).
-    pub(crate) fn stopped(&self) -> bool {
-        self.ctx.stopped()
-    }
-
-    /// Calls the kernel of `atom` through `f`, counting it in flight and
-    /// catching its panic (the run then fails naming `atom`).
-    pub(crate) fn call<R>(&self, atom: &str, f: impl FnOnce() -> R) -> Option<R> {
-        self.ctx.call(atom, f)
-    }
-
-    /// An empty vector for a bucket: one a job before emptied, with its
-    /// room, if there is one. Buckets allocated anew for every job cost a
-    /// mapReduce a large share of its time: the allocator gave the freed
-    /// memory back to the system and the next job faulted it in again.
-    pub(crate) fn buffer<V: Send + 'static>(&self) -> Vec<V> {
-        let mut spare = self.ctx.spare.lock().unwrap_or_else(|p| p.into_inner());
-        while let Some(b) = spare.pop() {
-            if let Ok(v) = b.downcast::<Vec<V>>() {
-                return *v;
-            }
-        }
-        Vec::new()
-    }
-
-    /// Keeps `bucket`, emptied, for a later job's [`Workers::buffer`].
-    pub(crate) fn spend<V: Send + 'static>(&self, mut bucket: Vec<V>) {
-        if bucket.capacity() == 0 {
-            return;
-        }
-        bucket.clear();
-        let mut spare = self.ctx.spare.lock().unwrap_or_else(|p| p.into_inner());
-        spare.push(Box::new(bucket));
-    }
-
-    /// Runs `work` on `min(n, tasks)` workers at once (the calling thread
-    /// and helpers, which share out the tasks themselves) and returns what
-    /// each returned, the calling thread's first; `None` if a kernel
-    /// failed or the run stopped.
-    pub(crate) fn on_workers<R: Send>(
-        &self,
-        atom: &str,
-        tasks: usize,
-        work: impl Fn() -> R + Sync,
-    ) -> Option<Vec<R>> {
-        let ctx = self.ctx;
-        let work = &work;
-        let helpers = self.n.min(tasks).saturating_sub(1);
-        let parts = thread::scope(|s| {
-            let mut handles = Vec::with_capacity(helpers);
-            let spawn_all = |handles: &mut Vec<_>| {
-                for h in 0..helpers {
-                    let helper = move || {
-                        let start = ctx.begin(self.first + 1 + h);
-                        let done = work();
-                        ctx.account(start);
-                        done
-                    };
-                    match thread::Builder::new()
-                        .name(format!("mapreduce-{atom}"))
-                        .spawn_scoped(s, helper)
-                    {
-                        Ok(h) => handles.push(h),
-                        Err(e) => {
-                            ctx.fail(ExecError::Spawn(e.to_string()));
-                            break;
-                        }
-                    }
-                }
-            };
-            // A pinned spawner's helpers would start on its own core and
-            // wait for it there: spawn them with every core allowed.
-            match &ctx.cores {
-                Some(cores) => {
-                    cores.spawning(cores.core_of_thread(self.first), || spawn_all(&mut handles))
-                }
-                None => spawn_all(&mut handles),
-            }
-            let mut parts = vec![work()];
-            for h in handles {
-                match blocking(|| h.join()) {
-                    Ok(p) => parts.push(p),
-                    Err(_) => ctx.fail(ExecError::Spawn("a mapReduce worker died".into())),
-                }
-            }
-            parts
-        });
-        if ctx.stopped() {
-            return None;
-        }
-        Some(parts)
-    }
-
-    /// Calls `f(i)` for every `i` in `0..len` on the workers (each pulls the
-    /// next index from a shared counter) and returns the results in index
-    /// order; `None` if a kernel failed or the run stopped.
-    pub(crate) fn for_each_index<R: Send>(
-        &self,
-        atom: &str,
-        len: usize,
-        f: impl Fn(usize) -> R + Sync,
-    ) -> Option<Vec<R>> {
-        let next = AtomicUsize::new(0);
-        let parts = self.on_workers(atom, len, || {
-            let mut done = Vec::new();
-            while !self.stopped() {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= len {
-                    break;
-                }
-                match self.call(atom, || f(i)) {
-                    Some(r) => done.push((i, r)),
-                    None => break,
-                }
-            }
-            done
-        })?;
-        let mut slots: Vec<Option<R>> = (0..len).map(|_| None).collect();
-        for (i, r) in parts.into_iter().flatten() {
-            slots[i] = Some(r);
-        }
-        slots.into_iter().collect()
-    }
 }

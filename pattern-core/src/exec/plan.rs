@@ -1,9 +1,13 @@
 //! Compiling a term into a plan: every atom resolved to its kernel, every
 //! count bound and checked, `seq`s of steps fused into one step per element
-//! and `seq`s over parallel parts turned into phases.
+//! and `seq`s over parallel parts turned into phases. Both runners (the
+//! [`Executor`](super::Executor), the rayon runner) run this plan: one
+//! grammar, one checker, one fold.
 
+use crate::exec::context::Ctx;
 use crate::exec::error::ExecError;
 use crate::exec::kernels::{ElementKernel, Kernel, Kernels, MapPhase, ReducePhase};
+use crate::exec::phase::{PhaseThreads, Workers};
 use crate::grammar::{Atom, MapReduceParams, Scope, Semantics, fold};
 use crate::semantics::Footprint;
 use crate::{Count, Expr, Term};
@@ -12,8 +16,8 @@ use crate::{Count, Expr, Term};
 /// `tpool[100000]` should not bring the machine down).
 pub const MAX_THREADS: usize = 1024;
 
-/// The deepest the executor nests pipelines and task pools (a pipeline of
-/// `k` stages nests `k − 1` deep): it runs a plan by recursion, and this
+/// The deepest the runners nest pipelines and task pools (a pipeline of
+/// `k` stages nests `k − 1` deep): they run a plan by recursion, and this
 /// much runs on a 2 MiB thread; deeper is refused before a plan is built.
 pub const MAX_NESTING: usize = 512;
 
@@ -21,11 +25,11 @@ pub const MAX_NESTING: usize = 512;
 const PROCESSOR_GROUPS: &str =
     "it places tasks on processor groups, which need a distributed machine, not threads";
 
-/// Compiles terms against a kernel registry and the bound counts of an
-/// [`Executor`](super::Executor).
-pub(super) struct Compiler<'a, E> {
-    pub(super) kernels: &'a Kernels<E>,
-    pub(super) bindings: &'a [(String, u64)],
+/// Compiles terms against a kernel registry and the bound counts of a
+/// runner.
+pub(crate) struct Compiler<'a, E> {
+    pub(crate) kernels: &'a Kernels<E>,
+    pub(crate) bindings: &'a [(String, u64)],
 }
 
 impl<E> Compiler<'_, E> {
@@ -56,7 +60,7 @@ impl<E> Compiler<'_, E> {
     /// first error is the one nearest the root, left first), then the plan
     /// built bottom-up through the fold, so that a term of any depth
     /// compiles on any thread's stack.
-    pub(super) fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
+    pub(crate) fn compile(&self, term: &Term) -> Result<Plan<E>, ExecError> {
         // Each node with the pipelines and task pools around it.
         let mut todo = vec![(term, 0usize)];
         while let Some((node, nesting)) = todo.pop() {
@@ -87,7 +91,7 @@ impl<E> Compiler<'_, E> {
     }
 
     /// The threads of `term` with the counts bound: its footprint.
-    pub(super) fn threads(&self, term: &Term) -> Result<f64, ExecError> {
+    pub(crate) fn threads(&self, term: &Term) -> Result<f64, ExecError> {
         let env: Vec<(&str, f64)> = self
             .bindings
             .iter()
@@ -318,7 +322,7 @@ impl<E> Semantics for Plans<'_, '_, E> {
 }
 
 /// What runs on one thread per element.
-pub(super) enum Step<E> {
+pub(crate) enum Step<E> {
     Atom {
         name: String,
         f: ElementKernel<E>,
@@ -350,7 +354,57 @@ impl<E> Step<E> {
         Step::Seq(steps)
     }
 
-    pub(super) fn threads(&self) -> usize {
+    /// Runs the step on one element on the design's thread number
+    /// `thread`, a mapReduce's phases on the threads the runner gives
+    /// (`threads`); `false` if a kernel failed.
+    pub(crate) fn run<T: PhaseThreads>(
+        &self,
+        value: &mut E,
+        ctx: &Ctx,
+        thread: usize,
+        threads: &T,
+    ) -> bool {
+        match self {
+            Step::Atom { name, f } => ctx.call(name, || f(value)).is_some(),
+            Step::Seq(steps) => steps.iter().all(|s| s.run(value, ctx, thread, threads)),
+            Step::MapReduce {
+                n,
+                keys,
+                map_name,
+                map,
+                reduce_name,
+                reduce,
+            } => {
+                let id = std::ptr::from_ref(self).addr();
+                let job = |parallel: &dyn crate::exec::phase::Parallel| {
+                    let workers = Workers {
+                        n: *n,
+                        keys,
+                        ctx,
+                        parallel,
+                    };
+                    let grouped = map(value, &workers)?;
+                    Some(reduce(value, grouped, &workers))
+                };
+                match threads.phase(id, *n, thread, job).flatten() {
+                    None => false,
+                    Some(true) => true,
+                    Some(false) => {
+                        if !ctx.stopped() {
+                            ctx.fail(ExecError::Unsupported {
+                                pattern: format!("{map_name} / {reduce_name}"),
+                                reason: "the map and reduce kernels disagree on the value type"
+                                    .into(),
+                            });
+                        }
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn threads(&self) -> usize {
         match self {
             Step::Atom { .. } => 1,
             Step::Seq(steps) => steps.iter().map(Step::threads).max().unwrap_or(1),
@@ -360,7 +414,7 @@ impl<E> Step<E> {
 }
 
 /// The runnable form of a term.
-pub(super) enum Plan<E> {
+pub(crate) enum Plan<E> {
     /// Per element on one thread.
     Step(Step<E>),
     /// Two parts on their own threads, connected by a bounded channel.
@@ -393,7 +447,7 @@ impl<E> Plan<E> {
         Plan::Phases(out)
     }
 
-    pub(super) fn threads(&self) -> usize {
+    pub(crate) fn threads(&self) -> usize {
         match self {
             Plan::Step(s) => s.threads(),
             Plan::Pipe(a, b) => a.threads().saturating_add(b.threads()),

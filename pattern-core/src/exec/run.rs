@@ -1,0 +1,85 @@
+//! What a run returns, whichever runner ran it: the elements that left,
+//! when each entered and left, and the metrics measured from those
+//! departures.
+
+use super::context::{Ctx, Item};
+use super::metrics::{Departure, Metrics, Warning};
+use std::sync::atomic::Ordering;
+use std::thread;
+use std::time::Instant;
+
+/// The result of [`Executor::run`](super::Executor::run) (and of the rayon
+/// runner's `run`, with the feature `rayon`).
+#[derive(Clone, Debug)]
+pub struct Run<E> {
+    /// The elements that left the program, with their input positions, in
+    /// the order they left.
+    pub outputs: Vec<(usize, E)>,
+    /// When each of them entered and left, in the same order.
+    pub departures: Vec<Departure>,
+    /// The measured metrics.
+    pub metrics: Metrics,
+    /// What the reader should know about the run.
+    pub warnings: Vec<Warning>,
+}
+
+impl<E> Run<E> {
+    /// The outputs sorted by input position.
+    pub fn into_input_order(self) -> Vec<E> {
+        let mut outputs = self.outputs;
+        outputs.sort_by_key(|(i, _)| *i);
+        outputs.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Whether the elements left in the order they came in.
+    pub fn kept_order(&self) -> bool {
+        self.outputs.windows(2).all(|w| w[0].0 < w[1].0)
+    }
+
+    /// The run of the elements that left (`items`, stamped), measured from
+    /// `start` with the departures' steady state trimmed by `trim`, for a
+    /// design of `threads` threads (warned about when more than the cores);
+    /// no thread times (the runner sets them if it has them).
+    pub(crate) fn measured(
+        mut items: Vec<Item<E>>,
+        start: Instant,
+        ctx: &Ctx,
+        trim: f64,
+        threads: usize,
+    ) -> Run<E> {
+        let cores = available_cores();
+        let mut warnings = Vec::new();
+        if threads > cores {
+            warnings.push(Warning::Oversubscribed { threads, cores });
+        }
+        items.sort_by_key(|it| it.leave);
+        let ns = |t: Option<Instant>| t.map_or(0.0, |t| t.duration_since(start).as_nanos() as f64);
+        let departures: Vec<Departure> = items
+            .iter()
+            .map(|it| Departure {
+                index: it.index,
+                enter_ns: ns(it.enter),
+                leave_ns: ns(it.leave),
+            })
+            .collect();
+        let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
+        let metrics = Metrics::from_departures(
+            &departures,
+            trim,
+            makespan_ns,
+            ctx.max_in_flight.load(Ordering::SeqCst),
+            threads,
+        );
+        Run {
+            outputs: items.into_iter().map(|it| (it.index, it.value)).collect(),
+            departures,
+            metrics,
+            warnings,
+        }
+    }
+}
+
+/// The cores this process may run on.
+pub(crate) fn available_cores() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get())
+}
