@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
             .expect("the design runs");
         assert_eq!(run.into_input_order(), by_hand(input.clone()));
         let mut group = c.benchmark_group(name);
-        group.sample_size(30);
+        group.sample_size(60);
         group.bench_function("by_hand", |b| {
             b.iter_batched(
                 || input.clone(),

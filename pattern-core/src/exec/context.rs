@@ -1,9 +1,10 @@
 //! The state a run shares between its threads, whichever runner runs it
-//! (the [`Executor`](super::Executor), the rayon runner): kernel calls counted in flight, the first failure, the stop
+//! (the [`Executor`](super::Executor), the rayon runner): the kernel calls, the first failure, the stop
 //! flag, the elements with their entry and departure stamps, the channels
 //! between stages with their spin-then-block waits (no spin: block at
 //! once), and the accounting of each thread's time.
 
+use crate::exec::calls::Calls;
 use crate::exec::error::ExecError;
 use crate::exec::metrics::ThreadTimes;
 use crate::exec::placement::Cores;
@@ -13,7 +14,7 @@ use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// An element on its way through the program.
@@ -70,8 +71,8 @@ impl<E> Clone for Out<E> {
 /// Shared state of a run: the in-flight counter, the first failure, the
 /// options.
 pub(crate) struct Ctx {
-    in_flight: AtomicUsize,
-    pub(crate) max_in_flight: AtomicUsize,
+    /// The kernel calls, for the parallelism reached.
+    pub(crate) calls: Calls,
     /// How each thread spent its time; `None` once a thread could not
     /// tell (no `/proc/thread-self/schedstat`).
     thread_times: Mutex<Option<Vec<ThreadTimes>>>,
@@ -92,8 +93,7 @@ pub(crate) struct Ctx {
 impl Ctx {
     pub(crate) fn new(spin: Duration, capacity: usize, window: usize) -> Ctx {
         Ctx {
-            in_flight: AtomicUsize::new(0),
-            max_in_flight: AtomicUsize::new(0),
+            calls: Calls::new(),
             thread_times: Mutex::new(Some(Vec::new())),
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -201,15 +201,12 @@ impl Ctx {
             .take()
     }
 
-    /// Calls a kernel, counted as a task in flight; a panic becomes a
-    /// failure of the run.
+    /// Calls a kernel, logged as a call of its thread ([`Calls`]); a panic
+    /// becomes a failure of the run.
     pub(crate) fn call<R>(&self, atom: &str, f: impl FnOnce() -> R) -> Option<R> {
-        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
         self.track(atom, true);
-        let result = catch_unwind(AssertUnwindSafe(f));
+        let result = self.calls.time(|| catch_unwind(AssertUnwindSafe(f)));
         self.track(atom, false);
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
         match result {
             Ok(r) => Some(r),
             Err(payload) => {

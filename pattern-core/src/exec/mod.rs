@@ -22,6 +22,7 @@
 //! composed, runs fitted) is the example `validate`; it times with
 //! [`fit::measure`](crate::fit::measure), like the calibration.
 
+mod calls;
 mod context;
 mod error;
 mod executor;

@@ -4,7 +4,6 @@
 
 use super::context::{Ctx, Item};
 use super::metrics::{Departure, Metrics, Warning};
-use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::Instant;
 
@@ -67,7 +66,7 @@ impl<E> Run<E> {
             &departures,
             trim,
             makespan_ns,
-            ctx.max_in_flight.load(Ordering::SeqCst),
+            ctx.calls.max_in_flight(),
             threads,
         );
         Run {
