@@ -41,11 +41,11 @@ mod shuffle;
 #[cfg(feature = "rayon")]
 pub use self::rayon::Rayon;
 pub use error::ExecError;
-pub use executor::{Executor, MAX_BUFFER, MAX_SPIN};
+pub use executor::{Executor, MAX_SPIN};
 pub use grouping::{KeyValues, WorkerGroups, block_len, merge_groups};
 pub use kernels::{ElementKernel, Job, Kernels};
 pub use metrics::{Departure, Metrics, ThreadTimes, Warning, steady_window};
 pub use placement::Cores;
 pub use plan::{MAX_NESTING, MAX_THREADS};
-pub use run::Run;
+pub use run::{MAX_BUFFER, Run};
 pub use shuffle::{KeyOutOfRange, group_by_key};

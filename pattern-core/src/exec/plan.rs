@@ -90,6 +90,14 @@ impl<E> Compiler<'_, E> {
         fold(term, &mut Plans { compiler: self })?.plan()
     }
 
+    /// The threads `term` runs at once, checked and compiled as a run
+    /// would be: its footprint with the counts bound, a whole number.
+    pub(crate) fn thread_count(&self, term: &Term) -> Result<usize, ExecError> {
+        term.check()?;
+        self.compile(term)?;
+        Ok(self.threads(term)?.round().max(1.0) as usize)
+    }
+
     /// The threads of `term` with the counts bound: its footprint.
     pub(crate) fn threads(&self, term: &Term) -> Result<f64, ExecError> {
         let env: Vec<(&str, f64)> = self

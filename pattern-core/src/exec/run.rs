@@ -3,9 +3,15 @@
 //! departures.
 
 use super::context::{Ctx, Item};
+use super::error::ExecError;
 use super::metrics::{Departure, Metrics, Warning};
 use std::thread;
 use std::time::Instant;
+
+/// The largest channel capacity and window (`capacity`, `window` of
+/// either runner): both are allocated up front, so memory stays bounded by
+/// what the design holds in flight.
+pub const MAX_BUFFER: usize = 1 << 20;
 
 /// The result of [`Executor::run`](super::Executor::run) (and of the rayon
 /// runner's `run`, with the feature `rayon`).
@@ -81,4 +87,28 @@ impl<E> Run<E> {
 /// The cores this process may run on.
 pub(crate) fn available_cores() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The options both runners share, out of range, as
+/// [`ExecError::InvalidOption`] naming the option, the value and the limit:
+/// a channel's capacity and a window of `1..=`[`MAX_BUFFER`] elements, a
+/// trimmed fraction of `0..=0.5`.
+pub(crate) fn check_options(capacity: usize, window: usize, trim: f64) -> Result<(), ExecError> {
+    let invalid = |what: String| Err(ExecError::InvalidOption(what));
+    if !(1..=MAX_BUFFER).contains(&capacity) {
+        return invalid(format!(
+            "capacity({capacity}): the channel capacity runs from 1 to {MAX_BUFFER} elements"
+        ));
+    }
+    if !(1..=MAX_BUFFER).contains(&window) {
+        return invalid(format!(
+            "window({window}): a window runs from 1 to {MAX_BUFFER} elements"
+        ));
+    }
+    if !(0.0..=0.5).contains(&trim) {
+        return invalid(format!(
+            "steady_state_trim({trim}): the trimmed fraction runs from 0 to 0.5"
+        ));
+    }
+    Ok(())
 }

@@ -22,7 +22,7 @@ use super::error::ExecError;
 use super::kernels::Kernels;
 use super::placement::Cores;
 use super::plan::{Compiler, Plan};
-use super::run::Run;
+use super::run::{Run, check_options};
 use crate::Term;
 use crossbeam_channel::unbounded;
 use stages::{join_all, spawn};
@@ -30,10 +30,6 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The largest channel capacity and window ([`Executor::capacity`],
-/// [`Executor::window`]): both are allocated up front, so memory stays
-/// bounded by what the design holds in flight.
-pub const MAX_BUFFER: usize = 1 << 20;
 /// The longest spin before a stage blocks ([`Executor::spin`]).
 pub const MAX_SPIN: Duration = Duration::from_secs(1);
 
@@ -93,7 +89,7 @@ impl<'k, E: Send> Executor<'k, E> {
     }
 
     /// Capacity of the channel between two pipeline stages (default 4;
-    /// `1..=`[`MAX_BUFFER`], checked by [`Executor::run`]).
+    /// `1..=`[`MAX_BUFFER`](super::MAX_BUFFER), checked by [`Executor::run`]).
     pub fn capacity(mut self, elements: usize) -> Self {
         self.capacity = elements;
         self
@@ -116,7 +112,7 @@ impl<'k, E: Send> Executor<'k, E> {
     }
 
     /// Elements per window of a `seq` over parallel parts (default 64;
-    /// `1..=`[`MAX_BUFFER`]).
+    /// `1..=`[`MAX_BUFFER`](super::MAX_BUFFER)).
     pub fn window(mut self, elements: usize) -> Self {
         self.window = elements;
         self
@@ -153,29 +149,12 @@ impl<'k, E: Send> Executor<'k, E> {
     /// The options out of range, as [`ExecError::InvalidOption`] naming
     /// the option, the value and the limit.
     fn validate(&self) -> Result<(), ExecError> {
+        check_options(self.capacity, self.window, self.trim)?;
         let invalid = |what: String| Err(ExecError::InvalidOption(what));
-        if !(1..=MAX_BUFFER).contains(&self.capacity) {
-            return invalid(format!(
-                "capacity({}): the channel capacity runs from 1 to {MAX_BUFFER} elements",
-                self.capacity
-            ));
-        }
-        if !(1..=MAX_BUFFER).contains(&self.window) {
-            return invalid(format!(
-                "window({}): a window runs from 1 to {MAX_BUFFER} elements",
-                self.window
-            ));
-        }
         if self.spin > MAX_SPIN {
             return invalid(format!(
                 "spin({:?}): a stage spins at most {MAX_SPIN:?} before it blocks",
                 self.spin
-            ));
-        }
-        if !(0.0..=0.5).contains(&self.trim) {
-            return invalid(format!(
-                "steady_state_trim({}): the trimmed fraction runs from 0 to 0.5",
-                self.trim
             ));
         }
         if self.deadline == Some(Duration::ZERO) {
@@ -243,10 +222,7 @@ impl<'k, E: Send> Executor<'k, E> {
     /// ```
     pub fn threads(&self, term: &Term) -> Result<usize, ExecError> {
         self.validate()?;
-        term.check()?;
-        self.compile(term)?;
-        let threads = self.compiler().threads(term)?;
-        Ok(threads.round().max(1.0) as usize)
+        self.compiler().thread_count(term)
     }
 
     /// Runs `term` over `inputs` and measures it.

@@ -25,11 +25,10 @@ mod stages;
 
 use super::context::{Ctx, Item};
 use super::error::ExecError;
-use super::executor::MAX_BUFFER;
 use super::kernels::Kernels;
 use super::placement::Cores;
 use super::plan::{Compiler, Plan};
-use super::run::Run;
+use super::run::{Run, check_options};
 use crate::Term;
 use crate::dsl::Pattern;
 use pools::Pools;
@@ -90,14 +89,14 @@ impl<'k, E: Send> Rayon<'k, E> {
     }
 
     /// Capacity of the bounded channel between two pipeline stages
-    /// (default 4; `1..=`[`MAX_BUFFER`], checked by [`Rayon::run`]).
+    /// (default 4; `1..=`[`MAX_BUFFER`](super::MAX_BUFFER), checked by [`Rayon::run`]).
     pub fn capacity(mut self, elements: usize) -> Self {
         self.capacity = elements;
         self
     }
 
     /// Elements per window of a `seq` over parallel parts (default 64;
-    /// `1..=`[`MAX_BUFFER`]).
+    /// `1..=`[`MAX_BUFFER`](super::MAX_BUFFER)).
     pub fn window(mut self, elements: usize) -> Self {
         self.window = elements;
         self
@@ -133,10 +132,7 @@ impl<'k, E: Send> Rayon<'k, E> {
     /// [`Executor::threads`](super::Executor::threads).
     pub fn threads(&self, term: &Term) -> Result<usize, ExecError> {
         self.validate()?;
-        term.check()?;
-        self.compiler().compile(term)?;
-        let threads = self.compiler().threads(term)?;
-        Ok(threads.round().max(1.0) as usize)
+        self.compiler().thread_count(term)
     }
 
     /// Runs `term` over `inputs` and measures it.
@@ -175,26 +171,7 @@ impl<'k, E: Send> Rayon<'k, E> {
     /// The options out of range, as [`ExecError::InvalidOption`] naming
     /// the option, the value and the limit.
     fn validate(&self) -> Result<(), ExecError> {
-        let invalid = |what: String| Err(ExecError::InvalidOption(what));
-        if !(1..=MAX_BUFFER).contains(&self.capacity) {
-            return invalid(format!(
-                "capacity({}): the channel capacity runs from 1 to {MAX_BUFFER} elements",
-                self.capacity
-            ));
-        }
-        if !(1..=MAX_BUFFER).contains(&self.window) {
-            return invalid(format!(
-                "window({}): a window runs from 1 to {MAX_BUFFER} elements",
-                self.window
-            ));
-        }
-        if !(0.0..=0.5).contains(&self.trim) {
-            return invalid(format!(
-                "steady_state_trim({}): the trimmed fraction runs from 0 to 0.5",
-                self.trim
-            ));
-        }
-        Ok(())
+        check_options(self.capacity, self.window, self.trim)
     }
 
     fn compiler(&self) -> Compiler<'_, E> {
