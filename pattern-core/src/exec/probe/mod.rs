@@ -146,9 +146,11 @@ pub fn measure(options: &Options) -> Result<Probe, ExecError> {
         Runtime::Threads => executor::quantities(&bench, executor::Stages::Blocking),
         #[cfg(feature = "rayon")]
         Runtime::Rayon => rayon::quantities(&bench),
-        // `Options::check` refuses rayon without the feature.
+        // `Options::check` refuses rayon without the feature already.
         #[cfg(not(feature = "rayon"))]
-        Runtime::Rayon => unreachable!("checked by Options::check"),
+        Runtime::Rayon => {
+            return Err(ExecError::InvalidOption(options::NEEDS_RAYON.into()));
+        }
     };
     let pinned = runtime == Runtime::Executor && can_pin;
     Ok(assemble(

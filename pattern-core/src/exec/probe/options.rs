@@ -5,6 +5,10 @@ use crate::machine::{Runtime, Waiting};
 use std::fmt;
 use std::str::FromStr;
 
+/// Why rayon cannot be probed in a build without the feature `rayon`.
+pub(super) const NEEDS_RAYON: &str =
+    "runtime(rayon): probing rayon needs pattern-core's feature `rayon`";
+
 /// The most samples a probe takes of a quantity ([`Options::samples`]).
 pub const MAX_SAMPLES: usize = 100_000;
 
@@ -188,9 +192,7 @@ impl Options {
             )));
         }
         if self.runtime == Runtime::Rayon && !cfg!(feature = "rayon") {
-            return Err(ExecError::InvalidOption(
-                "runtime(rayon): probing rayon needs pattern-core's feature `rayon`".into(),
-            ));
+            return Err(ExecError::InvalidOption(NEEDS_RAYON.into()));
         }
         Ok(())
     }
