@@ -189,7 +189,7 @@ fn a_waker_cost_out_of_range_is_an_error() {
         assert!(
             matches!(
                 err,
-                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.waker_cost_ns"
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.executor.waker_cost_ns"
             ),
             "{bad}: {err}"
         );
@@ -205,7 +205,7 @@ fn a_spin_or_a_wake_cost_out_of_range_is_an_error() {
         assert!(
             matches!(
                 err,
-                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.spin_ns"
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.executor.spin_ns"
             ),
             "{bad}: {err}"
         );
@@ -215,7 +215,7 @@ fn a_spin_or_a_wake_cost_out_of_range_is_an_error() {
         assert!(
             matches!(
                 err,
-                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.wake_cost_ns"
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.executor.wake_cost_ns"
             ),
             "{bad}: {err}"
         );
@@ -231,7 +231,7 @@ fn a_wake_latency_out_of_range_is_an_error() {
         assert!(
             matches!(
                 err,
-                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.wake_latency_ns"
+                SimError::Machine(MachineError::Invalid { ref key, .. }) if key == "waiting.executor.wake_latency_ns"
             ),
             "{bad}: {err}"
         );
