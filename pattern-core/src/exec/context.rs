@@ -241,6 +241,20 @@ impl Ctx {
         Some(item)
     }
 
+    /// Takes up to a window of elements ([`Ctx::recv`] each): a `seq`
+    /// over parallel parts runs them through its parts together. Empty
+    /// when the input is done or the run stops.
+    pub(crate) fn recv_window<E>(&self, input: &In<E>) -> Vec<Item<E>> {
+        let mut window = Vec::with_capacity(self.window);
+        while window.len() < self.window {
+            match self.recv(input) {
+                Some(item) => window.push(item),
+                None => break,
+            }
+        }
+        window
+    }
+
     fn wait_recv<T>(&self, rx: &Receiver<T>) -> Option<T> {
         if !self.spin.is_zero() {
             let deadline = Instant::now() + self.spin;

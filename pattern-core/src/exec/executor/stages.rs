@@ -83,13 +83,7 @@ pub(super) fn join_all(handles: Handles<'_>, ctx: &Ctx) {
 /// from `first`, the phases' own thread, which waits for them), hands it on.
 fn run_phases<E: Send>(parts: &[Plan<E>], input: In<E>, output: Out<E>, ctx: &Ctx, first: usize) {
     loop {
-        let mut window = Vec::with_capacity(ctx.window);
-        while window.len() < ctx.window {
-            match ctx.recv(&input) {
-                Some(item) => window.push(item),
-                None => break,
-            }
-        }
+        let mut window = ctx.recv_window(&input);
         if window.is_empty() {
             return;
         }

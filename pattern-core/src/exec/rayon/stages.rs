@@ -264,13 +264,7 @@ impl Runner<'_> {
     fn phases<E: Send>(&self, parts: &[Plan<E>], input: In<E>, output: Out<E>, first: usize) {
         let ctx = self.ctx;
         loop {
-            let mut window = Vec::with_capacity(ctx.window);
-            while window.len() < ctx.window {
-                match ctx.recv(&input) {
-                    Some(item) => window.push(item),
-                    None => break,
-                }
-            }
+            let mut window = ctx.recv_window(&input);
             if window.is_empty() {
                 return;
             }
