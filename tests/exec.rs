@@ -7,39 +7,10 @@ use pattern_core::fit::measure::thread_cpu_ns;
 use pattern_core::{Design, Term, cost, design};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Waits until `ready()` or 20 s pass (a guard against a hang if the
-/// executor were serial: the test then fails on its assertion instead).
-fn wait_until(ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !ready() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_micros(200));
-    }
-}
-
-fn design(structure: &str) -> Design {
-    Design::parse(&format!(
-        "meet = 1; add1 = x; double = x; slow = x; a = 1; b = 1; c = 1; {structure}"
-    ))
-    .unwrap()
-}
-
-/// A kernel whose first `n` calls wait for each other: they are in flight
-/// together if and only if the executor runs `n` of them at once.
-fn rendezvous(n: usize) -> impl Fn(&mut i64) + Send + Sync + 'static {
-    let arrived = Arc::new(AtomicUsize::new(0));
-    move |_| {
-        let me = arrived.fetch_add(1, Ordering::SeqCst) + 1;
-        if me <= n {
-            wait_until(|| arrived.load(Ordering::SeqCst) >= n);
-        }
-    }
-}
-
-fn numbers(n: i64) -> Vec<i64> {
-    (0..n).collect()
-}
+mod common;
+use common::runs::*;
 
 #[test]
 fn a_task_pool_runs_as_many_tasks_at_once_as_it_has_workers() {
@@ -80,15 +51,6 @@ fn pipeline_stages_work_on_different_elements_at_once() {
     assert_eq!(run.metrics.max_in_flight, 2);
     assert_eq!(run.metrics.threads, 2);
     assert!(run.kept_order());
-}
-
-/// Records, per atom call, the system's number of the only core the
-/// calling thread may run on (`usize::MAX` if it may run on several).
-fn record_core(slot: usize) -> impl Fn(&mut Vec<usize>) + Send + Sync + 'static {
-    move |v| {
-        let ids = Cores::of_current_thread().ids();
-        v[slot] = if ids.len() == 1 { ids[0] } else { usize::MAX };
-    }
 }
 
 #[test]
@@ -147,19 +109,6 @@ fn a_sequence_runs_one_task_at_a_time() {
         run.into_input_order(),
         (0..50).map(|v| (v + 1) * 2 + 1).collect::<Vec<_>>()
     );
-}
-
-fn arithmetic() -> Kernels<i64> {
-    Kernels::new()
-        .add("add1", |v: &mut i64| *v += 1)
-        .add("double", |v: &mut i64| *v *= 2)
-        // A little uneven work, so that workers overtake each other.
-        .add("slow", |v: &mut i64| {
-            let spins = (*v as u64 * 7919) % 3000;
-            for i in 0..spins {
-                std::hint::black_box(i);
-            }
-        })
 }
 
 #[test]
@@ -478,57 +427,6 @@ fn waiting_stages_do_not_spin_beyond_the_cores() {
     }
 }
 
-/// Histograms of byte strings: the mapReduce of seed 001 §4.1.2 in small.
-#[derive(Debug)]
-struct Histogram {
-    images: Vec<Vec<u8>>,
-    counts: Vec<(usize, u64)>,
-}
-
-impl Job for Histogram {
-    type Input = Vec<u8>;
-    type Value = u64;
-    type Output = u64;
-    fn inputs(&self) -> &[Vec<u8>] {
-        &self.images
-    }
-    fn set_output(&mut self, output: Vec<(usize, u64)>) {
-        self.counts = output;
-    }
-}
-
-fn histogram_kernels(meet: usize) -> Kernels<Histogram> {
-    let arrived = Arc::new(AtomicUsize::new(0));
-    Kernels::new()
-        .add_map("hmap", move |img: &Vec<u8>| {
-            let me = arrived.fetch_add(1, Ordering::SeqCst) + 1;
-            if me <= meet {
-                wait_until(|| arrived.load(Ordering::SeqCst) >= meet);
-            }
-            let mut h = vec![0u64; 256];
-            for &b in img {
-                h[b as usize] += 1;
-            }
-            h.into_iter().enumerate().filter(|(_, c)| *c > 0).collect()
-        })
-        .add_reduce("hreduce", |_key, counts: &[u64]| counts.iter().sum())
-}
-
-fn jobs(count: usize, images: usize) -> Vec<Histogram> {
-    (0..count)
-        .map(|j| Histogram {
-            images: (0..images)
-                .map(|i| {
-                    (0..100)
-                        .map(|p| ((p * 31 + i * 7 + j) % 97) as u8)
-                        .collect()
-                })
-                .collect(),
-            counts: Vec::new(),
-        })
-        .collect()
-}
-
 #[test]
 fn map_reduce_maps_and_reduces_on_n_threads_and_counts_right() {
     let text = "hmap = 1e4; hshuffle = 10*x; hreduce = x;
@@ -641,7 +539,7 @@ fn map_reduce_inside_a_pipeline() {
     let text = "hmap = 1e4; hshuffle = 10*x; hreduce = x; clear = 1;
                 pipe(mapreduce[n = 2, d = x, k = 97](hmap, hshuffle, hreduce), clear)";
     let d = Design::parse(text).unwrap();
-    let kernels = histogram_kernels(0).add("clear", |job: &mut Histogram| job.images.clear());
+    let kernels = histogram_kernels(0);
     let run = Executor::new(&kernels).run(d.term(), jobs(5, 8)).unwrap();
     assert_eq!(run.metrics.threads, 3);
     for job in run.into_input_order() {

@@ -3,47 +3,12 @@
 //! where the pattern promises order, the same outputs as the executor on
 //! random designs, the same errors on bad input. Small sizes, no timing
 //! assertions.
-use pattern_core::exec::{Cores, ExecError, Executor, Job, Kernels, MAX_BUFFER, Rayon};
+use pattern_core::exec::{Cores, ExecError, Executor, Kernels, MAX_BUFFER, Rayon};
 use pattern_core::{Design, Expr, Term, cost, design};
 use proptest::prelude::*;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 mod common;
-
-/// Waits until `ready()` or 20 s pass (a guard against a hang if the
-/// runner were serial: the test then fails on its assertion instead).
-fn wait_until(ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !ready() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_micros(200));
-    }
-}
-
-fn design(structure: &str) -> Design {
-    Design::parse(&format!(
-        "meet = 1; add1 = x; double = x; slow = x; a = 1; b = 1; c = 1; {structure}"
-    ))
-    .unwrap()
-}
-
-fn numbers(n: i64) -> Vec<i64> {
-    (0..n).collect()
-}
-
-fn arithmetic() -> Kernels<i64> {
-    Kernels::new()
-        .add("add1", |v: &mut i64| *v += 1)
-        .add("double", |v: &mut i64| *v *= 2)
-        // A little uneven work, so that workers overtake each other.
-        .add("slow", |v: &mut i64| {
-            let spins = (*v as u64).wrapping_mul(7919) % 3000;
-            for i in 0..spins {
-                std::hint::black_box(i);
-            }
-        })
-}
+use common::runs::*;
 
 #[test]
 fn every_element_comes_out_exactly_once_and_correct() {
@@ -125,18 +90,6 @@ fn order_is_kept_where_the_pattern_promises_it() {
     }
 }
 
-/// A kernel whose first `n` calls wait for each other: they are in flight
-/// together if and only if the runner runs `n` of them at once.
-fn rendezvous(n: usize) -> impl Fn(&mut i64) + Send + Sync + 'static {
-    let arrived = Arc::new(AtomicUsize::new(0));
-    move |_| {
-        let me = arrived.fetch_add(1, Ordering::SeqCst) + 1;
-        if me <= n {
-            wait_until(|| arrived.load(Ordering::SeqCst) >= n);
-        }
-    }
-}
-
 #[test]
 fn a_task_pool_runs_as_many_tasks_at_once_as_it_has_workers() {
     for (workers, structure) in [
@@ -150,15 +103,6 @@ fn a_task_pool_runs_as_many_tasks_at_once_as_it_has_workers() {
             .unwrap();
         assert!(run.metrics.max_in_flight >= workers, "{structure}");
         assert_eq!(run.metrics.elements, 24);
-    }
-}
-
-/// Records, per atom call, the system's number of the only core the
-/// calling thread may run on (`usize::MAX` if it may run on several).
-fn record_core(slot: usize) -> impl Fn(&mut Vec<usize>) + Send + Sync + 'static {
-    move |v| {
-        let ids = Cores::of_current_thread().ids();
-        v[slot] = if ids.len() == 1 { ids[0] } else { usize::MAX };
     }
 }
 
@@ -195,58 +139,6 @@ fn pinned_threads_run_on_the_cores_the_rule_gives() {
         assert!(v[0] == core(0) || v[0] == core(1), "a ran on {}", v[0]);
         assert_eq!(v[1], core(0));
     }
-}
-
-/// A histogram job: images in, a count per byte value out.
-#[derive(Debug)]
-struct Histogram {
-    images: Vec<Vec<u8>>,
-    counts: Vec<(usize, u64)>,
-}
-
-impl Job for Histogram {
-    type Input = Vec<u8>;
-    type Value = u64;
-    type Output = u64;
-    fn inputs(&self) -> &[Vec<u8>] {
-        &self.images
-    }
-    fn set_output(&mut self, output: Vec<(usize, u64)>) {
-        self.counts = output;
-    }
-}
-
-fn histogram_kernels(meet: usize) -> Kernels<Histogram> {
-    let arrived = Arc::new(AtomicUsize::new(0));
-    Kernels::new()
-        .add_map("hmap", move |img: &Vec<u8>| {
-            let me = arrived.fetch_add(1, Ordering::SeqCst) + 1;
-            if me <= meet {
-                wait_until(|| arrived.load(Ordering::SeqCst) >= meet);
-            }
-            let mut h = vec![0u64; 256];
-            for &b in img {
-                h[b as usize] += 1;
-            }
-            h.into_iter().enumerate().filter(|(_, c)| *c > 0).collect()
-        })
-        .add_reduce("hreduce", |_key, counts: &[u64]| counts.iter().sum())
-        .add("clear", |job: &mut Histogram| job.images.clear())
-}
-
-fn jobs(count: usize, images: usize) -> Vec<Histogram> {
-    (0..count)
-        .map(|j| Histogram {
-            images: (0..images)
-                .map(|i| {
-                    (0..100)
-                        .map(|p| ((p * 31 + i * 7 + j) % 97) as u8)
-                        .collect()
-                })
-                .collect(),
-            counts: Vec::new(),
-        })
-        .collect()
 }
 
 fn expected(job: &Histogram) -> Vec<(usize, u64)> {

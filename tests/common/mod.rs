@@ -24,3 +24,4 @@ pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static)
 
 pub mod allocation;
 pub mod cli;
+pub mod runs;
