@@ -45,9 +45,9 @@ impl Calls {
 
     /// Runs `f` as a call, written into the calling thread's log.
     pub(crate) fn time<R>(&self, f: impl FnOnce() -> R) -> R {
-        let began = self.now();
+        let began = self.elapsed_ns();
         let result = f();
-        let ended = self.now();
+        let ended = self.elapsed_ns();
         OWN.with(|own| {
             let mut own = own.borrow_mut();
             if !matches!(&*own, Some((run, _)) if *run == self.run) {
@@ -62,7 +62,13 @@ impl Calls {
         result
     }
 
-    fn now(&self) -> u64 {
+    /// When the run's clock started.
+    pub(crate) fn start(&self) -> Instant {
+        self.start
+    }
+
+    /// ns since the run's clock started.
+    pub(crate) fn elapsed_ns(&self) -> u64 {
         u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
 

@@ -12,16 +12,25 @@ use crate::fit::measure::clock::waited_ns;
 use crate::fit::measure::thread_cpu_ns;
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 use std::cell::Cell;
+use std::num::NonZeroU64;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// When an element entered or left: ns since the run's clock started
+/// ([`Ctx::stamp`]), plus one; `None` until stamped. Eight bytes, not an
+/// `Option<Instant>`'s sixteen: an element crosses a channel at every stage
+/// boundary, and with two `Instant`s an item of a vector took 64 bytes, a
+/// channel's slot two cache lines (a vector padded to 64 bytes cost a
+/// two-stage pipeline about 60 ns per element here).
+pub(crate) type Stamp = Option<NonZeroU64>;
+
 /// An element on its way through the program.
 pub(crate) struct Item<E> {
     pub(crate) index: usize,
-    pub(crate) enter: Option<Instant>,
-    pub(crate) leave: Option<Instant>,
+    pub(crate) enter: Stamp,
+    pub(crate) leave: Stamp,
     pub(crate) value: E,
 }
 
@@ -112,7 +121,7 @@ impl Ctx {
         if let Some(cores) = &self.cores {
             cores.pin_current(cores.core_of_thread(thread));
         }
-        BLOCKED_NS.with(|b| b.set(0));
+        BLOCKED_NS.with(|b| b.set(Some(0)));
         ThreadStart {
             thread,
             at: Instant::now(),
@@ -123,7 +132,7 @@ impl Ctx {
     /// Records how the calling thread spent its time since `start`.
     pub(crate) fn account(&self, start: ThreadStart) {
         let wall_ns = start.at.elapsed().as_nanos() as f64;
-        let blocked_ns = BLOCKED_NS.with(|b| b.get()) as f64;
+        let blocked_ns = BLOCKED_NS.with(|b| b.take()).unwrap_or(0) as f64;
         let mut slot = self.thread_times.lock().unwrap_or_else(|p| p.into_inner());
         match (start.sched, sched_now(), slot.as_mut()) {
             (Some((cpu0, wait0)), Some((cpu1, wait1)), Some(times)) => times.push(ThreadTimes {
@@ -143,6 +152,21 @@ impl Ctx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
+    }
+
+    /// The time now, as an element's [`Stamp`].
+    pub(crate) fn stamp(&self) -> Stamp {
+        NonZeroU64::new(self.calls.elapsed_ns().saturating_add(1))
+    }
+
+    /// A [`Stamp`] as ns since `start` (0 if not stamped, or before it).
+    pub(crate) fn stamp_ns(&self, stamp: Stamp, start: Instant) -> f64 {
+        let offset = start
+            .saturating_duration_since(self.calls.start())
+            .as_nanos();
+        stamp.map_or(0.0, |s| {
+            u128::from(s.get() - 1).saturating_sub(offset) as f64
+        })
     }
 
     /// Counts the kernels of `atom` running, when a deadline asks for it.
@@ -236,7 +260,7 @@ impl Ctx {
             Err(TryRecvError::Empty) => self.wait_recv(&input.rx)?,
         };
         if input.entry {
-            item.enter = Some(Instant::now());
+            item.enter = self.stamp();
         }
         Some(item)
     }
@@ -280,7 +304,7 @@ impl Ctx {
             return false;
         }
         if output.exit {
-            item.leave = Some(Instant::now());
+            item.leave = self.stamp();
         }
         match output.tx.try_send(item) {
             Ok(()) => true,
@@ -310,18 +334,23 @@ impl Ctx {
 
 thread_local! {
     /// Time the calling thread spent blocked (asleep on a channel or a
-    /// join) since its accounting began, ns.
-    static BLOCKED_NS: Cell<u64> = const { Cell::new(0) };
+    /// join) since its accounting began ([`Ctx::begin`]), ns; `None` when
+    /// its time is not accounted (the rayon runner's threads).
+    static BLOCKED_NS: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
 /// Runs `f`, which may put the thread to sleep, and counts its time as
-/// blocked: a thread's time is CPU, run-queue wait, blocked, or stolen by
-/// the hypervisor (the rest).
+/// blocked if the thread's time is accounted: a thread's time is CPU,
+/// run-queue wait, blocked, or stolen by the hypervisor (the rest). A
+/// thread not accounted reads no clock here.
 pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    if BLOCKED_NS.with(Cell::get).is_none() {
+        return f();
+    }
     let start = Instant::now();
     let r = f();
     let ns = start.elapsed().as_nanos() as u64;
-    BLOCKED_NS.with(|b| b.set(b.get().saturating_add(ns)));
+    BLOCKED_NS.with(|b| b.set(b.get().map(|sum| sum.saturating_add(ns))));
     r
 }
 
@@ -348,4 +377,43 @@ fn pause() {
 /// (Linux); `None` elsewhere.
 fn sched_now() -> Option<(u64, u64)> {
     Some((thread_cpu_ns()?, waited_ns()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_is_eight_bytes_and_reads_as_ns_since_the_start() {
+        assert_eq!(std::mem::size_of::<Stamp>(), 8);
+        let ctx = Ctx::new(Duration::ZERO, 4, 64);
+        let start = Instant::now();
+        let stamp = ctx.stamp();
+        let after = start.elapsed().as_nanos() as f64;
+        let ns = ctx.stamp_ns(stamp, start);
+        assert!(stamp.is_some());
+        assert!(ns <= after, "{ns} > {after}");
+        assert_eq!(ctx.stamp_ns(None, start), 0.0);
+        // A stamp before the start counts from the start.
+        let early = ctx.stamp();
+        std::thread::sleep(Duration::from_millis(1));
+        assert_eq!(ctx.stamp_ns(early, Instant::now()), 0.0);
+    }
+
+    #[test]
+    fn only_an_accounted_thread_counts_its_time_blocked() {
+        std::thread::spawn(|| {
+            blocking(|| std::thread::sleep(Duration::from_millis(2)));
+            assert_eq!(BLOCKED_NS.with(Cell::get), None);
+            let ctx = Ctx::new(Duration::ZERO, 4, 64);
+            let start = ctx.begin(0);
+            blocking(|| std::thread::sleep(Duration::from_millis(2)));
+            let blocked = BLOCKED_NS.with(Cell::get).expect("accounted");
+            assert!(blocked >= 2_000_000, "{blocked}");
+            ctx.account(start);
+            assert_eq!(BLOCKED_NS.with(Cell::get), None);
+        })
+        .join()
+        .expect("the thread");
+    }
 }

@@ -5,6 +5,7 @@
 use super::context::{Ctx, Item};
 use super::error::ExecError;
 use super::metrics::{Departure, Metrics, Warning};
+use std::sync::OnceLock;
 use std::thread;
 use std::time::Instant;
 
@@ -58,13 +59,12 @@ impl<E> Run<E> {
             warnings.push(Warning::Oversubscribed { threads, cores });
         }
         items.sort_by_key(|it| it.leave);
-        let ns = |t: Option<Instant>| t.map_or(0.0, |t| t.duration_since(start).as_nanos() as f64);
         let departures: Vec<Departure> = items
             .iter()
             .map(|it| Departure {
                 index: it.index,
-                enter_ns: ns(it.enter),
-                leave_ns: ns(it.leave),
+                enter_ns: ctx.stamp_ns(it.enter, start),
+                leave_ns: ctx.stamp_ns(it.leave, start),
             })
             .collect();
         let makespan_ns = departures.last().map_or(0.0, |d| d.leave_ns);
@@ -84,9 +84,12 @@ impl<E> Run<E> {
     }
 }
 
-/// The cores this process may run on.
+/// The cores this process may run on, read once per process: std reads
+/// them from the cgroup files on every call (about 37 µs here), which was
+/// a fifth of an empty run of the rayon runner.
 pub(crate) fn available_cores() -> usize {
-    thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The options both runners share, out of range, as

@@ -6,13 +6,12 @@
 //! task pool as the channel bridged into the pool ([`Runner::stream`]).
 
 use super::pools::Pools;
-use crate::exec::context::{Ctx, In, Item, Out};
+use crate::exec::context::{Ctx, In, Item, Out, Stamp};
 use crate::exec::error::ExecError;
 use crate::exec::plan::Plan;
 use ::rayon::iter::{IntoParallelRefMutIterator, ParallelBridge, ParallelIterator};
 use crossbeam_channel::{bounded, unbounded};
 use std::thread::{self, Scope, ScopedJoinHandle};
-use std::time::Instant;
 
 /// Whether a batch is at the program's input (taking an element stamps
 /// its entry) and at its output (handing it on stamps its departure).
@@ -30,9 +29,9 @@ impl Ends {
     };
 }
 
-fn stamp(at: &mut Option<Instant>, on: bool) {
+fn stamp(ctx: &Ctx, at: &mut Stamp, on: bool) {
     if on {
-        *at = Some(Instant::now());
+        *at = ctx.stamp();
     }
 }
 
@@ -75,11 +74,11 @@ impl Runner<'_> {
                     if ctx.stopped() {
                         break;
                     }
-                    stamp(&mut item.enter, ends.entry);
+                    stamp(ctx, &mut item.enter, ends.entry);
                     if !step.run(&mut item.value, ctx, first, self.pools) {
                         break;
                     }
-                    stamp(&mut item.leave, ends.exit);
+                    stamp(ctx, &mut item.leave, ends.exit);
                 }
                 items
             }
@@ -103,9 +102,9 @@ impl Runner<'_> {
                             return;
                         }
                         let at = first + ::rayon::current_thread_index().unwrap_or(0) * each;
-                        stamp(&mut item.enter, ends.entry);
+                        stamp(ctx, &mut item.enter, ends.entry);
                         if step.run(&mut item.value, ctx, at, self.pools) {
-                            stamp(&mut item.leave, ends.exit);
+                            stamp(ctx, &mut item.leave, ends.exit);
                         }
                     })
                 });
@@ -120,7 +119,7 @@ impl Runner<'_> {
                         return out;
                     }
                     for item in &mut window {
-                        stamp(&mut item.enter, ends.entry);
+                        stamp(ctx, &mut item.enter, ends.entry);
                     }
                     for part in parts {
                         window = self.batch(part, window, first, Ends::INSIDE);
@@ -129,7 +128,7 @@ impl Runner<'_> {
                         }
                     }
                     for item in &mut window {
-                        stamp(&mut item.leave, ends.exit);
+                        stamp(ctx, &mut item.leave, ends.exit);
                     }
                     out.append(&mut window);
                 }
