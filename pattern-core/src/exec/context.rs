@@ -161,12 +161,9 @@ impl Ctx {
 
     /// A [`Stamp`] as ns since `start` (0 if not stamped, or before it).
     pub(crate) fn stamp_ns(&self, stamp: Stamp, start: Instant) -> f64 {
-        let offset = start
-            .saturating_duration_since(self.calls.start())
-            .as_nanos();
-        stamp.map_or(0.0, |s| {
-            u128::from(s.get() - 1).saturating_sub(offset) as f64
-        })
+        let offset = start.saturating_duration_since(self.calls.start());
+        let offset = u64::try_from(offset.as_nanos()).unwrap_or(u64::MAX);
+        stamp.map_or(0.0, |s| (s.get() - 1).saturating_sub(offset) as f64)
     }
 
     /// Counts the kernels of `atom` running, when a deadline asks for it.
