@@ -43,6 +43,10 @@ pub(crate) struct Options {
     /// Reproduce numpy's `lstsq` rank decision for single-term hypotheses
     /// (see [`numpy_rank_one`]).
     pub numpy_rank_truncation: bool,
+    /// Clean the final fit's constant as Extra-P does (only without
+    /// cross-validation, below a fraction of the smallest value) rather
+    /// than keep every constant the data resolve ([`rounding_residue`]).
+    pub extrap_final_constant: bool,
 }
 
 /// Extra-P's `epsilon`: in each cross-validation fold a constant coefficient
@@ -81,6 +85,23 @@ pub(crate) struct Engine<'a> {
     min: f64,
     second_min: f64,
     solver: Solver,
+}
+
+/// Units in the last place of the largest value, per point, below which a
+/// final constant is rounding residue ([`rounding_residue`]).
+const RESIDUE_ULPS_PER_POINT: f64 = 1024.0;
+
+/// Whether a fitted constant is rounding residue rather than a constant the
+/// data resolve: no larger than 1024·n units in the last place of the
+/// largest value. A least-squares solve loses a few units in the last place
+/// per point; the residue seen in exact data (`3·x + 1.4e-13`) is a
+/// fraction of one. A constant above it changes the fitted values by more
+/// than the arithmetic can, so the data put it there: Extra-P's noise-free
+/// oracle (`200 + 500000·x³·log₂²x` at x = 2..32) keeps its 200, which
+/// Extra-P's 0.05 % of the smallest value would clear.
+fn rounding_residue(c0: f64, ys: &[f64]) -> bool {
+    let largest = ys.iter().fold(0.0_f64, |m, y| m.max(y.abs()));
+    c0.abs() <= RESIDUE_ULPS_PER_POINT * ys.len() as f64 * f64::EPSILON * largest
 }
 
 /// Extra-P's `clean_constant_coefficient`.
@@ -246,15 +267,15 @@ impl<'a> Engine<'a> {
 
         let mut coefficients = self.fit_all(columns)?;
         // Extra-P cleans the constant of the final fit only without
-        // cross-validation; cleaning it in both cases keeps rounding residue
-        // such as `536.185·x + 9.3e-10` out of the model (the change is below
-        // 0.05 % of the smallest value).
-        let eps = if self.opts.cross_validation {
-            CLEAN_EPSILON_CV
-        } else {
-            CLEAN_EPSILON_PLAIN
-        };
-        coefficients[0] = clean(coefficients[0], self.min, eps);
+        // cross-validation. By default the final constant is kept unless it
+        // is rounding residue, with or without cross-validation.
+        if !self.opts.extrap_final_constant {
+            if rounding_residue(coefficients[0], self.ys) {
+                coefficients[0] = 0.0;
+            }
+        } else if !self.opts.cross_validation {
+            coefficients[0] = clean(coefficients[0], self.min, CLEAN_EPSILON_PLAIN);
+        }
         let (rss, smape) = self.in_sample(columns, &coefficients);
         let check = if self.opts.cross_validation {
             cv_rss
@@ -466,6 +487,7 @@ mod tests {
             nonnegative_terms: false,
             min_term_contribution: 0.0005,
             numpy_rank_truncation: false,
+            extrap_final_constant: false,
         }
     }
 

@@ -74,6 +74,8 @@ pub struct Fitter {
     pub(super) allow_negative_values: bool,
     min_term_contribution: f64,
     numpy_rank_truncation: bool,
+    /// Extra-P's cleaning of the final fit's constant ([`Fitter::extrap_compatible`]).
+    extrap_final_constant: bool,
     pub(super) significance: Option<f64>,
     pub(super) resolution: Option<f64>,
 }
@@ -95,6 +97,7 @@ impl Default for Fitter {
             allow_negative_values: false,
             min_term_contribution: 0.0005,
             numpy_rank_truncation: false,
+            extrap_final_constant: false,
             significance: Some(DEFAULT_SIGNIFICANCE),
             resolution: None,
         }
@@ -138,12 +141,17 @@ impl Fitter {
     /// decision in the least-squares solve: when a term reaches ~10^15 times
     /// the constant column (`x^(5/2)·log2(x)` at `x = 2^20`), numpy's
     /// `lstsq` drops the constant, so Extra-P effectively fits `c1·t(x)`.
+    /// The final fit's constant is kept as Extra-P keeps it (with
+    /// cross-validation, always; without, unless below 0.1 % of the
+    /// smallest value), where the default keeps every constant above
+    /// rounding residue.
     pub fn extrap_compatible() -> Fitter {
         let mut f = Fitter::default()
             .weighting(Weighting::Absolute)
             .aggregate(Aggregate::Mean)
             .significance(None);
         f.numpy_rank_truncation = true;
+        f.extrap_final_constant = true;
         f
     }
 
@@ -291,6 +299,7 @@ impl Fitter {
             nonnegative_terms: self.nonnegative_terms,
             min_term_contribution: self.min_term_contribution,
             numpy_rank_truncation: self.numpy_rank_truncation,
+            extrap_final_constant: self.extrap_final_constant,
         }
     }
 
