@@ -705,3 +705,25 @@ fn fuzz_findings_are_errors() {
     let e = fails(&["sweep", &pool, "--axis", "k=1e-320..1e308", "--count", "k"]);
     assert!(e.contains("`1/k` is not finite (inf) at k = 0.0000"), "{e}");
 }
+
+#[test]
+fn fit_searches_decaying_models_behind_a_switch() {
+    // 5 + 1000·p^(-1/2), noise-free, at p = 2..32.
+    let mut text = String::from("PARAMETER p\nPOINTS 2 4 8 16 32\n");
+    for p in [2.0f64, 4.0, 8.0, 16.0, 32.0] {
+        text.push_str(&format!("DATA {}\n", 5.0 + 1000.0 / p.sqrt()));
+    }
+    let decaying = temp_file("decaying.txt", &text);
+    let plain = json(&["fit", &decaying]);
+    assert_eq!(plain["negative_exponents"], false);
+    let model = plain["series"][0]["fit"]["model"].as_str().unwrap();
+    assert!(!model.contains("^(-1/2)"), "{model}");
+    let with = json(&["fit", &decaying, "--negative-exponents"]);
+    assert_eq!(with["negative_exponents"], true);
+    let model = with["series"][0]["fit"]["model"].as_str().unwrap();
+    let expected = Expr::parse("1000 * p^(-1/2) + 5").unwrap();
+    assert!(
+        Expr::parse(model).unwrap().approx_eq(&expected, 1e-9),
+        "{model}"
+    );
+}

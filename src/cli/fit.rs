@@ -9,7 +9,7 @@ use super::error::{CliError, excerpt};
 use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
 use pattern_core::fit::extrap_io::{Experiment, Series, is_json_path};
-use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, stats};
+use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, HypothesisSpace, stats};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::path::PathBuf;
@@ -41,6 +41,11 @@ pub struct FitArgs {
     /// counts cannot be negative, so they are refused by default.
     #[arg(long)]
     pub allow_negative: bool,
+    /// Search decaying models too: every class mirrored to negative
+    /// exponents (`x^(-1/2)`, `log2(x)^(-1)`), as Extra-P's
+    /// `allow_negative_exponents`.
+    #[arg(long)]
+    pub negative_exponents: bool,
 }
 
 /// The experiment in `path` (`-`: standard input), its errors with the
@@ -112,6 +117,11 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         Fitter::default()
     }
     .allow_negative_values(args.allow_negative);
+    let fitter = if args.negative_exponents {
+        fitter.space(HypothesisSpace::extrap().with_negative_exponents())
+    } else {
+        fitter
+    };
     let mut text = Text::default();
     let mut series_json = Vec::new();
     let mut failed = 0;
@@ -147,6 +157,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         "file": path,
         "parameters": experiment.parameters,
         "aggregate": if args.mean || args.extrap_compatible { "mean" } else { "median" },
+        "negative_exponents": args.negative_exponents,
         "series": series_json,
     });
     let report = Report { text: text.0, json };
