@@ -727,3 +727,29 @@ fn fit_searches_decaying_models_behind_a_switch() {
         "{model}"
     );
 }
+
+#[test]
+fn fit_reads_talpas_files_by_their_content() {
+    // Talpas: JSON Lines with `;` between the fields, in a `.txt` file.
+    let mut text = String::new();
+    for x in [2, 4, 8, 16, 32, 64] {
+        for noise in [0.99, 1.0, 1.01] {
+            let value = 20.0 * f64::from(x) * noise;
+            text.push_str(&format!(
+                "{{\"parameters\":{{\"x\":{x}}};\"metric\":\"time\";\"callpath\":\"compute\";\"value\":{value}}}\n"
+            ));
+        }
+    }
+    let talpas = temp_file("talpas_linear.txt", &text);
+    let doc = json(&["fit", &talpas]);
+    let series = &doc["series"][0];
+    assert_eq!(series["region"], "compute");
+    assert_eq!(series["fit"]["class"], "O(x)", "{doc}");
+    // A malformed line is named with its position.
+    let broken = temp_file(
+        "talpas_broken.txt",
+        &text.replacen("\"value\":", "\"value\";", 1),
+    );
+    let err = fails(&["fit", &broken]);
+    assert!(err.contains("line 1, column"), "{err}");
+}

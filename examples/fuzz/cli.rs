@@ -219,6 +219,7 @@ fn input_file(rng: &mut ChaCha8Rng, arg: &Arg, sub: &str, files: &mut Files) -> 
     let mutate = rng.random_bool(0.15);
     let (name, text) = match (sub, arg.id.as_str()) {
         (_, "machine") => (format!("m{n}.json"), generate::machine(rng)),
+        ("fit", _) if rng.random_bool(0.2) => (format!("e{n}.txt"), generate::talpas(rng)),
         ("fit", _) if rng.random_bool(0.5) => (format!("e{n}.txt"), generate::extrap_text(rng)),
         ("fit", _) => (format!("e{n}.json"), generate::extrap_json(rng)),
         ("machine", _) => (format!("m{n}.json"), generate::machine(rng)),

@@ -235,6 +235,22 @@ pub fn extrap_json(rng: &mut ChaCha8Rng) -> String {
     }
 }
 
+/// A Talpas file: JSON Lines with `;` between the fields (a `;` in a call
+/// path too).
+pub fn talpas(rng: &mut ChaCha8Rng) -> String {
+    let points = rng.random_range(1..8);
+    (0..points)
+        .map(|_| {
+            format!(
+                r#"{{"parameters":{{"x":{}}};"metric":"time";"callpath":"main;k";"value":{}}}"#,
+                number(rng),
+                number(rng)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A machine profile in JSON.
 pub fn profile(rng: &mut ChaCha8Rng) -> String {
     let formula = ["linear", "logarithmic", "linear_in_p", "constant", "bogus"]

@@ -17,11 +17,12 @@ use std::path::PathBuf;
 /// The options of `pattern fit`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Files ending in .json or .jsonl (in any case) are read as Extra-P's JSON formats, \
-    others as its text format; standard input (`-`) as JSON if it starts with `{`.\n\nExample:\n  pattern fit examples/data/kernels.txt"
+    after_help = "Files ending in .json or .jsonl (in any case), and any input that starts with `{` \
+    (Talpas files, standard input `-`), are read as Extra-P's JSON formats (JSON, legacy JSON, \
+    JSON Lines, Talpas); others as its text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
 )]
 pub struct FitArgs {
-    /// The measurements: an Extra-P text, JSON or JSON Lines file.
+    /// The measurements: an Extra-P text, JSON, JSON Lines or Talpas file.
     pub data: PathBuf,
     /// Only the series of this region (Extra-P's call path).
     #[arg(long)]
@@ -52,12 +53,10 @@ pub struct FitArgs {
 /// line at fault.
 fn read_experiment(path: &Path) -> Result<Experiment, CliError> {
     let text = read_text(path)?;
-    let read = if path.as_os_str() == "-" {
-        Experiment::read_any(&text)
-    } else if is_json_path(path) {
+    let read = if is_json_path(path) {
         Experiment::read_json(&text)
     } else {
-        Experiment::read_text(&text)
+        Experiment::read_any(&text)
     };
     read.map_err(|source| {
         let shown = source

@@ -11,8 +11,9 @@ impl Experiment {
     /// Reads Extra-P's JSON input: the current format (`parameters`,
     /// `measurements: {region: {metric: [{point, values}]}}`), the legacy
     /// format (`parameters`, `callpaths`, `metrics`, `coordinates`,
-    /// `measurements` with ids) or JSON Lines (`{"params": {...}, "value":
-    /// ..., "callpath": ..., "metric": ...}` per line).
+    /// `measurements` with ids), JSON Lines (`{"params": {...}, "value":
+    /// ..., "callpath": ..., "metric": ...}` per line) or Talpas (JSON Lines
+    /// with `parameters` for `params` and `;` between the fields).
     pub fn read_json(text: &str) -> Result<Experiment, ExtrapError> {
         let value: serde_json::Value = match serde_json::from_str(text) {
             Ok(v) => v,
@@ -251,8 +252,10 @@ impl<'de> Deserialize<'de> for OrderedParams {
     }
 }
 
+/// A line of JSON Lines, or of Talpas (`parameters`).
 #[derive(Deserialize)]
 struct JsonLine {
+    #[serde(alias = "parameters")]
     params: OrderedParams,
     value: OneOrMany,
     callpath: Option<String>,
@@ -266,7 +269,13 @@ fn read_json_lines(text: &str) -> Result<Experiment, ExtrapError> {
         if line.trim().is_empty() {
             continue;
         }
-        let record: JsonLine = serde_json::from_str(line).map_err(|e| ExtrapError::json(&e, i))?;
+        let record: JsonLine = match serde_json::from_str(line) {
+            Ok(record) => record,
+            Err(e) => match talpas_as_json(line) {
+                Some(json) => serde_json::from_str(&json).map_err(|e| ExtrapError::json(&e, i))?,
+                None => return Err(ExtrapError::json(&e, i)),
+            },
+        };
         if ex.parameters.is_empty() {
             ex.parameters = record.params.0.iter().map(|(k, _)| k.clone()).collect();
             if ex.parameters.is_empty() {
@@ -294,6 +303,38 @@ fn read_json_lines(text: &str) -> Result<Experiment, ExtrapError> {
         return Err(ExtrapError::Invalid("no measurements".into()));
     }
     Ok(ex)
+}
+
+/// A Talpas line as JSON: each `;` between fields becomes `,`, one byte
+/// for one so that an error's column is the line's; a `;` inside a string
+/// stays (Extra-P replaces those too, changing a call path's name). `None`
+/// if the line has no `;`.
+fn talpas_as_json(line: &str) -> Option<String> {
+    if !line.contains(';') {
+        return None;
+    }
+    let mut json = String::with_capacity(line.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in line.chars() {
+        let c = match c {
+            _ if escaped => {
+                escaped = false;
+                c
+            }
+            '\\' if in_string => {
+                escaped = true;
+                c
+            }
+            '"' => {
+                in_string = !in_string;
+                c
+            }
+            ';' if !in_string => ',',
+            _ => c,
+        };
+        json.push(c);
+    }
+    Some(json)
 }
 
 #[cfg(test)]
@@ -335,6 +376,40 @@ mod tests {
             ex.series("f", DEFAULT_METRIC).unwrap().points[0].values,
             [3.0, 4.0]
         );
+    }
+
+    #[test]
+    fn reads_talpas() {
+        let talpas = "{\"parameters\":{\"p\":4;\"n\":10};\"metric\":\"time\";\"callpath\":\"main;solve\";\"value\":7.5}\n\
+                      {\"parameters\":{\"p\":4;\"n\":10};\"metric\":\"time\";\"callpath\":\"main;solve\";\"value\":8.5}\n\n\
+                      {\"parameters\":{\"n\":20;\"p\":8};\"metric\":\"time\";\"callpath\":\"main;solve\";\"value\":9}\n";
+        let ex = Experiment::read_json(talpas).unwrap();
+        assert_eq!(ex.parameters, ["p", "n"]);
+        let s = ex.series("main;solve", "time").unwrap();
+        assert_eq!(s.points[0].coordinate, [4.0, 10.0]);
+        assert_eq!(s.points[0].values, [7.5, 8.5]);
+        assert_eq!(s.points[1].coordinate, [8.0, 20.0]);
+        // The error's column is the line's own.
+        let e = Experiment::read_json(
+            "{\"parameters\":{\"p\":4};\"value\":1}\n{\"parameters\":{\"p\":4};\"value\":x}\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ExtrapError::Json {
+                    line: 2,
+                    column: 31,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            talpas_as_json(r#"{"a":"x\\";"b":"y;z"}"#).unwrap(),
+            r#"{"a":"x\\","b":"y;z"}"#
+        );
+        assert_eq!(talpas_as_json(r#"{"a":1}"#), None);
     }
 
     #[test]

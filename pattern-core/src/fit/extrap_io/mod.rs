@@ -36,7 +36,8 @@ pub use experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, Po
 
 impl Experiment {
     /// Reads a file: JSON (`.json`, `.jsonl`, in any case: Extra-P's own
-    /// test files end in `.JSON`) or text (anything else).
+    /// test files end in `.JSON`; or any file that starts with `{`, as
+    /// Talpas files, which end in `.txt`), Extra-P's text format otherwise.
     pub fn read_file(path: impl AsRef<Path>) -> Result<Experiment, ExtrapError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ExtrapError::Io {
@@ -46,12 +47,13 @@ impl Experiment {
         if is_json_path(path) {
             Experiment::read_json(&text)
         } else {
-            Experiment::read_text(&text)
+            Experiment::read_any(&text)
         }
     }
 
-    /// Reads a text whose name tells nothing (standard input): JSON if it
-    /// starts with `{`, Extra-P's text format otherwise.
+    /// Reads a text by its content: JSON (any of [`Experiment::read_json`]'s
+    /// formats) if it starts with `{`, Extra-P's text format otherwise (whose
+    /// first word is a keyword or a comment).
     pub fn read_any(text: &str) -> Result<Experiment, ExtrapError> {
         if text.trim_start().starts_with('{') {
             Experiment::read_json(text)
@@ -111,6 +113,11 @@ DATA 50
         std::fs::write(&path, doc).unwrap();
         let ex = Experiment::read_file(&path).unwrap();
         assert_eq!(ex.series("r", "m").unwrap().points[0].values, [2.0]);
+        // A Talpas file ends in `.txt`: read by its first character.
+        let talpas = dir.join("talpas.txt");
+        let line = r#"{"parameters":{"x":1};"metric":"m";"callpath":"r";"value":2}"#;
+        std::fs::write(&talpas, format!("{line}\n")).unwrap();
+        assert_eq!(Experiment::read_file(&talpas).unwrap(), ex);
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(Experiment::read_any(&format!("  {doc}")).unwrap(), ex);
         let text = Experiment::read_any("PARAMETER x\nPOINTS 1\nREGION r\nMETRIC m\nDATA 2\n");
