@@ -5,6 +5,7 @@
 
 mod alternatives;
 mod data;
+mod extrapolation;
 mod multi;
 mod result;
 mod settings;
@@ -14,6 +15,7 @@ use crate::fit::error::FitError;
 use data::Data;
 
 pub use alternatives::{Alternative, within_noise};
+pub use extrapolation::{Extrapolation, SetAside};
 pub use result::{Fit, FitStats, FittedTerm, Resolution};
 pub use settings::{Aggregate, Fitter};
 

@@ -76,6 +76,15 @@ impl FittedTerm {
     }
 }
 
+/// The model `constant + Σ terms`, simplified.
+pub(super) fn model_of(constant: f64, terms: &[FittedTerm]) -> Expr {
+    terms
+        .iter()
+        .map(FittedTerm::expr)
+        .fold(Expr::num(constant), |e, t| e + t)
+        .simplify()
+}
+
 /// A fitted model with its statistics; see [`Fitter`](crate::fit::Fitter).
 #[derive(Clone, Debug)]
 pub struct Fit {
@@ -90,6 +99,8 @@ pub struct Fit {
     pub(super) significance: Option<Significance>,
     pub(super) resolution: Option<Resolution>,
     pub(super) alternatives: Vec<super::Alternative>,
+    pub(super) extrapolation: Option<super::Extrapolation>,
+    pub(super) set_aside: Option<super::SetAside>,
 }
 
 /// The check of [`Fitter::resolution`](crate::fit::Fitter::resolution):
@@ -120,11 +131,7 @@ impl Fit {
         log_terms_dropped: bool,
         points: Vec<(Vec<f64>, f64)>,
     ) -> Fit {
-        let model = terms
-            .iter()
-            .map(FittedTerm::expr)
-            .fold(Expr::num(constant), |e, t| e + t)
-            .simplify();
+        let model = model_of(constant, &terms);
         Fit {
             params,
             constant,
@@ -137,6 +144,8 @@ impl Fit {
             significance: None,
             resolution: None,
             alternatives: Vec::new(),
+            extrapolation: None,
+            set_aside: None,
         }
     }
 
@@ -182,6 +191,34 @@ impl Fit {
     /// ```
     pub fn alternatives(&self) -> &[super::Alternative] {
         &self.alternatives
+    }
+
+    /// Where a single-parameter model turns negative or its growth turns,
+    /// beyond the largest size measured (`None` with several parameters).
+    ///
+    /// ```
+    /// use pattern_core::fit::Fitter;
+    ///
+    /// // 93.4 − 6.55·log2(p), measured at p = 2..64: negative from about
+    /// // 2^14.3 = 19,500, 300 times the largest p.
+    /// let points: Vec<(f64, f64)> = (1..=6)
+    ///     .map(|k| (f64::from(1 << k), 93.4 - 6.55 * f64::from(k)))
+    ///     .collect();
+    /// let fit = Fitter::default().var("p").fit(&points).unwrap();
+    /// let beyond = fit.extrapolation().unwrap();
+    /// assert_eq!(beyond.largest, 64.0);
+    /// let x = beyond.negative_from.unwrap();
+    /// assert!((x - 2f64.powf(93.4 / 6.55)).abs() < 1.0, "{x}");
+    /// ```
+    pub fn extrapolation(&self) -> Option<&super::Extrapolation> {
+        self.extrapolation.as_ref()
+    }
+
+    /// The model that scored best but turned negative before 16 times the
+    /// largest size measured, if one within the noise that did not was
+    /// chosen instead ([`Fitter::prefer_nonnegative`](super::Fitter::prefer_nonnegative)).
+    pub fn set_aside(&self) -> Option<&super::SetAside> {
+        self.set_aside.as_ref()
     }
 
     /// The model in PMNF normal form, exact exponents

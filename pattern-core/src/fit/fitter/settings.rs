@@ -76,6 +76,7 @@ pub struct Fitter {
     numpy_rank_truncation: bool,
     /// Extra-P's cleaning of the final fit's constant ([`Fitter::extrap_compatible`]).
     extrap_final_constant: bool,
+    pub(super) prefer_nonnegative: bool,
     pub(super) significance: Option<f64>,
     pub(super) resolution: Option<f64>,
 }
@@ -98,6 +99,7 @@ impl Default for Fitter {
             min_term_contribution: 0.0005,
             numpy_rank_truncation: false,
             extrap_final_constant: false,
+            prefer_nonnegative: true,
             significance: Some(DEFAULT_SIGNIFICANCE),
             resolution: None,
         }
@@ -152,7 +154,36 @@ impl Fitter {
             .significance(None);
         f.numpy_rank_truncation = true;
         f.extrap_final_constant = true;
+        f.prefer_nonnegative = false;
         f
+    }
+
+    /// Among the models that fit within the noise, prefer one that stays
+    /// above zero up to 16 times the largest size measured, when the best
+    /// scored turns negative before (default on; off in
+    /// [`Fitter::extrap_compatible`]). A time or a count cannot be
+    /// negative: of two models the data cannot tell apart, the one that
+    /// extrapolates to a negative time is the wrong one. The model set
+    /// aside is kept ([`Fit::set_aside`](super::Fit::set_aside)).
+    /// Single-parameter fits; with cross-validation, whose leave-one-out
+    /// RSS measures the noise.
+    ///
+    /// ```
+    /// use pattern_core::fit::{Fitter, TermClass};
+    ///
+    /// // A flat, noisy series at x = 2..64.
+    /// let ys = [14.66, 14.22, 15.27, 14.89, 14.63, 14.22];
+    /// let points: Vec<(f64, f64)> =
+    ///     (0..6).map(|i| (f64::from(1 << (i + 1)), ys[i])).collect();
+    /// let fit = Fitter::default().fit(&points).unwrap();
+    /// assert_eq!(fit.class(), Some(TermClass::CONSTANT));
+    /// // Scored best: a falling x^2.5·log2(x), negative from x ≈ 220.
+    /// let aside = fit.set_aside().unwrap();
+    /// assert!(aside.negative_from < 16.0 * 64.0);
+    /// ```
+    pub fn prefer_nonnegative(mut self, on: bool) -> Fitter {
+        self.prefer_nonnegative = on;
+        self
     }
 
     /// How repetitions at one point are combined (default median).

@@ -2,12 +2,13 @@
 //! multi-term mode, every combination of up to `max_terms` of them) scored
 //! by the engine, then the noise test and the resolution floor.
 
-use super::alternatives::{self, Alternative};
-use super::result::{Fit, FitStats, FittedTerm, Resolution};
+use super::alternatives::{self, Alternative, within_noise};
+use super::extrapolation::{Curve, SetAside};
+use super::result::{Fit, FitStats, FittedTerm, Resolution, model_of};
 use super::settings::Fitter;
 use crate::fit::error::FitError;
 use crate::fit::hypothesis::{TermClass, TermEval};
-use crate::fit::search::Engine;
+use crate::fit::search::{self, Engine};
 use crate::fit::significance::{self, Significance};
 
 impl Fitter {
@@ -46,35 +47,12 @@ impl Fitter {
 
         let mut engine = Engine::new(ys, self.options());
         let tss = engine.total_sum_of_squares();
-        let mut best = engine.constant();
-        let mut best_terms: Vec<usize> = Vec::new();
-        let mut evaluated = 1;
-        let mut scored: Vec<alternatives::Scored> = Vec::new();
-        if tss > 0.0 {
-            let mut combo: Vec<usize> = Vec::new();
-            for k in 1..=self.max_terms.min(classes.len()) {
-                combo.clear();
-                combo.extend(0..k);
-                loop {
-                    let cols: Vec<&[f64]> = combo.iter().map(|&h| columns[h].as_slice()).collect();
-                    evaluated += 1;
-                    if let Some(s) = engine.evaluate(&cols) {
-                        scored.push(alternatives::Scored {
-                            classes: combo.iter().map(|&h| classes[h]).collect(),
-                            coefficients: s.coefficients.clone(),
-                            cv_rss: s.cv_rss,
-                        });
-                        if s.score < best.score {
-                            best = s;
-                            best_terms.clone_from(&combo);
-                        }
-                    }
-                    if !next_combination(&mut combo, classes.len()) {
-                        break;
-                    }
-                }
-            }
-        }
+        let Search {
+            mut best,
+            mut best_terms,
+            evaluated,
+            scored,
+        } = self.search(&mut engine, tss, &columns, &classes);
         let mut tested = None;
         if let (Some(alpha), Some(errors), false) =
             (self.significance, errors, best_terms.is_empty())
@@ -89,32 +67,29 @@ impl Fitter {
         }
         let mut resolved = None;
         if let (Some(floor), false) = (self.resolution, best_terms.is_empty()) {
-            let model: Vec<f64> = (0..xs.len())
-                .map(|i| {
-                    best_terms
-                        .iter()
-                        .zip(&best.coefficients[1..])
-                        .map(|(&h, c)| c * columns[h][i])
-                        .sum()
-                })
-                .collect();
-            let (lo, hi) = model
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                    (lo.min(v), hi.max(v))
-                });
-            let span = hi - lo;
-            let check = Resolution {
-                terms: best_terms.iter().map(|&h| classes[h]).collect(),
-                span,
-                resolution: floor,
-                resolved: span >= floor,
-            };
+            let check = resolution(floor, &best_terms, &best.coefficients, &columns, &classes);
             if !check.resolved {
                 best = engine.constant();
                 best_terms.clear();
             }
             resolved = Some(check);
+        }
+        let mut set_aside = None;
+        if self.prefer_nonnegative {
+            let choice = Choice {
+                var: param,
+                classes: &classes,
+                columns: &columns,
+                scored: &scored,
+                xs,
+            };
+            if let Some((scored, terms, aside)) =
+                choice.nonnegative(&mut engine, &best, &best_terms)
+            {
+                best = scored;
+                best_terms = terms;
+                set_aside = Some(aside);
+            }
         }
         let others = alternatives::alternatives(
             &self.var,
@@ -138,7 +113,95 @@ impl Fitter {
             significance: tested,
             resolution: resolved,
             alternatives: others,
+            set_aside,
         })
+    }
+}
+
+/// What the search scored: the best hypothesis and its terms, how many
+/// were evaluated (the constant among them), and every valid one.
+struct Search {
+    best: search::Scored,
+    best_terms: Vec<usize>,
+    evaluated: usize,
+    scored: Vec<alternatives::Scored>,
+}
+
+impl Fitter {
+    /// Scores the constant and every combination of up to `max_terms` of
+    /// the `classes` (their values `columns`), unless the values do not vary
+    /// (`tss` zero).
+    fn search(
+        &self,
+        engine: &mut Engine<'_>,
+        tss: f64,
+        columns: &[Vec<f64>],
+        classes: &[TermClass],
+    ) -> Search {
+        let mut found = Search {
+            best: engine.constant(),
+            best_terms: Vec::new(),
+            evaluated: 1,
+            scored: Vec::new(),
+        };
+        if tss <= 0.0 {
+            return found;
+        }
+        let mut combo: Vec<usize> = Vec::new();
+        for k in 1..=self.max_terms.min(classes.len()) {
+            combo.clear();
+            combo.extend(0..k);
+            loop {
+                let cols: Vec<&[f64]> = combo.iter().map(|&h| columns[h].as_slice()).collect();
+                found.evaluated += 1;
+                if let Some(s) = engine.evaluate(&cols) {
+                    found.scored.push(alternatives::Scored {
+                        classes: combo.iter().map(|&h| classes[h]).collect(),
+                        coefficients: s.coefficients.clone(),
+                        cv_rss: s.cv_rss,
+                    });
+                    if s.score < found.best.score {
+                        found.best = s;
+                        found.best_terms.clone_from(&combo);
+                    }
+                }
+                if !next_combination(&mut combo, classes.len()) {
+                    break;
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Whether the model of `terms` (columns `columns`, classes `classes`)
+/// spans at least `floor` over the points: its terms' values, the constant
+/// left out, from lowest to highest.
+fn resolution(
+    floor: f64,
+    terms: &[usize],
+    coefficients: &[f64],
+    columns: &[Vec<f64>],
+    classes: &[TermClass],
+) -> Resolution {
+    let n = columns.first().map_or(0, Vec::len);
+    let (lo, hi) = (0..n)
+        .map(|i| {
+            terms
+                .iter()
+                .zip(&coefficients[1..])
+                .map(|(&h, c)| c * columns[h][i])
+                .sum::<f64>()
+        })
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    let span = hi - lo;
+    Resolution {
+        terms: terms.iter().map(|&h| classes[h]).collect(),
+        span,
+        resolution: floor,
+        resolved: span >= floor,
     }
 }
 
@@ -169,11 +232,12 @@ pub(crate) struct Single {
     pub significance: Option<Significance>,
     pub resolution: Option<Resolution>,
     pub alternatives: Vec<Alternative>,
+    pub set_aside: Option<SetAside>,
 }
 
 impl Single {
     pub(super) fn into_fit(self, var: &str, xs: Vec<f64>, ys: Vec<f64>) -> Fit {
-        let terms = self
+        let fitted = self
             .classes
             .iter()
             .zip(&self.coefficients[1..])
@@ -182,19 +246,118 @@ impl Single {
                 factors: vec![(var.to_string(), class)],
             })
             .collect();
+        let largest = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let terms: Vec<(TermClass, f64)> = self
+            .classes
+            .iter()
+            .copied()
+            .zip(self.coefficients[1..].iter().copied())
+            .collect();
+        let curve = Curve {
+            constant: self.coefficients[0],
+            terms: &terms,
+        };
         let mut fit = Fit::new(
             vec![var.to_string()],
             self.coefficients[0],
-            terms,
+            fitted,
             self.stats,
             self.evaluated,
             self.log_terms_dropped,
             xs.into_iter().map(|x| vec![x]).zip(ys).collect(),
         );
+        fit.extrapolation = Some(curve.extrapolation(largest));
         fit.significance = self.significance;
         fit.alternatives = self.alternatives;
         fit.resolution = self.resolution;
+        fit.set_aside = self.set_aside;
         fit
+    }
+}
+
+/// What the preference for a model that stays non-negative chooses from.
+struct Choice<'a> {
+    var: &'a str,
+    classes: &'a [TermClass],
+    columns: &'a [Vec<f64>],
+    scored: &'a [alternatives::Scored],
+    xs: &'a [f64],
+}
+
+impl Choice<'_> {
+    /// If `best` (of `terms`) turns negative before 16 times the largest
+    /// size, the model within the noise of it with the lowest leave-one-out
+    /// RSS that does not (the constant among them), scored again, with its
+    /// terms and what it set aside.
+    fn nonnegative(
+        &self,
+        engine: &mut Engine<'_>,
+        best: &search::Scored,
+        terms: &[usize],
+    ) -> Option<(search::Scored, Vec<usize>, SetAside)> {
+        let largest = self.xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let curve_terms: Vec<(TermClass, f64)> = terms
+            .iter()
+            .map(|&h| self.classes[h])
+            .zip(best.coefficients[1..].iter().copied())
+            .collect();
+        let curve = Curve {
+            constant: best.coefficients[0],
+            terms: &curve_terms,
+        };
+        if terms.is_empty() || !best.cv_rss.is_finite() || curve.positive_up_to_16x(largest) {
+            return None;
+        }
+        let negative_from = curve.extrapolation(largest).negative_from?;
+        let limit = best.cv_rss * within_noise(self.xs.len());
+        let constant = engine.constant();
+        let mut candidates: Vec<(f64, Vec<usize>)> = Vec::new();
+        if constant.coefficients[0] > 0.0 && constant.cv_rss <= limit {
+            candidates.push((constant.cv_rss, Vec::new()));
+        }
+        for s in self.scored {
+            let pairs: Vec<(TermClass, f64)> = s
+                .classes
+                .iter()
+                .copied()
+                .zip(s.coefficients[1..].iter().copied())
+                .collect();
+            let stays = Curve {
+                constant: s.coefficients[0],
+                terms: &pairs,
+            }
+            .positive_up_to_16x(largest);
+            if stays && s.cv_rss.is_finite() && s.cv_rss <= limit {
+                let indices = s
+                    .classes
+                    .iter()
+                    .filter_map(|c| self.classes.iter().position(|k| k == c))
+                    .collect();
+                candidates.push((s.cv_rss, indices));
+            }
+        }
+        let (_, chosen) = candidates.into_iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
+        let rescored = if chosen.is_empty() {
+            constant
+        } else {
+            let cols: Vec<&[f64]> = chosen.iter().map(|&h| self.columns[h].as_slice()).collect();
+            engine.evaluate(&cols)?
+        };
+        let aside = SetAside {
+            model: model_of(
+                best.coefficients[0],
+                &curve_terms
+                    .iter()
+                    .map(|&(class, coefficient)| FittedTerm {
+                        coefficient,
+                        factors: vec![(self.var.to_string(), class)],
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            negative_from,
+            cv_rss_ratio: rescored.cv_rss / best.cv_rss,
+        };
+        Some((rescored, chosen, aside))
     }
 }
 
