@@ -753,3 +753,48 @@ fn fit_reads_talpas_files_by_their_content() {
     let err = fails(&["fit", &broken]);
     assert!(err.contains("line 1, column"), "{err}");
 }
+
+#[test]
+fn fit_says_where_a_model_stops_holding() {
+    // A flat noisy series, and 93.4 − 6.55·log2(p) exactly at p = 2^9..2^14.
+    let mut text = String::from("PARAMETER p\nPOINTS 512 1024 2048 4096 8192 16384\n");
+    text.push_str("REGION flat\nMETRIC time\n");
+    for v in [14.66, 14.22, 15.27, 14.89, 14.63, 14.22] {
+        text.push_str(&format!("DATA {v}\n"));
+    }
+    text.push_str("REGION met3\nMETRIC time\n");
+    for k in 9..=14 {
+        text.push_str(&format!("DATA {}\n", 93.4 - 6.55 * f64::from(k)));
+    }
+    let data = temp_file("extrapolate.txt", &text);
+    let doc = json(&["fit", &data, "--at", "p=65536"]);
+    let flat = &doc["series"][0]["fit"];
+    assert_eq!(flat["class"], "O(1)", "{doc}");
+    let aside = &flat["set_aside"];
+    let model = aside["model"].as_str().unwrap();
+    assert!(model.starts_with('-') && model.contains("p^"), "{aside}");
+    assert!(aside["negative_from"].as_f64().unwrap() < 16.0 * 16384.0);
+    let met = &doc["series"][1]["fit"];
+    let root = 2f64.powf(93.4 / 6.55);
+    let from = met["extrapolation"]["negative_from"].as_f64().unwrap();
+    assert!((from - root).abs() < 1e-6 * root, "{met}");
+    assert!(met["set_aside"].is_null());
+    let at = &met["at"][0];
+    assert_eq!(at["beyond_largest"]["p"], 4.0);
+    assert!((at["value"].as_f64().unwrap() - (93.4 - 6.55 * 16.0)).abs() < 1e-9);
+    let text = stdout(&run(&["fit", &data, "--at", "p=65536"]));
+    assert!(text.contains("4x the largest p measured"), "{text}");
+    assert!(text.contains("negative from"), "{text}");
+    // Points that do not match the file's parameters are refused.
+    let err = fails(&["fit", &data, "--at", "q=4"]);
+    assert!(
+        err.contains("no parameter `q`") && err.contains("p"),
+        "{err}"
+    );
+    let two = temp_file(
+        "two.txt",
+        "PARAMETER p\nPARAMETER n\nPOINTS (1 1) (2 1) (4 1)\nDATA 1\nDATA 2\nDATA 3\n",
+    );
+    let err = fails(&["fit", &two, "--at", "p=8"]);
+    assert!(err.contains("`n` has none"), "{err}");
+}

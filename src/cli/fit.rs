@@ -5,6 +5,7 @@
 //! cross-validated errors, and the models of other classes that fit within
 //! the noise.
 
+use super::args::{self, Point};
 use super::error::{CliError, excerpt};
 use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
@@ -47,6 +48,11 @@ pub struct FitArgs {
     /// `allow_negative_exponents`.
     #[arg(long)]
     pub negative_exponents: bool,
+    /// Evaluate each fitted model at this point (`p=65536`; every
+    /// parameter of the file, comma-separated), with how far beyond the
+    /// sizes measured it lies. Repeatable.
+    #[arg(long, value_name = "POINT", value_parser = args::point)]
+    pub at: Vec<Point>,
 }
 
 /// The experiment in `path` (`-`: standard input), its errors with the
@@ -108,6 +114,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
             known: known.join(", "),
         });
     }
+    check_points(&args.at, &experiment.parameters)?;
     let fitter = if args.extrap_compatible {
         Fitter::extrap_compatible()
     } else if args.mean {
@@ -136,7 +143,9 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         let fitted = match &result {
             Ok(fit) => {
                 report_fit(&mut text, fit, &experiment.parameters);
-                fit_json(fit)
+                let mut json = fit_json(fit);
+                json["at"] = at_points(&mut text, fit, &args.at)?;
+                json
             }
             Err(e) => {
                 failed += 1;
@@ -224,6 +233,109 @@ fn report_fit(text: &mut Text, fit: &Fit, parameters: &[String]) {
     for a in fit.alternatives() {
         text.line(format!("    also fits: {a}"));
     }
+    if let Some(a) = fit.set_aside() {
+        text.line(format!(
+            "    set aside: {:.6}, which scored better but is negative from {} = {} ({}x the largest measured); this model fits within the noise of it (cross-validated RSS ×{:.2})",
+            a.model,
+            parameters[0],
+            num(a.negative_from),
+            num(a.negative_from / fit.extrapolation().map_or(f64::NAN, |e| e.largest)),
+            a.cv_rss_ratio
+        ));
+    }
+    if let Some(e) = fit.extrapolation() {
+        let beyond = |x: f64| {
+            format!(
+                "{} = {} ({}x the largest measured)",
+                parameters[0],
+                num(x),
+                num(x / e.largest)
+            )
+        };
+        if let Some(x) = e.negative_from {
+            text.row(4, 20, "negative from", beyond(x));
+        }
+        if let Some(x) = e.growth_turns_at {
+            text.row(4, 20, "growth turns at", beyond(x));
+        }
+    }
+}
+
+/// Refuses points that bind a name the file has no parameter for, or
+/// leave one of its parameters unbound.
+fn check_points(points: &[Point], parameters: &[String]) -> Result<(), CliError> {
+    for point in points {
+        for (name, _) in &point.0 {
+            if !parameters.contains(name) {
+                return Err(CliError::Invalid(format!(
+                    "--at {point}: the file has no parameter `{name}` (its parameters: {})",
+                    parameters.join(", ")
+                )));
+            }
+        }
+        if let Some(missing) = parameters
+            .iter()
+            .find(|p| !point.0.iter().any(|(n, _)| n == *p))
+        {
+            return Err(CliError::Invalid(format!(
+                "--at {point}: give a value for every parameter; `{missing}` has none"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The model at each point, with how far beyond the measured range each
+/// parameter lies (its value over the largest measured; below 1 within or
+/// under the range).
+fn at_points(text: &mut Text, fit: &Fit, points: &[Point]) -> Result<Value, CliError> {
+    let mut out = Vec::new();
+    for point in points {
+        let value = fit
+            .model()
+            .eval(&point.bindings())
+            .map_err(|source| CliError::Eval {
+                what: "the fitted model".into(),
+                at: point.to_string(),
+                source,
+            })?;
+        let mut beyond = serde_json::Map::new();
+        let mut notes = Vec::new();
+        for (i, name) in fit.params().iter().enumerate() {
+            let largest = fit
+                .points()
+                .iter()
+                .map(|(c, _)| c[i])
+                .fold(f64::NEG_INFINITY, f64::max);
+            let x = point
+                .0
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(f64::NAN, |(_, v)| *v);
+            let ratio = x / largest;
+            if ratio > 1.0 {
+                notes.push(format!("{}x the largest {name} measured", num(ratio)));
+            }
+            beyond.insert(name.clone(), json_num(ratio));
+        }
+        let note = if notes.is_empty() {
+            "within the sizes measured".to_string()
+        } else {
+            notes.join(", ")
+        };
+        text.row(
+            4,
+            20,
+            &format!("at {point}"),
+            format!("{} ({note})", num(value)),
+        );
+        out.push(json!({
+            "point": point.0.iter().map(|(n, v)| (n.clone(), json_num(*v))).collect::<serde_json::Map<_, _>>(),
+            "value": json_num(value),
+            "beyond_largest": beyond,
+        }));
+    }
+    Ok(Value::Array(out))
 }
 
 fn fit_json(fit: &Fit) -> Value {
@@ -240,6 +352,16 @@ fn fit_json(fit: &Fit) -> Value {
         "cv_rss": json_num(s.cv_rss),
         "cv_smape": json_num(s.cv_smape),
         "hypotheses": fit.hypotheses_evaluated(),
+        "extrapolation": fit.extrapolation().map(|e| json!({
+            "largest": json_num(e.largest),
+            "negative_from": e.negative_from.map(json_num),
+            "growth_turns_at": e.growth_turns_at.map(json_num),
+        })),
+        "set_aside": fit.set_aside().map(|a| json!({
+            "model": format!("{:#}", a.model),
+            "negative_from": json_num(a.negative_from),
+            "cv_rss_ratio": json_num(a.cv_rss_ratio),
+        })),
         "alternatives": fit.alternatives().iter().map(|a| json!({
             "model": format!("{:#}", a.model),
             "cv_rss_ratio": json_num(a.cv_rss_ratio),
