@@ -798,3 +798,24 @@ fn fit_says_where_a_model_stops_holding() {
     let err = fails(&["fit", &two, "--at", "p=8"]);
     assert!(err.contains("`n` has none"), "{err}");
 }
+
+#[test]
+fn fit_names_the_point_it_leaves_out() {
+    // 100·x³ + 1000 at x = 4..64, the value at 16 ten times too low.
+    let mut text = String::from("PARAMETER x\nPOINTS 4 8 16 32 64\n");
+    for x in [4.0f64, 8.0, 16.0, 32.0, 64.0] {
+        let y = 100.0 * x.powi(3) + 1000.0;
+        text.push_str(&format!("DATA {}\n", if x == 16.0 { y / 10.0 } else { y }));
+    }
+    let data = temp_file("outlier.txt", &text);
+    let doc = json(&["fit", &data]);
+    let fit = &doc["series"][0]["fit"];
+    assert_eq!(fit["class"], "O(x^3)", "{fit}");
+    assert_eq!(fit["outlier"]["x"], 16.0);
+    assert!((fit["outlier"]["expected"].as_f64().unwrap() - 410600.0).abs() < 1e-3);
+    let text = stdout(&run(&["fit", &data]));
+    assert!(text.contains("left out: x = 16"), "{text}");
+    // Extra-P's choices keep every point.
+    let doc = json(&["fit", &data, "--extrap-compatible"]);
+    assert!(doc["series"][0]["fit"]["outlier"].is_null());
+}

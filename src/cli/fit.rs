@@ -233,6 +233,17 @@ fn report_fit(text: &mut Text, fit: &Fit, parameters: &[String]) {
     for a in fit.alternatives() {
         text.line(format!("    also fits: {a}"));
     }
+    if let Some(o) = fit.outlier() {
+        text.line(format!(
+            "    left out: {} = {}, value {} where the other points' model gives {} ({}x; they fit it within {} %)",
+            parameters[0],
+            num(o.x),
+            num(o.value),
+            num(o.expected),
+            num(o.ratio()),
+            num(100.0 * o.others_scatter)
+        ));
+    }
     if let Some(a) = fit.set_aside() {
         text.line(format!(
             "    set aside: {:.6}, which scored better but is negative from {} = {} ({}x the largest measured); this model fits within the noise of it (cross-validated RSS ×{:.2})",
@@ -356,6 +367,12 @@ fn fit_json(fit: &Fit) -> Value {
             "largest": json_num(e.largest),
             "negative_from": e.negative_from.map(json_num),
             "growth_turns_at": e.growth_turns_at.map(json_num),
+        })),
+        "outlier": fit.outlier().map(|o| json!({
+            "x": json_num(o.x),
+            "value": json_num(o.value),
+            "expected": json_num(o.expected),
+            "others_scatter": json_num(o.others_scatter),
         })),
         "set_aside": fit.set_aside().map(|a| json!({
             "model": format!("{:#}", a.model),

@@ -62,7 +62,7 @@ pub(crate) struct Curve<'a> {
 }
 
 impl Curve<'_> {
-    fn at(&self, x: f64) -> f64 {
+    pub(crate) fn at(&self, x: f64) -> f64 {
         self.constant
             + self
                 .terms

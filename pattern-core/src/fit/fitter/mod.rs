@@ -7,6 +7,7 @@ mod alternatives;
 mod data;
 mod extrapolation;
 mod multi;
+mod outlier;
 mod result;
 mod settings;
 mod single;
@@ -16,6 +17,7 @@ use data::Data;
 
 pub use alternatives::{Alternative, within_noise};
 pub use extrapolation::{Extrapolation, SetAside};
+pub use outlier::Outlier;
 pub use result::{Fit, FitStats, FittedTerm, Resolution};
 pub use settings::{Aggregate, Fitter};
 
@@ -41,9 +43,7 @@ impl Fitter {
             |i| points[i].1,
             self,
         )?;
-        let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
-        let single = self.fit_line(&self.var, &xs, &data.values, data.errors.as_deref())?;
-        finite(single.into_fit(&self.var, xs, data.values))
+        self.fit_one(&self.var, data)
     }
 
     /// Fits a model in several parameters, like Extra-P's multi-parameter
@@ -98,11 +98,29 @@ impl Fitter {
             self,
         )?;
         if names.len() == 1 {
-            let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
-            let single = self.fit_line(&names[0], &xs, &data.values, data.errors.as_deref())?;
-            return finite(single.into_fit(&names[0], xs, data.values));
+            return self.fit_one(&names[0], data);
         }
         finite(multi::fit(self, &names, data)?)
+    }
+
+    /// The single-parameter fit of `data` in `param`, with its outlier left
+    /// out ([`Fitter::robust`]).
+    fn fit_one(&self, param: &str, data: Data) -> Result<Fit, FitError> {
+        let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
+        let errors = data.errors.as_deref();
+        let mut single = self.fit_line(param, &xs, &data.values, errors)?;
+        let mut outlier = None;
+        if self.robust {
+            if let Some((without, o)) =
+                self.without_outlier(param, &xs, &data.values, errors, &single)?
+            {
+                single = without;
+                outlier = Some(o);
+            }
+        }
+        let mut fit = single.into_fit(param, xs, data.values);
+        fit.outlier = outlier;
+        finite(fit)
     }
 }
 

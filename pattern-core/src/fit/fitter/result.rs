@@ -101,6 +101,7 @@ pub struct Fit {
     pub(super) alternatives: Vec<super::Alternative>,
     pub(super) extrapolation: Option<super::Extrapolation>,
     pub(super) set_aside: Option<super::SetAside>,
+    pub(super) outlier: Option<super::Outlier>,
 }
 
 /// The check of [`Fitter::resolution`](crate::fit::Fitter::resolution):
@@ -146,6 +147,7 @@ impl Fit {
             alternatives: Vec::new(),
             extrapolation: None,
             set_aside: None,
+            outlier: None,
         }
     }
 
@@ -219,6 +221,13 @@ impl Fit {
     /// chosen instead ([`Fitter::prefer_nonnegative`](super::Fitter::prefer_nonnegative)).
     pub fn set_aside(&self) -> Option<&super::SetAside> {
         self.set_aside.as_ref()
+    }
+
+    /// The point the fit left out, if the others contradicted it
+    /// ([`Fitter::robust`](super::Fitter::robust)); it stays in
+    /// [`Fit::points`], and the statistics are those of the other points.
+    pub fn outlier(&self) -> Option<&super::Outlier> {
+        self.outlier.as_ref()
     }
 
     /// The model in PMNF normal form, exact exponents

@@ -77,6 +77,7 @@ pub struct Fitter {
     /// Extra-P's cleaning of the final fit's constant ([`Fitter::extrap_compatible`]).
     extrap_final_constant: bool,
     pub(super) prefer_nonnegative: bool,
+    pub(super) robust: bool,
     pub(super) significance: Option<f64>,
     pub(super) resolution: Option<f64>,
 }
@@ -100,6 +101,7 @@ impl Default for Fitter {
             numpy_rank_truncation: false,
             extrap_final_constant: false,
             prefer_nonnegative: true,
+            robust: true,
             significance: Some(DEFAULT_SIGNIFICANCE),
             resolution: None,
         }
@@ -155,6 +157,7 @@ impl Fitter {
         f.numpy_rank_truncation = true;
         f.extrap_final_constant = true;
         f.prefer_nonnegative = false;
+        f.robust = false;
         f
     }
 
@@ -183,6 +186,37 @@ impl Fitter {
     /// ```
     pub fn prefer_nonnegative(mut self, on: bool) -> Fitter {
         self.prefer_nonnegative = on;
+        self
+    }
+
+    /// Leave out one interior point that the others contradict (default
+    /// on; off in [`Fitter::extrap_compatible`]): a single-parameter fit of
+    /// 5 to 64 sizes is made again without each interior point in turn, and
+    /// the point furthest off the model of the others, if at least 10 times
+    /// their largest relative residual (at least 1 %) off it, is left out
+    /// and named ([`Fit::outlier`](super::Fit::outlier)). A first or last
+    /// point is kept: off the others' model it cannot be told from a change
+    /// of growth.
+    ///
+    /// ```
+    /// use pattern_core::fit::{Fitter, TermClass};
+    ///
+    /// // 100·x³ + 1000 at x = 4..64, the value at 16 ten times too low.
+    /// let points: Vec<(f64, f64)> = [4.0, 8.0, 16.0, 32.0, 64.0]
+    ///     .iter()
+    ///     .map(|&x| {
+    ///         let y = 100.0 * x * x * x + 1000.0;
+    ///         (x, if x == 16.0 { y / 10.0 } else { y })
+    ///     })
+    ///     .collect();
+    /// let fit = Fitter::default().fit(&points).unwrap();
+    /// assert_eq!(fit.class(), Some(TermClass::extrap(3, 1, 0)));
+    /// let left_out = fit.outlier().unwrap();
+    /// assert_eq!(left_out.x, 16.0);
+    /// assert!((left_out.ratio() - 0.1).abs() < 1e-9);
+    /// ```
+    pub fn robust(mut self, on: bool) -> Fitter {
+        self.robust = on;
         self
     }
 
