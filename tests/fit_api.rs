@@ -606,3 +606,25 @@ fn harness_resolution_is_the_clock_overhead_per_call() {
     let copied = Measurement::from_samples("copy", m.sizes().to_vec());
     assert_eq!(copied.resolution_ns(), None);
 }
+
+#[test]
+fn noise_test_keeps_growth_on_four_sizes() {
+    // 0.2·x² at x = 20..50, each size's median off the curve by 1.5–3 %
+    // (scatter between sizes), its 5 repetitions within ±0.3 %: the values
+    // grow 6x, and the best term is significant against the effective
+    // number of tests of 4 sizes, 2·3, where against all 42 hypotheses it
+    // was not.
+    let offsets = [1.03, 0.985, 1.015, 0.97];
+    let mut points = Vec::new();
+    for (x, off) in [20.0, 30.0, 40.0, 50.0].into_iter().zip(offsets) {
+        for r in [0.997, 0.999, 1.0, 1.001, 1.003] {
+            points.push((x, 0.2 * x * x * off * r));
+        }
+    }
+    let fit = Fitter::default().fit(&points).unwrap();
+    assert_ne!(fit.class(), Some(TermClass::CONSTANT), "{fit}");
+    let t = fit.significance().unwrap();
+    assert!(t.significant, "{t:?}");
+    assert!((t.threshold - 0.01 / 6.0).abs() < 1e-15, "{t:?}");
+    assert!(t.p_value > 0.01 / 42.0, "{t:?}");
+}

@@ -5,11 +5,9 @@
 //! left out: off the others' model it cannot be told from a change of
 //! growth there.
 
-use super::extrapolation::Curve;
 use super::settings::Fitter;
 use super::single::Single;
 use crate::fit::error::FitError;
-use crate::fit::hypothesis::TermClass;
 
 /// The most distinct sizes the check runs on: it fits the data once per
 /// interior point, so its cost grows as the square of the points.
@@ -53,27 +51,12 @@ impl Outlier {
     }
 }
 
-/// A single-parameter model's value at `x`.
-fn value_at(single: &Single, x: f64) -> f64 {
-    let terms: Vec<(TermClass, f64)> = single
-        .classes
-        .iter()
-        .copied()
-        .zip(single.coefficients[1..].iter().copied())
-        .collect();
-    Curve {
-        constant: single.coefficients[0],
-        terms: &terms,
-    }
-    .at(x)
-}
-
 /// Whether `single`, fitted on `xs`, `ys`, leaves a point at least
 /// [`GATE`] off.
 fn leaves_a_point_off(single: &Single, xs: &[f64], ys: &[f64]) -> bool {
     xs.iter()
         .zip(ys)
-        .any(|(&x, &y)| relative(y, value_at(single, x)) >= GATE)
+        .any(|(&x, &y)| relative(y, single.at(x)) >= GATE)
 }
 
 impl Fitter {
@@ -109,9 +92,9 @@ impl Fitter {
             let scatter = xs_i
                 .iter()
                 .zip(&ys_i)
-                .map(|(&x, &y)| relative(y, value_at(&single, x)))
+                .map(|(&x, &y)| relative(y, single.at(x)))
                 .fold(0.0, f64::max);
-            let expected = value_at(&single, xs[i]);
+            let expected = single.at(xs[i]);
             let off = relative(ys[i], expected) / scatter.max(FLOOR);
             if off >= FACTOR && worst.as_ref().is_none_or(|(w, _, _)| off > *w) {
                 let outlier = Outlier {

@@ -57,9 +57,34 @@ impl Fitter {
         if let (Some(alpha), Some(errors), false) =
             (self.significance, errors, best_terms.is_empty())
         {
-            let cols: Vec<&[f64]> = best_terms.iter().map(|&h| columns[h].as_slice()).collect();
-            let terms: Vec<TermClass> = best_terms.iter().map(|&h| classes[h]).collect();
-            tested = significance::test(ys, errors, &cols, &terms, evaluated - 1, alpha);
+            let test = |terms: &[usize]| {
+                let cols: Vec<&[f64]> = terms.iter().map(|&h| columns[h].as_slice()).collect();
+                let classes: Vec<TermClass> = terms.iter().map(|&h| classes[h]).collect();
+                significance::test(ys, errors, &cols, &classes, evaluated - 1, alpha)
+            };
+            tested = test(&best_terms);
+            if tested.as_ref().is_some_and(|t| !t.significant) {
+                // The test is of the family: the data lie beyond the noise
+                // if any hypothesis of as many terms does, at the same
+                // corrected level. The one cross-validation chose may fit
+                // the points less closely than another (a high power on 4
+                // sizes) and be the weaker witness.
+                let strongest = scored
+                    .iter()
+                    .filter(|s| s.classes.len() == best_terms.len())
+                    .filter_map(|s| {
+                        let terms: Vec<usize> = s
+                            .classes
+                            .iter()
+                            .filter_map(|c| classes.iter().position(|k| k == c))
+                            .collect();
+                        test(&terms)
+                    })
+                    .min_by(|a, b| a.p_value.total_cmp(&b.p_value));
+                if strongest.as_ref().is_some_and(|t| t.significant) {
+                    tested = strongest;
+                }
+            }
             if tested.as_ref().is_some_and(|t| !t.significant) {
                 best = engine.constant();
                 best_terms.clear();
@@ -92,7 +117,7 @@ impl Fitter {
             }
         }
         let others = alternatives::alternatives(
-            &self.var,
+            param,
             &alternatives::Scored {
                 classes: best_terms.iter().map(|&h| classes[h]).collect(),
                 coefficients: best.coefficients.clone(),
@@ -236,6 +261,21 @@ pub(crate) struct Single {
 }
 
 impl Single {
+    /// The model's value at `x`.
+    pub(super) fn at(&self, x: f64) -> f64 {
+        let terms: Vec<(TermClass, f64)> = self
+            .classes
+            .iter()
+            .copied()
+            .zip(self.coefficients[1..].iter().copied())
+            .collect();
+        Curve {
+            constant: self.coefficients[0],
+            terms: &terms,
+        }
+        .at(x)
+    }
+
     pub(super) fn into_fit(self, var: &str, xs: Vec<f64>, ys: Vec<f64>) -> Fit {
         let fitted = self
             .classes
