@@ -60,8 +60,8 @@ pub mod stats;
 
 pub use error::FitError;
 pub use fitter::{
-    Aggregate, Alternative, Extrapolation, Fit, FitStats, FittedTerm, Fitter, Resolution, SetAside,
-    within_noise,
+    Aggregate, Alternative, Extrapolation, Fit, FitStats, FittedTerm, Fitter, MAX_SEGMENTED_POINTS,
+    Outlier, Resolution, Segmentation, Segmented, SetAside, within_noise,
 };
 pub use hypothesis::{HypothesisSpace, TermClass};
 pub use num_rational::Rational64;

@@ -9,6 +9,7 @@ mod extrapolation;
 mod multi;
 mod outlier;
 mod result;
+mod segmented;
 mod settings;
 mod single;
 
@@ -19,6 +20,7 @@ pub use alternatives::{Alternative, within_noise};
 pub use extrapolation::{Extrapolation, SetAside};
 pub use outlier::Outlier;
 pub use result::{Fit, FitStats, FittedTerm, Resolution};
+pub use segmented::{MAX_SEGMENTED_POINTS, Segmentation, Segmented};
 pub use settings::{Aggregate, Fitter};
 
 impl Fitter {
@@ -105,7 +107,7 @@ impl Fitter {
 
     /// The single-parameter fit of `data` in `param`, with its outlier left
     /// out ([`Fitter::robust`]).
-    fn fit_one(&self, param: &str, data: Data) -> Result<Fit, FitError> {
+    pub(super) fn fit_one(&self, param: &str, data: Data) -> Result<Fit, FitError> {
         let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
         let errors = data.errors.as_deref();
         let mut single = self.fit_line(param, &xs, &data.values, errors)?;
@@ -126,7 +128,7 @@ impl Fitter {
 
 /// The fit, or [`FitError::Overflow`] where values near `f64::MAX` made its
 /// coefficients or its residuals overflow: a model `1e999` is no model.
-fn finite(fit: Fit) -> Result<Fit, FitError> {
+pub(super) fn finite(fit: Fit) -> Result<Fit, FitError> {
     let coefficients =
         std::iter::once(fit.constant()).chain(fit.terms().iter().map(|t| t.coefficient));
     let rss = fit.stats().rss;
