@@ -819,3 +819,37 @@ fn fit_names_the_point_it_leaves_out() {
     let doc = json(&["fit", &data, "--extrap-compatible"]);
     assert!(doc["series"][0]["fit"]["outlier"].is_null());
 }
+
+#[test]
+fn fit_reports_two_models_and_the_change() {
+    // log2(p) below 22, p² from it (Extra-P's segmented case, generated).
+    let mut text =
+        String::from("PARAMETER p\nPOINTS 4 8 12 16 20 24 28 32 36 40\nREGION main\nMETRIC time\n");
+    for k in 1..=10 {
+        let p = f64::from(4 * k);
+        text.push_str(&format!(
+            "DATA {}\n",
+            if p >= 22.0 { p * p } else { p.log2() }
+        ));
+    }
+    let data = temp_file("segmented.txt", &text);
+    let doc = json(&["fit", &data]);
+    let s = &doc["series"][0]["fit"]["segments"];
+    assert_eq!(s["last_of_first"], 20.0, "{s}");
+    assert_eq!(s["first_of_second"], 24.0);
+    assert_eq!(s["first"], "log2(p)");
+    assert_eq!(s["second"], "p^2");
+    let model = Expr::parse(s["model"].as_str().unwrap()).unwrap();
+    assert_eq!(model.eval(&[("p", 16.0)]).unwrap(), 4.0);
+    assert_eq!(model.eval(&[("p", 28.0)]).unwrap(), 784.0);
+    // The alternatives are written in the file's parameter.
+    for a in doc["series"][0]["fit"]["alternatives"].as_array().unwrap() {
+        assert!(!a["model"].as_str().unwrap().contains('x'), "{a}");
+    }
+    // One function throughout: no segments.
+    let linear = temp_file(
+        "linear.txt",
+        "PARAMETER p\nPOINTS 1 2 3 4 5 6 7\nDATA 2\nDATA 4\nDATA 6\nDATA 8\nDATA 10\nDATA 12\nDATA 14\n",
+    );
+    assert!(json(&["fit", &linear])["series"][0]["fit"]["segments"].is_null());
+}

@@ -10,7 +10,7 @@ use super::error::{CliError, excerpt};
 use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
 use pattern_core::fit::extrap_io::{Experiment, Series, is_json_path};
-use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, HypothesisSpace, stats};
+use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, HypothesisSpace, Segmentation, stats};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::path::PathBuf;
@@ -145,6 +145,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
                 report_fit(&mut text, fit, &experiment.parameters);
                 let mut json = fit_json(fit);
                 json["at"] = at_points(&mut text, fit, &args.at)?;
+                json["segments"] = segments(&mut text, &fitter, series, fit)?;
                 json
             }
             Err(e) => {
@@ -270,6 +271,57 @@ fn report_fit(text: &mut Text, fit: &Fit, parameters: &[String]) {
             text.row(4, 20, "growth turns at", beyond(x));
         }
     }
+}
+
+/// The relative residual beyond which a fit is searched for a change of
+/// function: a model that fits every point within 5 % leaves none to find.
+const SEGMENT_GATE: f64 = 0.05;
+
+/// Two models and the change between them, where one model leaves a point
+/// more than [`SEGMENT_GATE`] off and the criterion of
+/// [`Fitter::fit_segmented`] prefers two; `null` otherwise.
+fn segments(
+    text: &mut Text,
+    fitter: &Fitter,
+    series: &Series,
+    fit: &Fit,
+) -> Result<Value, CliError> {
+    let [param] = fit.params() else {
+        return Ok(Value::Null);
+    };
+    let off = fit.points().iter().any(|(c, y)| {
+        let m = fit
+            .model()
+            .eval(&[(param.as_str(), c[0])])
+            .unwrap_or(f64::NAN);
+        // A model that cannot be evaluated there (NaN) leaves it off too.
+        (y - m).abs() > SEGMENT_GATE * y.abs() || m.is_nan()
+    });
+    if !off {
+        return Ok(Value::Null);
+    }
+    let found = fitter.clone().var(param).fit_segmented(&series.points());
+    let Ok(Segmentation::Two(s)) = found else {
+        return Ok(Value::Null);
+    };
+    text.line(format!(
+        "    segmented: {param} ≤ {}: {:.6}; {param} ≥ {}: {:.6} (BIC {} against {} for one model)",
+        num(s.last_of_first),
+        s.first.model(),
+        num(s.first_of_second),
+        s.second.model(),
+        num(s.bic.1),
+        num(s.bic.0)
+    ));
+    text.row(4, 20, "as one model", format!("{:.6}", s.model()));
+    Ok(json!({
+        "last_of_first": json_num(s.last_of_first),
+        "first_of_second": json_num(s.first_of_second),
+        "first": format!("{:#}", s.first.model()),
+        "second": format!("{:#}", s.second.model()),
+        "model": format!("{:#}", s.model()),
+        "bic": [json_num(s.bic.0), json_num(s.bic.1)],
+    }))
 }
 
 /// Refuses points that bind a name the file has no parameter for, or
