@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Time `pattern fit` against Extra-P's command line on Extra-P's own test
+data, file by file, process start included (not needed by CI).
+
+1. Installs Extra-P from PyPI into a virtual environment (default
+   /tmp/pattern-extrap-venv, or $EXTRAP_VENV) unless it is there.
+2. Builds `pattern` in release mode.
+3. For every input file under DIR (a checkout of Extra-P's `tests/data`:
+   `text/`, `json/`, `jsonlines/`, `talpas/`; CUBE sets and experiment files
+   are left out), runs `extrap --FORMAT FILE` and `pattern fit FILE` in
+   turn, ROUNDS times each, and keeps each one's median wall time.
+4. Reports, per format and in all: the files, the time of each tool summed,
+   the ratio of the sums and the median ratio per file, and the files
+   `pattern fit` could not read or fit in part (with its message).
+
+Usage: python3 scripts/extrap_speed.py DIR [--rounds N] [--json OUT]
+(DIR: e.g. `git clone https://github.com/extra-p/extrap` and its tests/data.)
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
+
+# Extra-P's input option for each directory of its test data.
+FORMATS = {"text": "--text", "json": "--json", "jsonlines": "--json", "talpas": "--talpas"}
+
+
+def extrap_binary():
+    """The `extrap` command of the virtual environment, installed once."""
+    extrap = VENV / "bin" / "extrap"
+    if not extrap.exists():
+        print(f"creating {VENV} and installing extrap from PyPI ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "extrap"], check=True)
+    return str(extrap)
+
+
+def pattern_binary():
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "pattern"], cwd=ROOT, check=True)
+    return str(ROOT / "target" / "release" / "pattern")
+
+
+def inputs(data):
+    """(format directory, option, file) for every input file under `data`."""
+    found = []
+    for directory, option in FORMATS.items():
+        base = data / directory
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and path.suffix.lower() in (".txt", ".json", ".jsonl"):
+                found.append((directory, option, path))
+    return found
+
+
+def timed(command):
+    start = time.perf_counter()
+    run = subprocess.run(command, capture_output=True, text=True)
+    return time.perf_counter() - start, run
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path, help="Extra-P's tests/data directory")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="write every file's times here")
+    args = parser.parse_args()
+    if not args.data.is_dir():
+        sys.exit(f"{args.data}: not a directory")
+    extrap, pattern = extrap_binary(), pattern_binary()
+    rows = []
+    for directory, option, path in inputs(args.data):
+        extrap_times, pattern_times = [], []
+        for _ in range(args.rounds):
+            t, e = timed([extrap, option, str(path), "--disable-progress"])
+            extrap_times.append(t)
+            t, p = timed([pattern, "fit", str(path)])
+            pattern_times.append(t)
+        if p.returncode == 0:
+            outcome = "ok"
+        elif "no model:" in p.stdout:
+            outcome = "partial: " + next(l.strip() for l in p.stdout.splitlines() if "no model:" in l)
+        else:
+            outcome = "error: " + (p.stderr.strip().splitlines() or ["?"])[0]
+        rows.append({
+            "format": directory,
+            "file": str(path.relative_to(args.data)),
+            "extrap_s": statistics.median(extrap_times),
+            "extrap_ok": e.returncode == 0,
+            "pattern_s": statistics.median(pattern_times),
+            "pattern": outcome,
+        })
+    print(f"Extra-P's command line against `pattern fit` on {args.data}, {args.rounds} rounds, medians\n")
+    print("| format | files | Extra-P read | pattern read | Extra-P s | pattern s | ratio of sums | median ratio |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name in list(FORMATS) + ["all"]:
+        chosen = [r for r in rows if name in ("all", r["format"])]
+        if not chosen:
+            continue
+        e = sum(r["extrap_s"] for r in chosen)
+        p = sum(r["pattern_s"] for r in chosen)
+        ratio = statistics.median(r["extrap_s"] / r["pattern_s"] for r in chosen)
+        read_e = sum(r["extrap_ok"] for r in chosen)
+        read_p = sum(not r["pattern"].startswith("error") for r in chosen)
+        print(f"| {name} | {len(chosen)} | {read_e} | {read_p} | {e:.2f} | {p:.3f} | {e / p:.0f}x | {ratio:.0f}x |")
+    failed = [r for r in rows if r["pattern"] != "ok"]
+    if failed:
+        print("\nFiles `pattern fit` did not read or fit whole:")
+        for r in failed:
+            print(f"- {r['file']}: {r['pattern']}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
