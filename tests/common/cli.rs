@@ -85,3 +85,12 @@ pub fn field(text: &str, label: &str) -> f64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no number after `{label}` in `{line}`"))
 }
+
+/// A file of `contents` in a directory of this test run, named `name`.
+pub fn temp_file(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("pattern-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.display().to_string()
+}

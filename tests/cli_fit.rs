@@ -1,0 +1,158 @@
+//! `pattern fit` beyond reading Extra-P's text: decaying models behind a
+//! switch, Talpas files told by their content, where a model stops
+//! holding (`--at`, negative from, the model set aside), the point left
+//! out, and two models with the change between them.
+
+mod common;
+
+use common::cli::*;
+
+use pattern_core::Expr;
+
+#[test]
+fn fit_searches_decaying_models_behind_a_switch() {
+    // 5 + 1000·p^(-1/2), noise-free, at p = 2..32.
+    let mut text = String::from("PARAMETER p\nPOINTS 2 4 8 16 32\n");
+    for p in [2.0f64, 4.0, 8.0, 16.0, 32.0] {
+        text.push_str(&format!("DATA {}\n", 5.0 + 1000.0 / p.sqrt()));
+    }
+    let decaying = temp_file("decaying.txt", &text);
+    let plain = json(&["fit", &decaying]);
+    assert_eq!(plain["negative_exponents"], false);
+    let model = plain["series"][0]["fit"]["model"].as_str().unwrap();
+    assert!(!model.contains("^(-1/2)"), "{model}");
+    let with = json(&["fit", &decaying, "--negative-exponents"]);
+    assert_eq!(with["negative_exponents"], true);
+    let model = with["series"][0]["fit"]["model"].as_str().unwrap();
+    let expected = Expr::parse("1000 * p^(-1/2) + 5").unwrap();
+    assert!(
+        Expr::parse(model).unwrap().approx_eq(&expected, 1e-9),
+        "{model}"
+    );
+}
+
+#[test]
+fn fit_reads_talpas_files_by_their_content() {
+    // Talpas: JSON Lines with `;` between the fields, in a `.txt` file.
+    let mut text = String::new();
+    for x in [2, 4, 8, 16, 32, 64] {
+        for noise in [0.99, 1.0, 1.01] {
+            let value = 20.0 * f64::from(x) * noise;
+            text.push_str(&format!(
+                "{{\"parameters\":{{\"x\":{x}}};\"metric\":\"time\";\"callpath\":\"compute\";\"value\":{value}}}\n"
+            ));
+        }
+    }
+    let talpas = temp_file("talpas_linear.txt", &text);
+    let doc = json(&["fit", &talpas]);
+    let series = &doc["series"][0];
+    assert_eq!(series["region"], "compute");
+    assert_eq!(series["fit"]["class"], "O(x)", "{doc}");
+    // A malformed line is named with its position.
+    let broken = temp_file(
+        "talpas_broken.txt",
+        &text.replacen("\"value\":", "\"value\";", 1),
+    );
+    let err = fails(&["fit", &broken]);
+    assert!(err.contains("line 1, column"), "{err}");
+}
+
+#[test]
+fn fit_says_where_a_model_stops_holding() {
+    // A flat noisy series, and 93.4 − 6.55·log2(p) exactly at p = 2^9..2^14.
+    let mut text = String::from("PARAMETER p\nPOINTS 512 1024 2048 4096 8192 16384\n");
+    text.push_str("REGION flat\nMETRIC time\n");
+    for v in [14.66, 14.22, 15.27, 14.89, 14.63, 14.22] {
+        text.push_str(&format!("DATA {v}\n"));
+    }
+    text.push_str("REGION met3\nMETRIC time\n");
+    for k in 9..=14 {
+        text.push_str(&format!("DATA {}\n", 93.4 - 6.55 * f64::from(k)));
+    }
+    let data = temp_file("extrapolate.txt", &text);
+    let doc = json(&["fit", &data, "--at", "p=65536"]);
+    let flat = &doc["series"][0]["fit"];
+    assert_eq!(flat["class"], "O(1)", "{doc}");
+    let aside = &flat["set_aside"];
+    let model = aside["model"].as_str().unwrap();
+    assert!(model.starts_with('-') && model.contains("p^"), "{aside}");
+    assert!(aside["negative_from"].as_f64().unwrap() < 16.0 * 16384.0);
+    let met = &doc["series"][1]["fit"];
+    let root = 2f64.powf(93.4 / 6.55);
+    let from = met["extrapolation"]["negative_from"].as_f64().unwrap();
+    assert!((from - root).abs() < 1e-6 * root, "{met}");
+    assert!(met["set_aside"].is_null());
+    let at = &met["at"][0];
+    assert_eq!(at["beyond_largest"]["p"], 4.0);
+    assert!((at["value"].as_f64().unwrap() - (93.4 - 6.55 * 16.0)).abs() < 1e-9);
+    let text = stdout(&run(&["fit", &data, "--at", "p=65536"]));
+    assert!(text.contains("4x the largest p measured"), "{text}");
+    assert!(text.contains("negative from"), "{text}");
+    // Points that do not match the file's parameters are refused.
+    let err = fails(&["fit", &data, "--at", "q=4"]);
+    assert!(
+        err.contains("no parameter `q`") && err.contains("p"),
+        "{err}"
+    );
+    let two = temp_file(
+        "two.txt",
+        "PARAMETER p\nPARAMETER n\nPOINTS (1 1) (2 1) (4 1)\nDATA 1\nDATA 2\nDATA 3\n",
+    );
+    let err = fails(&["fit", &two, "--at", "p=8"]);
+    assert!(err.contains("`n` has none"), "{err}");
+}
+
+#[test]
+fn fit_names_the_point_it_leaves_out() {
+    // 100·x³ + 1000 at x = 4..64, the value at 16 ten times too low.
+    let mut text = String::from("PARAMETER x\nPOINTS 4 8 16 32 64\n");
+    for x in [4.0f64, 8.0, 16.0, 32.0, 64.0] {
+        let y = 100.0 * x.powi(3) + 1000.0;
+        text.push_str(&format!("DATA {}\n", if x == 16.0 { y / 10.0 } else { y }));
+    }
+    let data = temp_file("outlier.txt", &text);
+    let doc = json(&["fit", &data]);
+    let fit = &doc["series"][0]["fit"];
+    assert_eq!(fit["class"], "O(x^3)", "{fit}");
+    assert_eq!(fit["outlier"]["x"], 16.0);
+    assert!((fit["outlier"]["expected"].as_f64().unwrap() - 410600.0).abs() < 1e-3);
+    let text = stdout(&run(&["fit", &data]));
+    assert!(text.contains("left out: x = 16"), "{text}");
+    // Extra-P's choices keep every point.
+    let doc = json(&["fit", &data, "--extrap-compatible"]);
+    assert!(doc["series"][0]["fit"]["outlier"].is_null());
+}
+
+#[test]
+fn fit_reports_two_models_and_the_change() {
+    // log2(p) below 22, p² from it (Extra-P's segmented case, generated).
+    let mut text =
+        String::from("PARAMETER p\nPOINTS 4 8 12 16 20 24 28 32 36 40\nREGION main\nMETRIC time\n");
+    for k in 1..=10 {
+        let p = f64::from(4 * k);
+        text.push_str(&format!(
+            "DATA {}\n",
+            if p >= 22.0 { p * p } else { p.log2() }
+        ));
+    }
+    let data = temp_file("segmented.txt", &text);
+    let doc = json(&["fit", &data]);
+    let s = &doc["series"][0]["fit"]["segments"];
+    assert_eq!(s["last_of_first"], 20.0, "{s}");
+    assert_eq!(s["first_of_second"], 24.0);
+    assert_eq!(s["first"], "log2(p)");
+    assert_eq!(s["second"], "p^2");
+    let model = Expr::parse(s["model"].as_str().unwrap()).unwrap();
+    assert_eq!(model.eval(&[("p", 16.0)]).unwrap(), 4.0);
+    assert_eq!(model.eval(&[("p", 28.0)]).unwrap(), 784.0);
+    // The alternatives are written in the file's parameter.
+    for a in doc["series"][0]["fit"]["alternatives"].as_array().unwrap() {
+        assert!(!a["model"].as_str().unwrap().contains('x'), "{a}");
+    }
+    // One function throughout: no segments.
+    let linear = temp_file(
+        "linear.txt",
+        "PARAMETER p\nPOINTS 1 2 3 4 5 6 7\nDATA 2\nDATA 4\nDATA 6\nDATA 8\nDATA 10\nDATA 12\nDATA 14\n",
+    );
+    assert!(json(&["fit", &linear])["series"][0]["fit"]["segments"].is_null());
+}
