@@ -2,6 +2,9 @@
 //! their data generated here (one function below a size, another from
 //! it), and smooth noisy data that must stay one model.
 
+mod common;
+
+use common::extrap_approx;
 use pattern_core::fit::{Fit, Fitter, Segmentation, TermClass};
 
 /// `f` below `change`, `g` from it, at `ps`.
@@ -16,25 +19,13 @@ fn data(
         .collect()
 }
 
-/// Extra-P's `assertApprox(places=6)`.
-fn approx(expected: f64, got: f64) -> bool {
-    let diff = (got - expected).abs();
-    let reference = expected.abs().min(got.abs());
-    let scaled = if reference != 0.0 {
-        diff / 10f64.powi(reference.log10() as i32 + 1)
-    } else {
-        diff
-    };
-    (scaled * 1e6).round() == 0.0
-}
-
 /// Whether `fit` is `constant + coefficient·class`.
 fn is(fit: &Fit, constant: f64, coefficient: f64, class: TermClass) -> bool {
     fit.class() == Some(class)
-        && approx(constant, fit.constant())
+        && extrap_approx(constant, fit.constant())
         && fit
             .leading_coefficient()
-            .is_some_and(|c| approx(coefficient, c))
+            .is_some_and(|c| extrap_approx(coefficient, c))
 }
 
 fn two(points: &[(f64, f64)]) -> pattern_core::fit::Segmented {

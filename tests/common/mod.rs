@@ -22,6 +22,21 @@ pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static)
         .expect("no panic on a small stack")
 }
 
+/// Extra-P's `assertApprox(places=6)` (its `tests/modelling_testcase.py`):
+/// equal to 6 digits after scaling both by the order of magnitude of the
+/// smaller.
+#[allow(dead_code)] // (each test binary compiles `common`; some never call it)
+pub fn extrap_approx(expected: f64, got: f64) -> bool {
+    let diff = (got - expected).abs();
+    let reference = expected.abs().min(got.abs());
+    let scaled = if reference != 0.0 {
+        diff / 10f64.powi(reference.log10() as i32 + 1)
+    } else {
+        diff
+    };
+    (scaled * 1e6).round() == 0.0
+}
+
 pub mod allocation;
 pub mod cli;
 pub mod runs;

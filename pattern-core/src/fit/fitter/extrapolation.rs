@@ -56,19 +56,26 @@ pub struct SetAside {
 }
 
 /// A single-parameter model `c0 + Σ c_k·t_k(x)`.
-pub(crate) struct Curve<'a> {
-    pub constant: f64,
-    pub terms: &'a [(TermClass, f64)],
+pub(crate) struct Curve {
+    constant: f64,
+    terms: Vec<(TermEval, f64)>,
 }
 
-impl Curve<'_> {
-    pub(crate) fn at(&self, x: f64) -> f64 {
-        self.constant
-            + self
-                .terms
+impl Curve {
+    /// The model of `classes` with `coefficients`, the constant first.
+    pub(crate) fn new(classes: &[TermClass], coefficients: &[f64]) -> Curve {
+        Curve {
+            constant: coefficients[0],
+            terms: classes
                 .iter()
-                .map(|&(class, c)| c * TermEval::new(class).eval(x))
-                .sum::<f64>()
+                .map(|&class| TermEval::new(class))
+                .zip(coefficients[1..].iter().copied())
+                .collect(),
+        }
+    }
+
+    pub(crate) fn at(&self, x: f64) -> f64 {
+        self.constant + self.terms.iter().map(|(t, c)| c * t.eval(x)).sum::<f64>()
     }
 
     /// Its slope's sign at `x`, from a step of 1/1000 of `x`.
@@ -141,11 +148,7 @@ mod tests {
     #[test]
     fn a_falling_log_turns_negative_where_it_crosses_zero() {
         // 93.4 − 6.55·log2(x): zero at x = 2^(93.4/6.55).
-        let terms = [(TermClass::extrap(0, 1, 1), -6.55)];
-        let curve = Curve {
-            constant: 93.4,
-            terms: &terms,
-        };
+        let curve = Curve::new(&[TermClass::extrap(0, 1, 1)], &[93.4, -6.55]);
         let e = curve.extrapolation(64.0);
         let root = 2f64.powf(93.4 / 6.55);
         let x = e.negative_from.unwrap();
@@ -160,25 +163,15 @@ mod tests {
     fn growth_that_turns_is_found_and_a_rising_model_never_turns_negative() {
         // 10·x − x·log2(x) rises until log2(x) = 1/ln 2 − ... : its slope
         // 10 − log2(x) − 1/ln 2 is zero at x = 2^(10 − 1/ln 2).
-        let terms = [
-            (TermClass::extrap(1, 1, 0), 10.0),
-            (TermClass::extrap(1, 1, 1), -1.0),
-        ];
-        let curve = Curve {
-            constant: 0.0,
-            terms: &terms,
-        };
+        let classes = [TermClass::extrap(1, 1, 0), TermClass::extrap(1, 1, 1)];
+        let curve = Curve::new(&classes, &[0.0, 10.0, -1.0]);
         let e = curve.extrapolation(4.0);
         let top = 2f64.powf(10.0 - 1.0 / std::f64::consts::LN_2);
         let x = e.growth_turns_at.unwrap();
         assert!((x - top).abs() <= 2e-3 * top, "{x} vs {top}");
         // It reaches zero at 2^10.
         assert!((e.negative_from.unwrap() - 1024.0).abs() < 1e-6);
-        let rising = [(TermClass::extrap(1, 1, 1), 3.0)];
-        let curve = Curve {
-            constant: -5.0,
-            terms: &rising,
-        };
+        let curve = Curve::new(&[TermClass::extrap(1, 1, 1)], &[-5.0, 3.0]);
         let e = curve.extrapolation(8.0);
         assert_eq!((e.negative_from, e.growth_turns_at), (None, None));
     }

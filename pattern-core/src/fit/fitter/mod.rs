@@ -36,16 +36,22 @@ impl Fitter {
     /// hypotheses with a log factor are left out
     /// ([`Fit::log_terms_dropped`] tells).
     pub fn fit(&self, points: &[(f64, f64)]) -> Result<Fit, FitError> {
+        let data = self.single_data(points)?;
+        self.fit_one(&self.var, data)
+    }
+
+    /// The options checked and `(x, y)` points prepared for a fit in the
+    /// fitter's variable.
+    pub(super) fn single_data(&self, points: &[(f64, f64)]) -> Result<Data, FitError> {
         self.check_options()?;
         let params = [self.var.clone()];
-        let data = Data::prepare(
+        Data::prepare(
             &params,
             points.len(),
             |i| std::slice::from_ref(&points[i].0),
             |i| points[i].1,
             self,
-        )?;
-        self.fit_one(&self.var, data)
+        )
     }
 
     /// Fits a model in several parameters, like Extra-P's multi-parameter

@@ -3,7 +3,6 @@
 //! algorithm that switches method at a size): Extra-P 4.2's segmented
 //! modeler, chosen here by the Bayesian information criterion.
 
-use super::data::Data;
 use super::settings::Fitter;
 use super::single::Single;
 use super::{Fit, finite};
@@ -118,15 +117,7 @@ impl Fitter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fit_segmented(&self, points: &[(f64, f64)]) -> Result<Segmentation, FitError> {
-        self.check_options()?;
-        let params = [self.var.clone()];
-        let data = Data::prepare(
-            &params,
-            points.len(),
-            |i| std::slice::from_ref(&points[i].0),
-            |i| points[i].1,
-            self,
-        )?;
+        let data = self.single_data(points)?;
         let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
         let ys = data.values.clone();
         let n = xs.len();

@@ -263,40 +263,13 @@ pub(crate) struct Single {
 impl Single {
     /// The model's value at `x`.
     pub(super) fn at(&self, x: f64) -> f64 {
-        let terms: Vec<(TermClass, f64)> = self
-            .classes
-            .iter()
-            .copied()
-            .zip(self.coefficients[1..].iter().copied())
-            .collect();
-        Curve {
-            constant: self.coefficients[0],
-            terms: &terms,
-        }
-        .at(x)
+        Curve::new(&self.classes, &self.coefficients).at(x)
     }
 
     pub(super) fn into_fit(self, var: &str, xs: Vec<f64>, ys: Vec<f64>) -> Fit {
-        let fitted = self
-            .classes
-            .iter()
-            .zip(&self.coefficients[1..])
-            .map(|(&class, &coefficient)| FittedTerm {
-                coefficient,
-                factors: vec![(var.to_string(), class)],
-            })
-            .collect();
+        let fitted = fitted_terms(var, &self.classes, &self.coefficients);
         let largest = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let terms: Vec<(TermClass, f64)> = self
-            .classes
-            .iter()
-            .copied()
-            .zip(self.coefficients[1..].iter().copied())
-            .collect();
-        let curve = Curve {
-            constant: self.coefficients[0],
-            terms: &terms,
-        };
+        let curve = Curve::new(&self.classes, &self.coefficients);
         let mut fit = Fit::new(
             vec![var.to_string()],
             self.coefficients[0],
@@ -313,6 +286,19 @@ impl Single {
         fit.set_aside = self.set_aside;
         fit
     }
+}
+
+/// The terms of `classes` in `var` with `coefficients` (the constant
+/// first, left out).
+fn fitted_terms(var: &str, classes: &[TermClass], coefficients: &[f64]) -> Vec<FittedTerm> {
+    classes
+        .iter()
+        .zip(&coefficients[1..])
+        .map(|(&class, &coefficient)| FittedTerm {
+            coefficient,
+            factors: vec![(var.to_string(), class)],
+        })
+        .collect()
 }
 
 /// What the preference for a model that stays non-negative chooses from.
@@ -336,15 +322,8 @@ impl Choice<'_> {
         terms: &[usize],
     ) -> Option<(search::Scored, Vec<usize>, SetAside)> {
         let largest = self.xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let curve_terms: Vec<(TermClass, f64)> = terms
-            .iter()
-            .map(|&h| self.classes[h])
-            .zip(best.coefficients[1..].iter().copied())
-            .collect();
-        let curve = Curve {
-            constant: best.coefficients[0],
-            terms: &curve_terms,
-        };
+        let classes: Vec<TermClass> = terms.iter().map(|&h| self.classes[h]).collect();
+        let curve = Curve::new(&classes, &best.coefficients);
         if terms.is_empty() || !best.cv_rss.is_finite() || curve.positive_up_to_16x(largest) {
             return None;
         }
@@ -356,17 +335,7 @@ impl Choice<'_> {
             candidates.push((constant.cv_rss, Vec::new()));
         }
         for s in self.scored {
-            let pairs: Vec<(TermClass, f64)> = s
-                .classes
-                .iter()
-                .copied()
-                .zip(s.coefficients[1..].iter().copied())
-                .collect();
-            let stays = Curve {
-                constant: s.coefficients[0],
-                terms: &pairs,
-            }
-            .positive_up_to_16x(largest);
+            let stays = Curve::new(&s.classes, &s.coefficients).positive_up_to_16x(largest);
             if stays && s.cv_rss.is_finite() && s.cv_rss <= limit {
                 let indices = s
                     .classes
@@ -386,13 +355,7 @@ impl Choice<'_> {
         let aside = SetAside {
             model: model_of(
                 best.coefficients[0],
-                &curve_terms
-                    .iter()
-                    .map(|&(class, coefficient)| FittedTerm {
-                        coefficient,
-                        factors: vec![(self.var.to_string(), class)],
-                    })
-                    .collect::<Vec<_>>(),
+                &fitted_terms(self.var, &classes, &best.coefficients),
             ),
             negative_from,
             cv_rss_ratio: rescored.cv_rss / best.cv_rss,
