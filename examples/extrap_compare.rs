@@ -1,7 +1,9 @@
 //! Our side of the Extra-P comparison (`scripts/extrap_compare.py` drives it):
 //! `generate FILE` writes the fixed synthetic suite of `tests/fit_suite` (200
 //! cases, 1–5 % noise) as one Extra-P text file, one REGION per case, and the
-//! true models to `FILE.truth.json`; `fit FILE [default|compatible]` fits
+//! true models to `FILE.truth.json`; `generate FILE oracle NOISE` writes
+//! Extra-P's 234 oracle functions twice with uniform noise of ±NOISE instead
+//! (`tests/fit_suite/oracle.rs`); `fit FILE [default|compatible]` fits
 //! every region of an Extra-P file and prints one JSON document with each
 //! model's class and the fitting time per model. `compatible` is Extra-P's
 //! absolute least squares (median of repetitions, as the script runs Extra-P).
@@ -16,18 +18,31 @@ use std::time::Instant;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("generate") if args.len() == 2 => generate(&args[1]),
+        Some("generate") if args.len() == 2 => generate(&args[1], fit_suite::suite()),
+        Some("generate") if args.len() == 4 && args[2] == "oracle" => {
+            let noise: f64 = args[3].parse()?;
+            if !(0.0..1.0).contains(&noise) {
+                return Err(format!("noise {noise}: give a fraction in [0, 1)").into());
+            }
+            generate(
+                &args[1],
+                fit_suite::oracle::noisy(noise, fit_suite::oracle::SEED),
+            )
+        }
         Some("fit") if (2..=3).contains(&args.len()) => {
             fit(&args[1], args.get(2).map_or("default", String::as_str))
         }
-        _ => Err("usage: extrap_compare generate FILE | fit FILE [default|compatible]".into()),
+        _ => Err(
+            "usage: extrap_compare generate FILE [oracle NOISE] | fit FILE [default|compatible]"
+                .into(),
+        ),
     }
 }
 
-fn generate(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+fn generate(path: &str, cases: Vec<fit_suite::Case>) -> Result<(), Box<dyn std::error::Error>> {
     let mut experiment = Experiment::new(&["x"]);
     let mut truth = Vec::new();
-    for case in fit_suite::suite() {
+    for case in cases {
         let region = format!("case_{:03}", case.id);
         for &(x, y) in &case.points {
             experiment.add(&region, "time", &[x], &[y]);

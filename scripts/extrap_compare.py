@@ -16,7 +16,7 @@
    5 %), how often pattern picks Extra-P's class where Extra-P's class is the
    true one, and the time per model of both from this one run.
 
-Usage: python3 scripts/extrap_compare.py [--out DIR] [--extrap-rounds N]
+Usage: python3 scripts/extrap_compare.py [--out DIR] [--extrap-rounds N] [--oracle-noise F]
 """
 
 import argparse
@@ -108,6 +108,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="/tmp/pattern-extrap-compare")
     parser.add_argument("--extrap-rounds", type=int, default=3)
+    parser.add_argument("--oracle-noise", type=float,
+                        help="instead of the synthetic suite, Extra-P's 234 oracle functions "
+                             "(test_basic_modeler.py) twice, 5 repetitions with uniform noise of "
+                             "this fraction, at p = 2..32")
     args = parser.parse_args()
     ensure_extrap()
 
@@ -117,7 +121,8 @@ def main():
     cargo = ["cargo", "run", "--quiet", "--release", "--example", "extrap_compare", "--"]
     env = dict(os.environ)
     env.setdefault("CARGO_TARGET_DIR", str(ROOT / "target"))
-    subprocess.run(cargo + ["generate", str(data)], cwd=ROOT, check=True, env=env)
+    suite = ["oracle", str(args.oracle_noise)] if args.oracle_noise is not None else []
+    subprocess.run(cargo + ["generate", str(data)] + suite, cwd=ROOT, check=True, env=env)
     truth = {t["region"]: dict(t, power=fraction(t["power"]), log=fraction(t["log"]))
              for t in json.loads(Path(f"{data}.truth.json").read_text())}
 
@@ -135,24 +140,29 @@ def main():
     extrap, extrap_seconds, version = extrap_models(str(data), args.extrap_rounds)
     regions = sorted(truth)
     extrap_right = [r for r in regions if same_class(extrap[r], truth[r])]
-    lines = [f"Extra-P {version} vs pattern on {len(regions)} synthetic cases "
-             f"(tests/fit_suite: 8 sizes 2^6..2^20, 5 repetitions, 1-5 % noise; median of repetitions)",
+    described = (f"Extra-P's oracle functions with ±{100 * args.oracle_noise:g} % noise "
+                 f"(p = 2..32, 5 repetitions)" if args.oracle_noise is not None else
+                 "synthetic cases (tests/fit_suite: 8 sizes 2^6..2^20, 5 repetitions, 1-5 % noise)")
+    lines = [f"Extra-P {version} vs pattern on {len(regions)} {described}; median of repetitions",
              "",
              "| fitter | right class | right class and coefficient within 5 % "
              "| same class as Extra-P (all cases) "
-             "| same class as Extra-P where Extra-P's class is right | time per model |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "| same class as Extra-P where Extra-P's class is right | constant for growing data "
+             "| time per model |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
 
     def row(name, models, seconds):
         cls = sum(same_class(models[r], truth[r]) for r in regions)
         both = sum(right(models[r], truth[r]) for r in regions)
         agree = sum(same_class(models[r], extrap[r]) for r in extrap_right)
         agree_all = sum(same_class(models[r], extrap[r]) for r in regions)
+        constants = sum(models[r]["power"] == 0 and models[r]["log"] == 0
+                        and (truth[r]["power"] != 0 or truth[r]["log"] != 0) for r in regions)
         return (f"| {name} | {cls}/{len(regions)} ({100 * cls / len(regions):.1f} %) "
                 f"| {both}/{len(regions)} ({100 * both / len(regions):.1f} %) "
                 f"| {agree_all}/{len(regions)} ({100 * agree_all / len(regions):.1f} %) "
                 f"| {agree}/{len(extrap_right)} ({100 * agree / max(1, len(extrap_right)):.1f} %) "
-                f"| {seconds * 1e6:.1f} µs |")
+                f"| {constants} | {seconds * 1e6:.1f} µs |")
 
     lines.append(row(f"Extra-P {version}", extrap, extrap_seconds))
     lines.append(row("pattern (default: relative least squares)", ours["default"]["cases"],

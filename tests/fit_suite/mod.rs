@@ -4,6 +4,8 @@
 //! Extra-P comparison runs on exactly the tested data.
 #![allow(dead_code)]
 
+pub mod oracle;
+
 use pattern_core::fit::{HypothesisSpace, TermClass};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -20,7 +20,13 @@
 //! `α / 42` kept a constant for data that grew 6x (Extra-P's
 //! `gpr_test_data_1`, p = 0.00029); `α / 6` keeps the term. Above that
 //! level the terms are not distinguishable from noise and the constant
-//! model is chosen instead.
+//! model is chosen instead — unless the repetitions reject the constant
+//! (its `χ²` over `n − 1` degrees of freedom beyond `α`) and accept the
+//! term model (its `χ²` over `n − m − 1` within `α`): then the term
+//! explains the growth within the noise and the constant does not. On
+//! Extra-P's 234 oracle functions with ±5 % noise (twice, 5 repetitions at
+//! p = 2..32) the test alone returned a constant for 27 growing series of
+//! 468, Extra-P (no test) for 9.
 //!
 //! The repetitions only see the noise *within* a size. Timings also scatter
 //! *between* sizes (a short kernel's time depends on where its input landed
@@ -129,6 +135,11 @@ pub(crate) fn test(
     };
     let effective = hypotheses.min(2 * (n - 1)).max(1);
     let threshold = alpha / effective as f64;
+    // A constant that the repetitions reject, beside a term model they
+    // accept: the term explains the growth within the noise, the constant
+    // leaves it unexplained, whatever the correction for the search says.
+    let explains = chi2_survival(chi2_constant, n - 1) < alpha
+        && chi2_survival(chi2_hypothesis, residual_dof) >= alpha;
     Some(Significance {
         terms: terms.to_vec(),
         chi2,
@@ -136,7 +147,7 @@ pub(crate) fn test(
         reduced_chi2,
         p_value,
         threshold,
-        significant: p_value <= threshold,
+        significant: p_value <= threshold || explains,
     })
 }
 
@@ -155,8 +166,10 @@ pub(crate) fn f_survival(x: f64, d1: usize, d2: usize) -> f64 {
     }
 }
 
-/// `P(χ²_k ≥ x)` for `k` = 1, 2 or 3 degrees of freedom (closed forms).
+/// `P(χ²_k ≥ x)`: closed forms for `k` = 1, 2 or 3 degrees of freedom,
+/// statrs' regularized gamma function above.
 pub(crate) fn chi2_survival(x: f64, k: usize) -> f64 {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
     if x.is_nan() {
         return f64::NAN;
     }
@@ -167,6 +180,7 @@ pub(crate) fn chi2_survival(x: f64, k: usize) -> f64 {
         1 => erfc((x / 2.0).sqrt()),
         2 => (-x / 2.0).exp(),
         3 => erfc((x / 2.0).sqrt()) + (2.0 * x / std::f64::consts::PI).sqrt() * (-x / 2.0).exp(),
+        _ if k > 3 => ChiSquared::new(k as f64).map_or(f64::NAN, |c| c.sf(x)),
         _ => f64::NAN,
     }
 }
@@ -216,7 +230,15 @@ mod tests {
             assert!((got - want).abs() <= 1e-6 * want, "χ²_{k}({x}) = {got}");
         }
         assert_eq!(chi2_survival(0.0, 1), 1.0);
-        assert!(chi2_survival(1.0, 4).is_nan());
+        // Four degrees of freedom: e^(−x/2)·(1 + x/2).
+        for x in [1.0, 9.4877, 30.0] {
+            let exact = (-x / 2.0_f64).exp() * (1.0 + x / 2.0);
+            assert!(
+                (chi2_survival(x, 4) - exact).abs() < 1e-12 * exact.max(1e-300),
+                "{x}"
+            );
+        }
+        assert!(chi2_survival(1.0, 0).is_nan());
     }
 
     #[test]
