@@ -47,6 +47,8 @@ pub fn within_noise(points: usize) -> f64 {
 
 /// One hypothesis the search scored.
 pub(super) struct Scored {
+    /// Its terms' positions among the classes the search scored.
+    pub terms: Vec<usize>,
     pub classes: Vec<TermClass>,
     pub coefficients: Vec<f64>,
     pub cv_rss: f64,

@@ -57,34 +57,15 @@ impl Fitter {
         if let (Some(alpha), Some(errors), false) =
             (self.significance, errors, best_terms.is_empty())
         {
-            let test = |terms: &[usize]| {
-                let cols: Vec<&[f64]> = terms.iter().map(|&h| columns[h].as_slice()).collect();
-                let classes: Vec<TermClass> = terms.iter().map(|&h| classes[h]).collect();
-                significance::test(ys, errors, &cols, &classes, evaluated - 1, alpha)
+            let noise = Noise {
+                ys,
+                errors,
+                columns: &columns,
+                classes: &classes,
+                hypotheses: evaluated - 1,
+                alpha,
             };
-            tested = test(&best_terms);
-            if tested.as_ref().is_some_and(|t| !t.significant) {
-                // The test is of the family: the data lie beyond the noise
-                // if any hypothesis of as many terms does, at the same
-                // corrected level. The one cross-validation chose may fit
-                // the points less closely than another (a high power on 4
-                // sizes) and be the weaker witness.
-                let strongest = scored
-                    .iter()
-                    .filter(|s| s.classes.len() == best_terms.len())
-                    .filter_map(|s| {
-                        let terms: Vec<usize> = s
-                            .classes
-                            .iter()
-                            .filter_map(|c| classes.iter().position(|k| k == c))
-                            .collect();
-                        test(&terms)
-                    })
-                    .min_by(|a, b| a.p_value.total_cmp(&b.p_value));
-                if strongest.as_ref().is_some_and(|t| t.significant) {
-                    tested = strongest;
-                }
-            }
+            tested = noise.test(&best_terms, &scored);
             if tested.as_ref().is_some_and(|t| !t.significant) {
                 best = engine.constant();
                 best_terms.clear();
@@ -119,6 +100,7 @@ impl Fitter {
         let others = alternatives::alternatives(
             param,
             &alternatives::Scored {
+                terms: best_terms.clone(),
                 classes: best_terms.iter().map(|&h| classes[h]).collect(),
                 coefficients: best.coefficients.clone(),
                 cv_rss: best.cv_rss,
@@ -181,6 +163,7 @@ impl Fitter {
                 found.evaluated += 1;
                 if let Some(s) = engine.evaluate(&cols) {
                     found.scored.push(alternatives::Scored {
+                        terms: combo.clone(),
                         classes: combo.iter().map(|&h| classes[h]).collect(),
                         coefficients: s.coefficients.clone(),
                         cv_rss: s.cv_rss,
@@ -301,6 +284,52 @@ fn fitted_terms(var: &str, classes: &[TermClass], coefficients: &[f64]) -> Vec<F
         .collect()
 }
 
+/// What the noise test of a search's choice sees.
+struct Noise<'a> {
+    ys: &'a [f64],
+    errors: &'a [f64],
+    columns: &'a [Vec<f64>],
+    classes: &'a [TermClass],
+    hypotheses: usize,
+    alpha: f64,
+}
+
+impl Noise<'_> {
+    /// The hypothesis of `terms` tested against the constant. The test is
+    /// of the family: if it is not beyond the noise, the data are if any
+    /// hypothesis of `scored` with as many terms is, at the same corrected
+    /// level (cross-validation may have chosen one that fits the points
+    /// less closely, a high power on 4 sizes, the weaker witness).
+    fn test(&self, terms: &[usize], scored: &[alternatives::Scored]) -> Option<Significance> {
+        let one = |terms: &[usize]| {
+            let cols: Vec<&[f64]> = terms.iter().map(|&h| self.columns[h].as_slice()).collect();
+            let classes: Vec<TermClass> = terms.iter().map(|&h| self.classes[h]).collect();
+            significance::test(
+                self.ys,
+                self.errors,
+                &cols,
+                &classes,
+                self.hypotheses,
+                self.alpha,
+            )
+        };
+        let tested = one(terms);
+        if tested.as_ref().is_none_or(|t| t.significant) {
+            return tested;
+        }
+        let strongest = scored
+            .iter()
+            .filter(|s| s.terms.len() == terms.len())
+            .filter_map(|s| one(&s.terms))
+            .min_by(|a, b| a.p_value.total_cmp(&b.p_value));
+        if strongest.as_ref().is_some_and(|t| t.significant) {
+            strongest
+        } else {
+            tested
+        }
+    }
+}
+
 /// What the preference for a model that stays non-negative chooses from.
 struct Choice<'a> {
     var: &'a str,
@@ -337,12 +366,7 @@ impl Choice<'_> {
         for s in self.scored {
             let stays = Curve::new(&s.classes, &s.coefficients).positive_up_to_16x(largest);
             if stays && s.cv_rss.is_finite() && s.cv_rss <= limit {
-                let indices = s
-                    .classes
-                    .iter()
-                    .filter_map(|c| self.classes.iter().position(|k| k == c))
-                    .collect();
-                candidates.push((s.cv_rss, indices));
+                candidates.push((s.cv_rss, s.terms.clone()));
             }
         }
         let (_, chosen) = candidates.into_iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
