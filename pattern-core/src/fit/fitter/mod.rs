@@ -115,8 +115,20 @@ impl Fitter {
     /// out ([`Fitter::robust`]).
     pub(super) fn fit_one(&self, param: &str, data: Data) -> Result<Fit, FitError> {
         let xs: Vec<f64> = data.coords.iter().map(|c| c[0]).collect();
+        let single = self.fit_line(param, &xs, &data.values, data.errors.as_deref())?;
+        self.finish_one(param, data, xs, single)
+    }
+
+    /// [`Fitter::fit_one`] from the search's fit of all points, `single`,
+    /// on `data` with sizes `xs`.
+    pub(super) fn finish_one(
+        &self,
+        param: &str,
+        data: Data,
+        xs: Vec<f64>,
+        mut single: single::Single,
+    ) -> Result<Fit, FitError> {
         let errors = data.errors.as_deref();
-        let mut single = self.fit_line(param, &xs, &data.values, errors)?;
         let mut outlier = None;
         if self.robust {
             if let Some((without, o)) =

@@ -123,12 +123,14 @@ impl Fitter {
         let n = xs.len();
         let one = self.fit_line(&self.var, &xs, &ys, data.errors.as_deref())?;
         if !(2 * MIN_SEGMENT..=MAX_SEGMENTED_POINTS).contains(&n) || ys.iter().any(|&y| y <= 0.0) {
-            return Ok(Segmentation::One(self.fit_one(&self.var, data)?));
+            return Ok(Segmentation::One(
+                self.finish_one(&self.var, data, xs, one)?,
+            ));
         }
         let one_bic = bic(relative_rss(&one, &xs, &ys), n, one.classes.len() + 1);
         let mut best: Option<(f64, usize, Single, Single)> = None;
         for k in MIN_SEGMENT - 1..n - MIN_SEGMENT {
-            let (left, right) = (k + 1, n - k - 1);
+            let left = k + 1;
             let errors = data.errors.as_deref();
             let first = self.fit_line(
                 &self.var,
@@ -144,13 +146,14 @@ impl Fitter {
             )?;
             let rss = relative_rss(&first, &xs[..left], &ys[..left])
                 + relative_rss(&second, &xs[left..], &ys[left..]);
-            debug_assert!(right >= MIN_SEGMENT);
             if best.as_ref().is_none_or(|(b, ..)| rss < *b) {
                 best = Some((rss, k, first, second));
             }
         }
         let Some((rss, k, first, second)) = best else {
-            return Ok(Segmentation::One(self.fit_one(&self.var, data)?));
+            return Ok(Segmentation::One(
+                self.finish_one(&self.var, data, xs, one)?,
+            ));
         };
         // The two models are the best of every split and every pair of
         // hypotheses: a search that large finds a lower residual in noise
@@ -161,7 +164,9 @@ impl Fitter {
         let parameters = first.classes.len() + second.classes.len() + 3;
         let two_bic = bic(rss, n, parameters) + 2.0 * candidates.ln();
         if two_bic >= one_bic {
-            return Ok(Segmentation::One(self.fit_one(&self.var, data)?));
+            return Ok(Segmentation::One(
+                self.finish_one(&self.var, data, xs, one)?,
+            ));
         }
         let first = finite(first.into_fit(&self.var, xs[..=k].to_vec(), ys[..=k].to_vec()))?;
         let second =
