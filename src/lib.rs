@@ -153,11 +153,11 @@ where
     let shown = report
         .as_ref()
         .or_else(|| error.as_ref().and_then(CliError::partial_report));
-    if let Some(report) = shown {
-        if let Err(e) = output::print_to(stdout, &render(report, cli.json)) {
-            let _ = writeln!(stderr, "error: cannot write the output: {e}");
-            return 1;
-        }
+    if let Some(report) = shown
+        && let Err(e) = output::print_to(stdout, &render(report, cli.json))
+    {
+        let _ = writeln!(stderr, "error: cannot write the output: {e}");
+        return 1;
     }
     match error {
         None => 0,

@@ -135,7 +135,7 @@ fn input_order_within_a_key_is_kept_when_workers_interleave() {
     assert_eq!(block_len(inputs.len(), 4), 64);
     let kernels = Kernels::new()
         .add_map("emit", |pairs: &Vec<(usize, u32)>| {
-            if pairs[0].1 % 97 == 0 {
+            if pairs[0].1.is_multiple_of(97) {
                 std::thread::sleep(Duration::from_micros(300));
             }
             pairs.clone()

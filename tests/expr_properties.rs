@@ -78,7 +78,11 @@ fn perturb(e: &Expr, h: f64, flip: bool, count: &mut usize) -> Expr {
     match e {
         Expr::Num(v) => {
             *count += 1;
-            let sign = if flip && *count % 2 == 0 { -1.0 } else { 1.0 };
+            let sign = if flip && (*count).is_multiple_of(2) {
+                -1.0
+            } else {
+                1.0
+            };
             Expr::Num(v * (1.0 + sign * h))
         }
         other => other.map_children(|c| perturb(c, h, flip, count)),

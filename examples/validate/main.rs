@@ -293,10 +293,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seconds: started.elapsed().as_secs_f64(),
     };
     print(&report);
-    if let Some(dir) = std::path::Path::new(&args.out).parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir)?;
-        }
+    if let Some(dir) = std::path::Path::new(&args.out).parent()
+        && !dir.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(dir)?;
     }
     std::fs::write(&args.out, serde_json::to_string_pretty(&report)?)?;
     println!("\nEvery measurement: {}", args.out);

@@ -184,12 +184,11 @@ fn handing_tail(stage: &Term, variants: &[Atom]) -> Term {
 /// on the other core, which is what such a stage finds (another kernel
 /// would leave the element in another state: a sorted array sorts faster).
 pub(crate) fn handed_atoms(term: &Term, out: &mut Vec<String>) {
-    if let Term::Pipe(a, b) = term {
-        if let (Some(last), Some(head)) = (last_atom(a), head_atom(b)) {
-            if last == head {
-                out.push(head.to_string());
-            }
-        }
+    if let Term::Pipe(a, b) = term
+        && let (Some(last), Some(head)) = (last_atom(a), head_atom(b))
+        && last == head
+    {
+        out.push(head.to_string());
     }
     for child in term.children() {
         handed_atoms(child, out);

@@ -247,18 +247,19 @@ impl<E: Send + 'static> Suite<E> {
             pools: Vec::new(),
         };
         let unprobed = &mut speeds.unprobed;
-        if self.handoff {
-            if let Some(t) = self.time_handoff(x, index, settings, unprobed)? {
-                collected.handoff.entry(x).or_default().push(t);
-                round.handoff = Some(constant(HANDOFF.to_string(), t));
-            }
+        if self.handoff
+            && let Some(t) = self.time_handoff(x, index, settings, unprobed)?
+        {
+            collected.handoff.entry(x).or_default().push(t);
+            round.handoff = Some(constant(HANDOFF.to_string(), t));
         }
         // Stages that share a core hand over by blocking.
-        if self.handoff && plan.beyond_cores {
-            if let Some(t) = self.time_shared_handoff(x, index, plan.cores, settings, unprobed)? {
-                collected.shared.entry(x).or_default().push(t);
-                round.shared_handoff = Some(constant(HANDOFF.to_string(), t));
-            }
+        if self.handoff
+            && plan.beyond_cores
+            && let Some(t) = self.time_shared_handoff(x, index, plan.cores, settings, unprobed)?
+        {
+            collected.shared.entry(x).or_default().push(t);
+            round.shared_handoff = Some(constant(HANDOFF.to_string(), t));
         }
         for &w in &plan.pools {
             if let Some(each) = self.time_pool_handoff(w, index, settings, unprobed)? {

@@ -112,7 +112,7 @@ impl<E: Send + 'static> Suite<E> {
             });
             median(&mut times)
         };
-        let (polled, asleep) = if round % 2 == 0 {
+        let (polled, asleep) = if round.is_multiple_of(2) {
             let polled = time_block(first, false);
             (polled, time_block(second, true))
         } else {

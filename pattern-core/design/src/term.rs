@@ -345,10 +345,10 @@ impl Term {
         let mut names: Vec<&str> = Vec::new();
         for node in self.preorder() {
             for count in node.counts() {
-                if let Count::Symbol(name) = count {
-                    if seen.insert(name.as_str()) {
-                        names.push(name);
-                    }
+                if let Count::Symbol(name) = count
+                    && seen.insert(name.as_str())
+                {
+                    names.push(name);
                 }
             }
         }

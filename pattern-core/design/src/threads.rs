@@ -195,14 +195,14 @@ impl Checks {
     /// Reports each of a node's counts above [`MAX_COUNT`].
     fn counts<'c>(&mut self, counts: impl IntoIterator<Item = &'c Count>, scope: &Scope) {
         for (i, c) in counts.into_iter().enumerate() {
-            if let Count::Fixed(k) = c {
-                if *k > MAX_COUNT {
-                    self.problems.push(Problem {
-                        kind: DesignErrorKind::CountTooLarge { count: *k },
-                        node: scope.node,
-                        site: Site::Count(i),
-                    });
-                }
+            if let Count::Fixed(k) = c
+                && *k > MAX_COUNT
+            {
+                self.problems.push(Problem {
+                    kind: DesignErrorKind::CountTooLarge { count: *k },
+                    node: scope.node,
+                    site: Site::Count(i),
+                });
             }
         }
     }

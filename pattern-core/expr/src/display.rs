@@ -211,11 +211,12 @@ impl<W: Write> Printer<'_, W> {
     fn product(&mut self, items: &[Expr]) -> fmt::Result {
         let mut rest = items;
         // `-x` for `-1·x`, unless the next factor is a number (`-1·2` stays).
-        if let [Expr::Num(c), next, ..] = items {
-            if *c == -1.0 && !matches!(next, Expr::Num(_)) {
-                self.out.write_char('-')?;
-                rest = &items[1..];
-            }
+        if let [Expr::Num(c), next, ..] = items
+            && *c == -1.0
+            && !matches!(next, Expr::Num(_))
+        {
+            self.out.write_char('-')?;
+            rest = &items[1..];
         }
         for (i, factor) in rest.iter().enumerate() {
             match reciprocal_power(factor) {
@@ -415,16 +416,15 @@ fn latex_node(e: &Expr, precision: Option<usize>, out: &mut String) -> fmt::Resu
                 Expr::Mul(items) if items.len() == 2 => {
                     if let (Expr::Num(a), Some((Expr::Num(b), k))) =
                         (&items[0], reciprocal_power(&items[1]))
+                        && k == 1.0
                     {
-                        if k == 1.0 {
-                            write!(
-                                out,
-                                "{}/{}",
-                                format_number(*a, None),
-                                format_number(*b, None)
-                            )?;
-                            return out.write_char('}');
-                        }
+                        write!(
+                            out,
+                            "{}/{}",
+                            format_number(*a, None),
+                            format_number(*b, None)
+                        )?;
+                        return out.write_char('}');
                     }
                     latex(exponent, precision, out)?;
                 }
@@ -536,11 +536,12 @@ fn latex_product(
             (None, _) => numerator.push(Factor::Expr(item)),
         }
     }
-    if let Some(Factor::Num(c)) | Some(Factor::Expr(Expr::Num(c))) = numerator.first() {
-        if *c == -1.0 && numerator.len() > 1 {
-            numerator.remove(0);
-            out.write_char('-')?;
-        }
+    if let Some(Factor::Num(c)) | Some(Factor::Expr(Expr::Num(c))) = numerator.first()
+        && *c == -1.0
+        && numerator.len() > 1
+    {
+        numerator.remove(0);
+        out.write_char('-')?;
     }
     if denominator.is_empty() {
         return latex_factors(&numerator, precision, out);

@@ -230,16 +230,16 @@ impl Expr {
 
     /// `1 / self`.
     pub fn recip(mut self) -> Expr {
-        if let Expr::Pow(base, exponent) = &mut self {
-            if let Expr::Num(k) = **exponent {
-                // `1/(1/b)` is `b` (also for `b = 0`: `1/inf = 0`), never
-                // the `b^1` that simplification would have to fold again.
-                if k == -1.0 {
-                    return std::mem::replace(&mut **base, Expr::Num(0.0));
-                }
-                **exponent = Expr::Num(-k);
-                return self;
+        if let Expr::Pow(base, exponent) = &mut self
+            && let Expr::Num(k) = **exponent
+        {
+            // `1/(1/b)` is `b` (also for `b = 0`: `1/inf = 0`), never
+            // the `b^1` that simplification would have to fold again.
+            if k == -1.0 {
+                return std::mem::replace(&mut **base, Expr::Num(0.0));
             }
+            **exponent = Expr::Num(-k);
+            return self;
         }
         Expr::Pow(Box::new(self), Box::new(Expr::Num(-1.0)))
     }

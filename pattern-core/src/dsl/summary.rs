@@ -115,7 +115,7 @@ impl<const N: usize> ConstText<N> {
         }
         // Strip trailing zeros of the mantissa.
         let mut digits = 4i64;
-        while m % 10 == 0 && digits > 1 {
+        while m.is_multiple_of(10) && digits > 1 {
             m /= 10;
             digits -= 1;
             e += 1;
@@ -298,7 +298,7 @@ impl<const N: usize> ConstText<N> {
             int += 1;
             frac -= scale;
         }
-        while decimals > 0 && frac % 10 == 0 {
+        while decimals > 0 && frac.is_multiple_of(10) {
             frac /= 10;
             scale /= 10;
             decimals -= 1;

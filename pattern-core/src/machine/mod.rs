@@ -528,16 +528,16 @@ impl Machine {
                 short(n.bandwidth_bytes_per_ns)
             );
         }
-        if let Some(w) = self.waiting.get(&self.runtime) {
-            if !w.is_free() {
-                s += &format!(
-                    ", waiting ({}): hand-off {} ns, take {} ns{}",
-                    self.runtime,
-                    short(w.handoff_ns),
-                    short(w.take_ns),
-                    if w.pinned { ", threads pinned" } else { "" }
-                );
-            }
+        if let Some(w) = self.waiting.get(&self.runtime)
+            && !w.is_free()
+        {
+            s += &format!(
+                ", waiting ({}): hand-off {} ns, take {} ns{}",
+                self.runtime,
+                short(w.handoff_ns),
+                short(w.take_ns),
+                if w.pinned { ", threads pinned" } else { "" }
+            );
         }
         s
     }

@@ -158,10 +158,10 @@ pub(crate) fn measured_bound(work: &[f64], elements: usize, cx: &Context) -> f64
 fn most_cores(cx: &Context) -> Vec<usize> {
     let mut cores: Vec<usize> = cx.machine.each_node().map(|(c, _)| c).collect();
     for i in 0..cx.changes.len() {
-        if let (_, Change::Cores { node, cores: c }) = cx.changes.get(i) {
-            if let Some(k) = cores.get_mut(node) {
-                *k = (*k).max(c);
-            }
+        if let (_, Change::Cores { node, cores: c }) = cx.changes.get(i)
+            && let Some(k) = cores.get_mut(node)
+        {
+            *k = (*k).max(c);
         }
     }
     cores

@@ -439,14 +439,14 @@ impl<'a> Simulation<'a> {
         if let Some(k) = self.how.measure_first {
             positive("the calls measured", k)?;
         }
-        if let Shuffle::BytesPerKey(b) = self.shuffle {
-            if !(b.is_finite() && b >= 0.0) {
-                return Err(SimError::InvalidAmount {
-                    task: 0,
-                    what: "a shuffle size in bytes per key",
-                    value: b,
-                });
-            }
+        if let Shuffle::BytesPerKey(b) = self.shuffle
+            && !(b.is_finite() && b >= 0.0)
+        {
+            return Err(SimError::InvalidAmount {
+                task: 0,
+                what: "a shuffle size in bytes per key",
+                value: b,
+            });
         }
         let at: Vec<(&str, f64)> = self.at.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let mut planner = plan::Planner::new(&at, self.shuffle);

@@ -74,10 +74,10 @@ pub fn cost_inner(args: TokenStream, item: TokenStream) -> TokenStream {
         || name.to_string().trim_start_matches("r#").to_string(),
         |n| n.value(),
     );
-    if let Some(n) = &args.name {
-        if n.value().is_empty() || n.value().contains(char::is_whitespace) {
-            errors.push(syn::Error::new(n.span(), "an atom name is one word"));
-        }
+    if let Some(n) = &args.name
+        && (n.value().is_empty() || n.value().contains(char::is_whitespace))
+    {
+        errors.push(syn::Error::new(n.span(), "an atom name is one word"));
     }
     if let Err(e) = errors.finish() {
         let err = e.to_compile_error();

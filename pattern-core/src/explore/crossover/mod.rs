@@ -420,10 +420,9 @@ fn pair_roots(
     if let (Some(ta), Some(tb)) = (
         closed_form::terms(&a.model, var),
         closed_form::terms(&b.model, var),
-    ) {
-        if let Some(found) = closed_form_roots(&closed_form::difference(&ta, &tb), span) {
-            return Ok(found);
-        }
+    ) && let Some(found) = closed_form_roots(&closed_form::difference(&ta, &tb), span)
+    {
+        return Ok(found);
     }
     let difference = a.model.clone() - b.model.clone();
     let tape = compile(&difference, i, span)?;

@@ -130,13 +130,12 @@ impl Fitter {
     ) -> Result<Fit, FitError> {
         let errors = data.errors.as_deref();
         let mut outlier = None;
-        if self.robust {
-            if let Some((without, o)) =
+        if self.robust
+            && let Some((without, o)) =
                 self.without_outlier(param, &xs, &data.values, errors, &single)?
-            {
-                single = without;
-                outlier = Some(o);
-            }
+        {
+            single = without;
+            outlier = Some(o);
         }
         let mut fit = single.into_fit(param, xs, data.values);
         fit.outlier = outlier;

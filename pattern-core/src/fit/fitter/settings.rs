@@ -381,19 +381,19 @@ impl Fitter {
                 self.min_term_contribution
             )));
         }
-        if let Some(r) = self.resolution {
-            if !(r >= 0.0 && r.is_finite()) {
-                return Err(FitError::InvalidOption(format!(
-                    "the resolution must be a finite value ≥ 0, not {r}"
-                )));
-            }
+        if let Some(r) = self.resolution
+            && !(r >= 0.0 && r.is_finite())
+        {
+            return Err(FitError::InvalidOption(format!(
+                "the resolution must be a finite value ≥ 0, not {r}"
+            )));
         }
-        if let Some(alpha) = self.significance {
-            if !(alpha > 0.0 && alpha < 1.0) {
-                return Err(FitError::InvalidOption(format!(
-                    "the significance level must be between 0 and 1, not {alpha}"
-                )));
-            }
+        if let Some(alpha) = self.significance
+            && !(alpha > 0.0 && alpha < 1.0)
+        {
+            return Err(FitError::InvalidOption(format!(
+                "the significance level must be between 0 and 1, not {alpha}"
+            )));
         }
         Ok(())
     }

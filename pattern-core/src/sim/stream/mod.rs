@@ -332,13 +332,13 @@ impl<'d> Stream<'d> {
         s.next_pin = next;
         s.o.changes.check_design(machine.nodes(), pools)?;
         for i in 0..s.o.changes.len() {
-            if let (_, Change::Workers { pool, .. }) = s.o.changes.get(i) {
-                if s.pools[pool].0.is_none() {
-                    return Err(SimError::InvalidChange {
-                        change: format!("{:?}", s.o.changes.get(i)),
-                        reason: "only a pool of one stage changes its workers".into(),
-                    });
-                }
+            if let (_, Change::Workers { pool, .. }) = s.o.changes.get(i)
+                && s.pools[pool].0.is_none()
+            {
+                return Err(SimError::InvalidChange {
+                    change: format!("{:?}", s.o.changes.get(i)),
+                    reason: "only a pool of one stage changes its workers".into(),
+                });
             }
         }
         Ok(s)
