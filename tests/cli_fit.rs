@@ -156,3 +156,40 @@ fn fit_reports_two_models_and_the_change() {
     );
     assert!(json(&["fit", &linear])["series"][0]["fit"]["segments"].is_null());
 }
+
+#[test]
+fn fit_saves_its_models_as_an_extrap_experiment_and_reads_it_back() {
+    let kernels = data("kernels.txt");
+    let out = temp_file("saved_kernels", "");
+    let doc = json(&["fit", &kernels, "--save-experiment", &out]);
+    // `.extra-p` is added to a name without extension, as Extra-P does.
+    let saved = format!("{out}.extra-p");
+    let again = json(&["fit", &saved]);
+    assert_eq!(again["parameters"], doc["parameters"]);
+    let series = doc["series"].as_array().unwrap();
+    assert_eq!(again["series"].as_array().unwrap().len(), series.len());
+    for (a, b) in series.iter().zip(again["series"].as_array().unwrap()) {
+        // Every repetition is kept: the same points, the same models.
+        assert_eq!(a["measurements"], b["measurements"]);
+        assert_eq!(a["fit"]["model"], b["fit"]["model"]);
+    }
+    // Only the region fitted is saved when one is chosen.
+    let region = series[0]["region"].as_str().unwrap();
+    let one = temp_file("one_region.extra-p", "");
+    json(&[
+        "fit",
+        &kernels,
+        "--region",
+        region,
+        "--save-experiment",
+        &one,
+    ]);
+    assert_eq!(json(&["fit", &one])["series"].as_array().unwrap().len(), 1);
+    // A damaged file is an error naming the member at fault.
+    let mut bytes = std::fs::read(&saved).unwrap();
+    bytes.truncate(bytes.len() - 30);
+    let damaged = temp_file("damaged.extra-p", "");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let err = fails(&["fit", &damaged]);
+    assert!(err.contains("not an Extra-P experiment file"), "{err}");
+}

@@ -9,7 +9,7 @@ use super::args::{self, Point};
 use super::error::{CliError, excerpt};
 use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
-use pattern_core::fit::extrap_io::{Experiment, Series, is_json_path};
+use pattern_core::fit::extrap_io::{Experiment, ModelSet, Series, is_json_path};
 use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, HypothesisSpace, Segmentation, stats};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -20,10 +20,12 @@ use std::path::PathBuf;
 #[command(
     after_help = "Files ending in .json or .jsonl (in any case), and any input that starts with `{` \
     (Talpas files, standard input `-`), are read as Extra-P's JSON formats (JSON, legacy JSON, \
-    JSON Lines, Talpas); others as its text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
+    JSON Lines, Talpas); zip files as Extra-P's experiment files (`.extra-p`); others as its \
+    text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
 )]
 pub struct FitArgs {
-    /// The measurements: an Extra-P text, JSON, JSON Lines or Talpas file.
+    /// The measurements: an Extra-P text, JSON, JSON Lines, Talpas or
+    /// experiment (`.extra-p`) file.
     pub data: PathBuf,
     /// Only the series of this region (Extra-P's call path).
     #[arg(long)]
@@ -53,11 +55,34 @@ pub struct FitArgs {
     /// sizes measured it lies. Repeatable.
     #[arg(long, value_name = "POINT", value_parser = args::point)]
     pub at: Vec<Point>,
+    /// Save the series fitted and their models as an Extra-P experiment
+    /// file, which Extra-P's GUI opens (`.extra-p` is added when the name
+    /// has no extension, as Extra-P does).
+    #[arg(long, value_name = "PATH")]
+    pub save_experiment: Option<PathBuf>,
+}
+
+/// Whether `path` is a zip (an Extra-P experiment file), by its first bytes.
+fn is_zip(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    path.as_os_str() != "-"
+        && std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+            .is_ok()
+        && magic == *b"PK\x03\x04"
 }
 
 /// The experiment in `path` (`-`: standard input), its errors with the
-/// line at fault.
-fn read_experiment(path: &Path) -> Result<Experiment, CliError> {
+/// line at fault; `measure` stands for the repetitions of an experiment
+/// file that kept only their mean and median.
+fn read_experiment(path: &Path, measure: Aggregate) -> Result<Experiment, CliError> {
+    if is_zip(path) {
+        return Experiment::read_extrap_file(path, measure).map_err(|source| CliError::Extrap {
+            path: path.display().to_string(),
+            source,
+            excerpt: String::new(),
+        });
+    }
     let text = read_text(path)?;
     let read = if is_json_path(path) {
         Experiment::read_json(&text)
@@ -89,7 +114,12 @@ fn fit_error(e: &FitError) -> String {
 /// Runs `pattern fit`.
 pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     let path = args.data.display().to_string();
-    let experiment = read_experiment(&args.data)?;
+    let measure = if args.mean || args.extrap_compatible {
+        Aggregate::Mean
+    } else {
+        Aggregate::Median
+    };
+    let experiment = read_experiment(&args.data, measure)?;
     let chosen: Vec<&Series> = experiment
         .series
         .iter()
@@ -117,10 +147,8 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     check_points(&args.at, &experiment.parameters)?;
     let fitter = if args.extrap_compatible {
         Fitter::extrap_compatible()
-    } else if args.mean {
-        Fitter::default().aggregate(Aggregate::Mean)
     } else {
-        Fitter::default()
+        Fitter::default().aggregate(measure)
     }
     .allow_negative_values(args.allow_negative);
     let fitter = if args.negative_exponents {
@@ -131,6 +159,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     let mut text = Text::default();
     let mut series_json = Vec::new();
     let mut failed = 0;
+    let mut fits = Vec::new();
     let mut region: Option<&str> = None;
     for series in &chosen {
         if region != Some(series.region.as_str()) {
@@ -146,6 +175,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
                 let mut json = fit_json(fit);
                 json["at"] = at_points(&mut text, fit, &args.at)?;
                 json["segments"] = segments(&mut text, &fitter, series, fit)?;
+                fits.push((*series, fit.clone()));
                 json
             }
             Err(e) => {
@@ -165,10 +195,14 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     let json = json!({
         "file": path,
         "parameters": experiment.parameters,
-        "aggregate": if args.mean || args.extrap_compatible { "mean" } else { "median" },
+        "aggregate": if measure == Aggregate::Mean { "mean" } else { "median" },
         "negative_exponents": args.negative_exponents,
         "series": series_json,
     });
+    if let Some(out) = &args.save_experiment {
+        let saved = save_experiment(out, &experiment.parameters, &chosen, &fits, measure)?;
+        text.line(format!("saved: {saved} (open it in Extra-P's GUI)"));
+    }
     let report = Report { text: text.0, json };
     if failed > 0 {
         // The error carries the report: what could be fitted is shown.
@@ -179,6 +213,44 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         });
     }
     Ok(report)
+}
+
+/// Writes the series chosen and the models fitted to them as an Extra-P
+/// experiment file; the path written (`.extra-p` added to a name without
+/// extension).
+fn save_experiment(
+    out: &Path,
+    parameters: &[String],
+    chosen: &[&Series],
+    fits: &[(&Series, Fit)],
+    measure: Aggregate,
+) -> Result<String, CliError> {
+    let out = if out.extension().is_none() {
+        out.with_extension("extra-p")
+    } else {
+        out.to_path_buf()
+    };
+    let experiment = Experiment {
+        parameters: parameters.to_vec(),
+        series: chosen.iter().map(|s| (*s).clone()).collect(),
+    };
+    let set = ModelSet {
+        name: "pattern fit".into(),
+        measure,
+        models: fits
+            .iter()
+            .map(|(s, fit)| (s.region.as_str(), s.metric.as_str(), fit))
+            .collect(),
+    };
+    let shown = out.display().to_string();
+    experiment
+        .write_extrap_file(&out, Some(&set))
+        .map_err(|source| CliError::Extrap {
+            path: shown.clone(),
+            source,
+            excerpt: String::new(),
+        })?;
+    Ok(shown)
 }
 
 /// Each measurement point with the mean and median of its repetitions, as

@@ -42,6 +42,19 @@ pub enum ExtrapError {
     /// The experiment cannot be written in Extra-P's format.
     #[error("cannot write in Extra-P's format: {0}")]
     Unwritable(String),
+    /// An archive (an Extra-P experiment file, a CUBE profile) or a part
+    /// of it is malformed: `part` names the member (`anchor.xml`,
+    /// `3.data`), `message` what is wrong and where (line and column in XML
+    /// and JSON, the byte offset in binary data).
+    #[error("{} ({part}): {message}", .file.display())]
+    Archive {
+        /// The archive, or the directory of a CUBE experiment.
+        file: PathBuf,
+        /// The member of the archive at fault.
+        part: String,
+        /// What is wrong, and where.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

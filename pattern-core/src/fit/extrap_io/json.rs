@@ -228,27 +228,45 @@ fn coordinate_text(c: &[f64]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// A JSON object read as `(key, number)` pairs in document order (parameter
-/// order matters, and serde_json's map would sort the keys).
-struct OrderedParams(Vec<(String, f64)>);
+/// A JSON object read as `(key, value)` pairs in document order (parameter
+/// and call-path order matter, and serde_json's map would sort the keys).
+/// Written, the pairs make an object in their order.
+pub(super) struct Ordered<T>(pub(super) Vec<(String, T)>);
 
-impl<'de> Deserialize<'de> for OrderedParams {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OrderedParams, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = OrderedParams;
+impl<T> Default for Ordered<T> {
+    fn default() -> Ordered<T> {
+        Ordered(Vec::new())
+    }
+}
+
+impl<T: serde::Serialize> serde::Serialize for Ordered<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Ordered<T>, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Ordered<T>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of parameter values")
+                f.write_str("an object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedParams, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered<T>, A::Error> {
                 let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, f64>()? {
+                while let Some((k, v)) = map.next_entry::<String, T>()? {
                     out.push((k, v));
                 }
-                Ok(OrderedParams(out))
+                Ok(Ordered(out))
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -256,7 +274,7 @@ impl<'de> Deserialize<'de> for OrderedParams {
 #[derive(Deserialize)]
 struct JsonLine {
     #[serde(alias = "parameters")]
-    params: OrderedParams,
+    params: Ordered<f64>,
     value: OneOrMany,
     callpath: Option<String>,
     metric: Option<String>,

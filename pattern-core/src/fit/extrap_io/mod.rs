@@ -1,6 +1,8 @@
 //! Extra-P's input formats: read its text and JSON files (new JSON, legacy
-//! JSON and JSON Lines), and write text and JSON that Extra-P reads, so a
-//! model can be cross-checked in Extra-P. Extra-P's printed models
+//! JSON, JSON Lines and Talpas), and write text and JSON that Extra-P reads,
+//! so a model can be cross-checked in Extra-P. With the feature
+//! `extrap-archives`, its experiment files (`.extra-p`) too, read and
+//! written with models that open in its GUI. Extra-P's printed models
 //! (`-1487600.12 + 1039.05 * x^(1) * log2(x)^(1)`) parse with
 //! [`crate::Expr::parse`].
 //!
@@ -27,12 +29,16 @@
 //! ```
 
 mod experiment;
+#[cfg(feature = "extrap-archives")]
+mod experiment_file;
 mod json;
 mod text;
 
 use std::path::Path;
 
 pub use experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, Point, Series};
+#[cfg(feature = "extrap-archives")]
+pub use experiment_file::{MEMBER_LIMIT, ModelSet};
 
 impl Experiment {
     /// Reads a file: JSON (`.json`, `.jsonl`, in any case: Extra-P's own
