@@ -6,8 +6,8 @@ use crate::exact_sum::exact_sum_sign;
 use crate::generate;
 use pattern_core::Func;
 use pattern_core::comm::MachineProfile;
-use pattern_core::fit::Fitter;
-use pattern_core::fit::extrap_io::Experiment;
+use pattern_core::fit::extrap_io::{Experiment, ModelSet};
+use pattern_core::fit::{Aggregate, Fitter};
 use pattern_core::machine::Machine;
 use pattern_core::prelude::*;
 use pattern_core::queue::{Network, Solution};
@@ -46,13 +46,19 @@ pub const TARGETS: &[Target] = &[
         name: "extrap-text",
         about: "Experiment::read_text (Extra-P's text format), then a fit of small data",
         input: |rng| mutated(rng, generate::extrap_text),
-        run: |text, _| experiment(Experiment::read_text(text)),
+        run: |text, _| experiment_read(Experiment::read_text(text)),
     },
     Target {
         name: "extrap-json",
         about: "Experiment::read_json (current, legacy and JSON Lines), then a fit of small data",
         input: |rng| mutated(rng, generate::extrap_json),
-        run: |text, _| experiment(Experiment::read_json(text)),
+        run: |text, _| experiment_read(Experiment::read_json(text)),
+    },
+    Target {
+        name: "extrap-experiment",
+        about: "Experiment::to_extrap_bytes of a text experiment with its models, read back whole, then with bytes flipped or cut",
+        input: generate::extrap_text,
+        run: run_extrap_experiment,
     },
     Target {
         name: "profile",
@@ -511,7 +517,45 @@ fn run_machine(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
 }
 
 /// A fit of what was read, when it is small.
-fn experiment<E>(read: Result<Experiment, E>) -> Result<(), String> {
+/// An experiment file written from a text experiment reads back equal; a
+/// damaged copy reads as an error or as some experiment, never a panic.
+fn run_extrap_experiment(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let Ok(experiment) = Experiment::read_text(text) else {
+        return Ok(());
+    };
+    let fits: Vec<_> = experiment
+        .fit_all(&Fitter::new())
+        .into_iter()
+        .filter_map(|(region, metric, fit)| Some((region, metric, fit.ok()?)))
+        .collect();
+    let set = ModelSet {
+        name: "fuzz".into(),
+        measure: Aggregate::Median,
+        models: fits
+            .iter()
+            .map(|(r, m, f)| (r.as_str(), m.as_str(), f))
+            .collect(),
+    };
+    let Ok(bytes) = experiment.to_extrap_bytes(Some(&set)) else {
+        return Ok(());
+    };
+    let back = Experiment::read_extrap_bytes(&bytes, Aggregate::Median)
+        .map_err(|e| format!("a file just written does not read: {e}"))?;
+    if back != experiment {
+        return Err("the experiment read back differs from the one written".into());
+    }
+    let mut damaged = bytes;
+    for _ in 0..rng.random_range(1..8) {
+        let at = rng.random_range(0..damaged.len());
+        damaged[at] ^= 1 << rng.random_range(0..8);
+    }
+    if rng.random_bool(0.3) {
+        damaged.truncate(rng.random_range(0..damaged.len()));
+    }
+    experiment_read(Experiment::read_extrap_bytes(&damaged, Aggregate::Mean))
+}
+
+fn experiment_read<E>(read: Result<Experiment, E>) -> Result<(), String> {
     let Ok(experiment) = read else {
         return Ok(());
     };

@@ -131,13 +131,20 @@ impl Experiment {
                         self.parameters.len()
                     )));
                 }
-                if p.values.is_empty() || p.values.iter().any(|v| !v.is_finite()) {
+                let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+                let point = measurement_json(&p.coordinate, &p.values, arrays.len());
+                // JSON has no infinity: the statistics too must be finite.
+                if p.values.is_empty()
+                    || !finite(&p.coordinate)
+                    || !finite(&p.values)
+                    || point.is_none()
+                {
                     return Err(unwritable(format!(
-                        "`{}`/`{}`: point {:?} needs finite values",
+                        "`{}`/`{}`: point {:?} needs finite coordinates and values, and statistics within f64's range",
                         s.region, s.metric, p.coordinate
                     )));
                 }
-                points.push(measurement_json(&p.coordinate, &p.values, arrays.len()));
+                points.push(point.unwrap_or_default());
                 arrays.push(&p.values);
             }
             // Series of one region may be apart; a map keeps this linear.
@@ -203,20 +210,27 @@ impl Experiment {
 }
 
 /// One measurement as Extra-P's JSON: its statistics and where its values are.
-fn measurement_json(coordinate: &[f64], values: &[f64], index: usize) -> Value {
+/// `None` when a statistic overflows.
+fn measurement_json(coordinate: &[f64], values: &[f64], index: usize) -> Option<Value> {
     let mean = stats::mean(values);
     let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len() as f64;
+    let median = stats::median(values);
     let fold = |f: fn(f64, f64) -> f64, start: f64| values.iter().copied().fold(start, f);
-    json!({
-        "coordinate": coordinate,
-        "median": stats::median(values),
-        "mean": mean,
-        "minimum": fold(f64::min, f64::INFINITY),
-        "maximum": fold(f64::max, f64::NEG_INFINITY),
-        "std": variance.sqrt(),
-        "repetitions": values.len(),
-        "values": [0, index],
-    })
+    [mean, variance, median]
+        .iter()
+        .all(|v| v.is_finite())
+        .then(|| {
+            json!({
+                "coordinate": coordinate,
+                "median": median,
+                "mean": mean,
+                "minimum": fold(f64::min, f64::INFINITY),
+                "maximum": fold(f64::max, f64::NEG_INFINITY),
+                "std": variance.sqrt(),
+                "repetitions": values.len(),
+                "values": [0, index],
+            })
+        })
 }
 
 /// A zip of `(name, bytes, deflated)` members.
@@ -577,6 +591,14 @@ mod tests {
             ex.to_extrap_bytes(None),
             Err(ExtrapError::Unwritable(_))
         ));
+        for (coordinate, values) in [(f64::INFINITY, [1.0, 1.0]), (1.0, [f64::MAX, f64::MAX])] {
+            let mut ex = Experiment::new(&["x"]);
+            ex.add("r", "m", &[coordinate], &values);
+            assert!(matches!(
+                ex.to_extrap_bytes(None),
+                Err(ExtrapError::Unwritable(_))
+            ));
+        }
         let mut ex = Experiment::new(&["x"]);
         ex.add("r", "m", &[1.0, 2.0], &[1.0]);
         assert!(matches!(
