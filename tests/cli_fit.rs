@@ -114,13 +114,13 @@ fn fit_names_the_point_it_leaves_out() {
     let doc = json(&["fit", &data]);
     let fit = &doc["series"][0]["fit"];
     assert_eq!(fit["class"], "O(x^3)", "{fit}");
-    assert_eq!(fit["outlier"]["x"], 16.0);
-    assert!((fit["outlier"]["expected"].as_f64().unwrap() - 410600.0).abs() < 1e-3);
+    assert_eq!(fit["outliers"][0]["point"], serde_json::json!([16.0]));
+    assert!((fit["outliers"][0]["expected"].as_f64().unwrap() - 410600.0).abs() < 1e-3);
     let text = stdout(&run(&["fit", &data]));
     assert!(text.contains("left out: x = 16"), "{text}");
     // Extra-P's choices keep every point.
     let doc = json(&["fit", &data, "--extrap-compatible"]);
-    assert!(doc["series"][0]["fit"]["outlier"].is_null());
+    assert_eq!(doc["series"][0]["fit"]["outliers"], serde_json::json!([]));
 }
 
 #[test]

@@ -306,11 +306,15 @@ fn report_fit(text: &mut Text, fit: &Fit, parameters: &[String]) {
     for a in fit.alternatives() {
         text.line(format!("    also fits: {a}"));
     }
-    if let Some(o) = fit.outlier() {
+    for o in fit.outliers() {
+        let at: Vec<String> = parameters
+            .iter()
+            .zip(&o.coordinate)
+            .map(|(name, v)| format!("{name} = {}", num(*v)))
+            .collect();
         text.line(format!(
-            "    left out: {} = {}, value {} where the other points' model gives {} ({}x; they fit it within {} %)",
-            parameters[0],
-            num(o.x),
+            "    left out: {}, value {} where the other points' model gives {} ({}x; they fit it within {} %)",
+            at.join(", "),
             num(o.value),
             num(o.expected),
             num(o.ratio()),
@@ -492,12 +496,12 @@ fn fit_json(fit: &Fit) -> Value {
             "negative_from": e.negative_from.map(json_num),
             "growth_turns_at": e.growth_turns_at.map(json_num),
         })),
-        "outlier": fit.outlier().map(|o| json!({
-            "x": json_num(o.x),
+        "outliers": fit.outliers().iter().map(|o| json!({
+            "point": o.coordinate.iter().map(|v| json_num(*v)).collect::<Vec<_>>(),
             "value": json_num(o.value),
             "expected": json_num(o.expected),
             "others_scatter": json_num(o.others_scatter),
-        })),
+        })).collect::<Vec<_>>(),
         "set_aside": fit.set_aside().map(|a| json!({
             "model": format!("{:#}", a.model),
             "negative_from": json_num(a.negative_from),

@@ -129,16 +129,16 @@ impl Fitter {
         mut single: single::Single,
     ) -> Result<Fit, FitError> {
         let errors = data.errors.as_deref();
-        let mut outlier = None;
+        let mut outliers = Vec::new();
         if self.robust
             && let Some((without, o)) =
                 self.without_outlier(param, &xs, &data.values, errors, &single)?
         {
             single = without;
-            outlier = Some(o);
+            outliers.push(o);
         }
         let mut fit = single.into_fit(param, xs, data.values);
-        fit.outlier = outlier;
+        fit.outliers = outliers;
         finite(fit)
     }
 }

@@ -2,11 +2,12 @@
 //! the products and sums of their terms, chosen by cross-validation.
 
 use super::data::Data;
+use super::outlier::{self, Outlier};
 use super::result::{Fit, FitStats, FittedTerm};
 use super::settings::Fitter;
 use crate::fit::error::FitError;
 use crate::fit::hypothesis::{TermClass, TermEval};
-use crate::fit::search::{Engine, Scored};
+use crate::fit::search::{Engine, Scored, Weighting};
 use std::collections::BTreeMap;
 
 /// The additive structures Extra-P tries for three parameters (besides the
@@ -125,14 +126,22 @@ struct Candidate {
     monomials: Vec<Vec<f64>>,
 }
 
-pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, FitError> {
-    // Single-parameter models, and the leading term of each.
+/// Each parameter's leading term (its position and class) from its
+/// single-parameter model along its line of points, with the hypotheses
+/// evaluated and whether log terms were dropped.
+struct Leading {
+    terms: Vec<(usize, TermClass)>,
+    evaluated: usize,
+    log_terms_dropped: bool,
+}
+
+fn leading_terms(fitter: &Fitter, names: &[String], data: &Data) -> Result<Leading, FitError> {
     let mut evaluated = 0;
     let mut log_terms_dropped = false;
-    let mut leading: Vec<(usize, TermClass)> = Vec::new();
+    let mut leading = Vec::new();
     for (p, name) in names.iter().enumerate() {
-        let (xs, ys) = line_along(&data, p);
-        check_line(&data, p, name, xs.len())?;
+        let (xs, ys) = line_along(data, p);
+        check_line(data, p, name, xs.len())?;
         let single = fitter.fit_line(name, &xs, &ys, None)?;
         evaluated += single.evaluated;
         log_terms_dropped |= single.log_terms_dropped;
@@ -140,54 +149,174 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
             leading.push((p, class));
         }
     }
+    Ok(Leading {
+        terms: leading,
+        evaluated,
+        log_terms_dropped,
+    })
+}
 
-    // Columns of each parameter's term at every point.
+/// The best structure over the points `kept` (indices into `data`), by
+/// cross-validation; `None` if no structure beats the constant or the
+/// values do not vary. Counts the structures in `evaluated`.
+fn select(
+    fitter: &Fitter,
+    data: &Data,
+    leading: &[(usize, TermClass)],
+    kept: &[usize],
+    evaluated: &mut usize,
+) -> Option<Candidate> {
+    let values: Vec<f64> = kept.iter().map(|&i| data.values[i]).collect();
     let columns: Vec<Vec<f64>> = leading
         .iter()
         .map(|&(p, class)| {
             let e = TermEval::new(class);
-            data.coords.iter().map(|c| e.eval(c[p])).collect()
+            kept.iter().map(|&i| e.eval(data.coords[i][p])).collect()
         })
         .collect();
-    let mut engine = Engine::new(&data.values, fitter.options());
-    let tss = engine.total_sum_of_squares();
+    let mut engine = Engine::new(&values, fitter.options());
+    if engine.total_sum_of_squares() <= 0.0 || leading.is_empty() {
+        return None;
+    }
     let mut best: Option<Candidate> = None;
-    if tss > 0.0 && !leading.is_empty() {
-        for family in families(leading.len()) {
-            let monomials: Vec<Vec<f64>> = family
-                .iter()
-                .map(|mono| {
-                    (0..data.values.len())
-                        .map(|i| mono.iter().map(|&q| columns[q][i]).product())
-                        .collect()
-                })
-                .collect();
-            let cols: Vec<&[f64]> = monomials.iter().map(Vec::as_slice).collect();
-            evaluated += 1;
-            if let Some(s) = engine.evaluate(&cols) {
-                let better = match &best {
-                    None => true,
-                    Some(b) => s.score < b.scored.score,
-                };
-                if better {
-                    best = Some(Candidate {
-                        scored: s,
-                        family,
-                        monomials,
-                    });
-                }
-            }
+    for family in families(leading.len()) {
+        let monomials: Vec<Vec<f64>> = family
+            .iter()
+            .map(|mono| {
+                (0..values.len())
+                    .map(|i| mono.iter().map(|&q| columns[q][i]).product())
+                    .collect()
+            })
+            .collect();
+        let cols: Vec<&[f64]> = monomials.iter().map(Vec::as_slice).collect();
+        *evaluated += 1;
+        if let Some(s) = engine.evaluate(&cols)
+            && best.as_ref().is_none_or(|b| s.score < b.scored.score)
+        {
+            best = Some(Candidate {
+                scored: s,
+                family,
+                monomials,
+            });
         }
     }
+    best
+}
 
-    let points: Vec<(Vec<f64>, f64)> = data
-        .coords
+/// The value of a candidate's model at a point of `data`.
+fn predict(candidate: &Candidate, leading: &[(usize, TermClass)], coordinate: &[f64]) -> f64 {
+    let c = &candidate.scored.coefficients;
+    let term = |mono: &Vec<usize>| -> f64 {
+        mono.iter()
+            .map(|&q| {
+                let (p, class) = leading[q];
+                class.eval(coordinate[p])
+            })
+            .product()
+    };
+    c[0] + candidate
+        .family
         .iter()
-        .cloned()
-        .zip(data.values.iter().copied())
-        .collect();
+        .zip(&c[1..])
+        .map(|(mono, k)| k * term(mono))
+        .sum::<f64>()
+}
+
+/// The points the others contradict ([`Fitter::robust`]): the
+/// [`outlier::most_left_out`] points furthest (at least [`outlier::GATE`])
+/// off the plain least-squares model of all are set aside; the fit of the
+/// others then leaves out each of those that lies [`outlier::FACTOR`] times
+/// their largest relative residual (at least [`outlier::FLOOR`]) off it.
+/// The points kept and those left out; `None` if none is.
+fn without_outliers(
+    fitter: &Fitter,
+    data: &Data,
+    leading: &[(usize, TermClass)],
+    evaluated: &mut usize,
+) -> Option<(Vec<usize>, Vec<Outlier>)> {
     let n = data.values.len();
-    Ok(match best {
+    // Found with plain least squares: a low point pulls a fit weighted by
+    // 1/y² everywhere, but barely moves one led by the largest values.
+    let plain = fitter.clone().weighting(Weighting::Absolute);
+    let all = select(
+        &plain,
+        data,
+        leading,
+        &(0..n).collect::<Vec<_>>(),
+        evaluated,
+    )?;
+    let all = &all;
+    // Off relative to the smaller of value and model: a fit weighted by
+    // 1/y² moves close to a low point, which then looks near in |y − f|/|f|.
+    let off_all: Vec<f64> = (0..n)
+        .map(|i| {
+            let f = predict(all, leading, &data.coords[i]);
+            let y = data.values[i];
+            outlier::relative(y, f).max(outlier::relative(f, y))
+        })
+        .collect();
+    let mut worst: Vec<usize> = (0..n).filter(|&i| off_all[i] >= outlier::GATE).collect();
+    worst.sort_by(|&a, &b| off_all[b].total_cmp(&off_all[a]));
+    worst.truncate(outlier::most_left_out(n));
+    if worst.is_empty() {
+        return None;
+    }
+    let others: Vec<usize> = (0..n).filter(|i| !worst.contains(i)).collect();
+    let model = select(fitter, data, leading, &others, evaluated)?;
+    let off = |i: usize| {
+        let expected = predict(&model, leading, &data.coords[i]);
+        (outlier::relative(data.values[i], expected), expected)
+    };
+    let scatter = others.iter().map(|&i| off(i).0).fold(0.0, f64::max);
+    let mut left_out = Vec::new();
+    for &i in &worst {
+        let (residual, expected) = off(i);
+        if residual >= outlier::FACTOR * scatter.max(outlier::FLOOR) {
+            left_out.push((
+                i,
+                Outlier {
+                    coordinate: data.coords[i].clone(),
+                    value: data.values[i],
+                    expected,
+                    others_scatter: scatter,
+                },
+            ));
+        }
+    }
+    if left_out.is_empty() {
+        return None;
+    }
+    left_out.sort_by_key(|(i, _)| *i);
+    let kept = (0..n)
+        .filter(|i| left_out.iter().all(|(j, _)| j != i))
+        .collect();
+    Some((kept, left_out.into_iter().map(|(_, o)| o).collect()))
+}
+
+pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, FitError> {
+    let Leading {
+        terms: leading,
+        mut evaluated,
+        log_terms_dropped,
+    } = leading_terms(fitter, names, &data)?;
+    let n = data.values.len();
+    let mut kept: Vec<usize> = (0..n).collect();
+    let mut best = select(fitter, &data, &leading, &kept, &mut evaluated);
+    let mut outliers = Vec::new();
+    if fitter.robust
+        && n >= outlier::MIN_POINTS_MULTI
+        && best.is_some()
+        && let Some((others, left_out)) = without_outliers(fitter, &data, &leading, &mut evaluated)
+    {
+        best = select(fitter, &data, &leading, &others, &mut evaluated);
+        kept = others;
+        outliers = left_out;
+    }
+    let values: Vec<f64> = kept.iter().map(|&i| data.values[i]).collect();
+    let engine = Engine::new(&values, fitter.options());
+    let tss = engine.total_sum_of_squares();
+    let points: Vec<(Vec<f64>, f64)> = data.coords.into_iter().zip(data.values).collect();
+    let mut fit = match best {
         Some(Candidate {
             scored,
             family,
@@ -195,7 +324,7 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
         }) => {
             let cols: Vec<&[f64]> = monomials.iter().map(Vec::as_slice).collect();
             let (rss, smape) = engine.in_sample(&cols, &scored.coefficients);
-            let stats = FitStats::new(n, family.len(), rss, smape, tss, &scored);
+            let stats = FitStats::new(kept.len(), family.len(), rss, smape, tss, &scored);
             let terms = family
                 .iter()
                 .zip(&scored.coefficients[1..])
@@ -210,9 +339,10 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
                         .collect(),
                 })
                 .collect();
+            let constant = scored.coefficients[0];
             Fit::new(
                 names.to_vec(),
-                scored.coefficients[0],
+                constant,
                 terms,
                 stats,
                 evaluated,
@@ -223,10 +353,11 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
         None => {
             let scored = engine.constant();
             let (rss, smape) = engine.in_sample(&[], &scored.coefficients);
-            let stats = FitStats::new(n, 0, rss, smape, tss, &scored);
+            let stats = FitStats::new(kept.len(), 0, rss, smape, tss, &scored);
+            let constant = scored.coefficients[0];
             Fit::new(
                 names.to_vec(),
-                scored.coefficients[0],
+                constant,
                 Vec::new(),
                 stats,
                 evaluated + 1,
@@ -234,7 +365,9 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
                 points,
             )
         }
-    })
+    };
+    fit.outliers = outliers;
+    Ok(fit)
 }
 
 #[cfg(test)]

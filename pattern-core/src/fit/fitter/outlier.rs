@@ -1,9 +1,10 @@
-//! One point that the others contradict: a single-parameter fit leaves out
+//! Points that the others contradict: a single-parameter fit leaves out
 //! an interior point that lies far off the model of all the other points,
 //! when those fit it within their own scatter, and says so
-//! ([`Fit::outlier`](super::Fit::outlier)). A first or last point is never
+//! ([`Fit::outliers`](super::Fit::outliers)). A first or last point is never
 //! left out: off the others' model it cannot be told from a change of
-//! growth there.
+//! growth there. A multi-parameter fit of many points leaves out up to one
+//! in twenty by the same rule (`multi.rs`).
 
 use super::settings::Fitter;
 use super::single::Single;
@@ -16,26 +17,36 @@ pub(crate) const MAX_POINTS: usize = 64;
 /// The fewest distinct sizes it needs: four left after one is out.
 const MIN_POINTS: usize = 5;
 
+/// The fewest points of a multi-parameter fit that leaves points out:
+/// twenty, of which it may leave one.
+pub(super) const MIN_POINTS_MULTI: usize = 20;
+
+/// The most points a multi-parameter fit of `n` points leaves out: one in
+/// twenty.
+pub(super) fn most_left_out(n: usize) -> usize {
+    n / 20
+}
+
 /// How many times the others' largest relative residual a point must lie
 /// off their model to be left out.
-const FACTOR: f64 = 10.0;
+pub(super) const FACTOR: f64 = 10.0;
 
 /// The scatter assumed at least (1 %), so that points that fit almost
 /// exactly do not make a small deviation an outlier.
-const FLOOR: f64 = 0.01;
+pub(super) const FLOOR: f64 = 0.01;
 
 /// The check runs only when the fit of all points leaves one at least this
 /// far off (5 %): an outlier is at least [`FACTOR`]·[`FLOOR`] = 10 % off the
 /// others' model, and a least-squares fit of all points moves towards an
 /// interior point by its leverage, well under half of its distance with 5
 /// or more points. Data that fit well cost one fit, not one per point.
-const GATE: f64 = 0.05;
+pub(super) const GATE: f64 = 0.05;
 
 /// A point left out of a fit ([`Fitter::robust`](super::Fitter::robust)).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Outlier {
-    /// Its size.
-    pub x: f64,
+    /// Where it was measured: one value per parameter.
+    pub coordinate: Vec<f64>,
     /// Its value (repetitions combined).
     pub value: f64,
     /// What the model of the other points gives there.
@@ -98,7 +109,7 @@ impl Fitter {
             let off = relative(ys[i], expected) / scatter.max(FLOOR);
             if off >= FACTOR && worst.as_ref().is_none_or(|(w, _, _)| off > *w) {
                 let outlier = Outlier {
-                    x: xs[i],
+                    coordinate: vec![xs[i]],
                     value: ys[i],
                     expected,
                     others_scatter: scatter,
@@ -112,7 +123,7 @@ impl Fitter {
 
 /// `|value − model| / |model|`; infinite where the model is zero and the
 /// value is not.
-fn relative(value: f64, model: f64) -> f64 {
+pub(super) fn relative(value: f64, model: f64) -> f64 {
     let d = (value - model).abs();
     if d == 0.0 { 0.0 } else { d / model.abs() }
 }

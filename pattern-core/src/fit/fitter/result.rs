@@ -101,7 +101,7 @@ pub struct Fit {
     pub(super) alternatives: Vec<super::Alternative>,
     pub(super) extrapolation: Option<super::Extrapolation>,
     pub(super) set_aside: Option<super::SetAside>,
-    pub(super) outlier: Option<super::Outlier>,
+    pub(super) outliers: Vec<super::Outlier>,
 }
 
 /// The check of [`Fitter::resolution`](crate::fit::Fitter::resolution):
@@ -147,7 +147,7 @@ impl Fit {
             alternatives: Vec::new(),
             extrapolation: None,
             set_aside: None,
-            outlier: None,
+            outliers: Vec::new(),
         }
     }
 
@@ -223,11 +223,12 @@ impl Fit {
         self.set_aside.as_ref()
     }
 
-    /// The point the fit left out, if the others contradicted it
-    /// ([`Fitter::robust`](super::Fitter::robust)); it stays in
-    /// [`Fit::points`], and the statistics are those of the other points.
-    pub fn outlier(&self) -> Option<&super::Outlier> {
-        self.outlier.as_ref()
+    /// The points the fit left out because the others contradicted them
+    /// ([`Fitter::robust`](super::Fitter::robust)): none or one in one
+    /// parameter, up to one in twenty in several. They stay in
+    /// [`Fit::points`]; the statistics are those of the other points.
+    pub fn outliers(&self) -> &[super::Outlier] {
+        &self.outliers
     }
 
     /// The model in PMNF normal form, exact exponents

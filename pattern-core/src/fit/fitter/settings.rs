@@ -211,8 +211,8 @@ impl Fitter {
     ///     .collect();
     /// let fit = Fitter::default().fit(&points).unwrap();
     /// assert_eq!(fit.class(), Some(TermClass::extrap(3, 1, 0)));
-    /// let left_out = fit.outlier().unwrap();
-    /// assert_eq!(left_out.x, 16.0);
+    /// let left_out = &fit.outliers()[0];
+    /// assert_eq!(left_out.coordinate, [16.0]);
     /// assert!((left_out.ratio() - 0.1).abs() < 1e-9);
     /// ```
     pub fn robust(mut self, on: bool) -> Fitter {
