@@ -189,14 +189,16 @@ impl Fitter {
         self
     }
 
-    /// Leave out one interior point that the others contradict (default
-    /// on; off in [`Fitter::extrap_compatible`]): a single-parameter fit of
+    /// Leave out points that the others contradict (default on; off in
+    /// [`Fitter::extrap_compatible`]), and name them
+    /// ([`Fit::outliers`](super::Fit::outliers)). One parameter: a fit of
     /// 5 to 64 sizes is made again without each interior point in turn, and
     /// the point furthest off the model of the others, if at least 10 times
-    /// their largest relative residual (at least 1 %) off it, is left out
-    /// and named ([`Fit::outlier`](super::Fit::outlier)). A first or last
-    /// point is kept: off the others' model it cannot be told from a change
-    /// of growth.
+    /// their largest relative residual (at least 1 %) off it, is left out;
+    /// a first or last point is kept, since off the others' model it cannot
+    /// be told from a change of growth. Several parameters, 20 points or
+    /// more: up to one in twenty, by the same rule, among those furthest off
+    /// a plain least-squares fit of all.
     ///
     /// ```
     /// use pattern_core::fit::{Fitter, TermClass};
