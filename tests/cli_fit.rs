@@ -193,3 +193,46 @@ fn fit_saves_its_models_as_an_extrap_experiment_and_reads_it_back() {
     let err = fails(&["fit", &damaged]);
     assert!(err.contains("not an Extra-P experiment file"), "{err}");
 }
+
+#[test]
+fn fit_reads_a_cube_directory_with_extraps_options() {
+    use common::cube::{Metric, Profile, temp_dir};
+    let dir = temp_dir("cli_cube");
+    // main → solve, two locations; solve takes 3·p at each.
+    for p in [2.0f64, 4.0, 8.0, 16.0, 32.0] {
+        let solve = [3.0 * p, 3.0 * p];
+        Profile::new(&["main", "solve"], &[(None, 0), (Some(0), 1)], 2)
+            .metric(
+                Metric::new(0, "time", "EXCLUSIVE", "DOUBLE"),
+                &[(0, &[1.0, 1.0]), (1, &solve)],
+            )
+            .write(&dir, &format!("app.p{p}.r1"), "profile.cubex");
+    }
+    let path = dir.display().to_string();
+    let means = |doc: &serde_json::Value| -> Vec<f64> {
+        let points = doc["series"][0]["measurements"].as_array().unwrap();
+        points.iter().map(|m| m["mean"].as_f64().unwrap()).collect()
+    };
+    let weak = json(&["fit", &path, "--region", "main->solve"]);
+    assert_eq!(weak["parameters"], serde_json::json!(["p"]));
+    assert_eq!(means(&weak), [6.0, 12.0, 24.0, 48.0, 96.0]);
+    assert_eq!(weak["series"][0]["fit"]["class"], "O(p)");
+    // Strong scaling sums the locations; inclusive adds the callees.
+    let strong = json(&[
+        "fit",
+        &path,
+        "--region",
+        "main->solve",
+        "--scaling",
+        "strong",
+    ]);
+    assert_eq!(means(&strong), [12.0, 24.0, 48.0, 96.0, 192.0]);
+    let inclusive = json(&["fit", &path, "--region", "main", "--inclusive"]);
+    assert_eq!(means(&inclusive), [7.0, 13.0, 25.0, 49.0, 97.0]);
+    // A metric no run has is an error; the options need a directory.
+    let err = fails(&["fit", &path, "--metric", "visits"]);
+    assert!(err.contains("visits"), "{err}");
+    let err = fails(&["fit", &data("kernels.txt"), "--scaling", "strong"]);
+    assert!(err.contains("CUBE experiments"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -216,13 +216,13 @@ fn counts_and_bounds(
         }
         "simulate" => {
             let given = option(args, "--elements").map_or(Ok(1000), str::parse::<u64>);
-            if let Ok(given) = given {
-                if json["elements"].as_u64() != Some(given) {
-                    return Err(format!(
-                        "{} elements printed, {given} given",
-                        json["elements"]
-                    ));
-                }
+            if let Ok(given) = given
+                && json["elements"].as_u64() != Some(given)
+            {
+                return Err(format!(
+                    "{} elements printed, {given} given",
+                    json["elements"]
+                ));
             }
             let varied = option(args, "--variation").is_some_and(|v| v.parse() != Ok(0.0));
             if let (Some(k), false) = (k.filter(|&k| k >= 1), varied) {
@@ -269,10 +269,10 @@ fn best(args: &[String], known: &Known, json: &Value, cores: Option<f64>) -> Res
     let Some(k) = json["best"]["counts"]["k"].as_u64() else {
         return Ok(());
     };
-    if let Some(fixed) = at(args, "k").and_then(|v| v.parse::<u64>().ok()) {
-        if fixed != k {
-            return Err(format!("k = {k} chosen, --at fixed it to {fixed}"));
-        }
+    if let Some(fixed) = at(args, "k").and_then(|v| v.parse::<u64>().ok())
+        && fixed != k
+    {
+        return Err(format!("k = {k} chosen, --at fixed it to {fixed}"));
     }
     if json["best"]["threads"].as_u64().map(u128::from) != Some(known.threads(u128::from(k))) {
         return Err(format!("{} threads with k = {k}", json["best"]["threads"]));

@@ -16,6 +16,9 @@
 //! every finding replays with `--replay i`.
 
 mod cli;
+/// The CUBE profiles of the tests, written for the `extrap-cube` target.
+#[path = "../../tests/common/cube.rs"]
+mod cube_profiles;
 mod exact_sum;
 mod generate;
 mod invariants;

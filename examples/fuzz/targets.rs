@@ -2,18 +2,19 @@
 //! A target returns `Err` for a broken invariant; panics, aborts and hangs
 //! are the driver's to catch.
 
+use crate::cube_profiles::{Metric, Profile};
 use crate::exact_sum::exact_sum_sign;
 use crate::generate;
 use pattern_core::Func;
 use pattern_core::comm::MachineProfile;
-use pattern_core::fit::extrap_io::{Experiment, ModelSet};
+use pattern_core::fit::extrap_io::{CubeOptions, Experiment, ModelSet, Scaling};
 use pattern_core::fit::{Aggregate, Fitter};
 use pattern_core::machine::Machine;
 use pattern_core::prelude::*;
 use pattern_core::queue::{Network, Solution};
 use pattern_core::sim::{Shuffle, Simulation};
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// One fuzz target.
@@ -59,6 +60,12 @@ pub const TARGETS: &[Target] = &[
         about: "Experiment::to_extrap_bytes of a text experiment with its models, read back whole, then with bytes flipped or cut",
         input: generate::extrap_text,
         run: run_extrap_experiment,
+    },
+    Target {
+        name: "extrap-cube",
+        about: "Experiment::read_cube of random CUBE runs (call trees, metrics of every dtype and kind, locations, compressed, big-endian, gzipped anchors), then with bytes of one profile flipped or cut",
+        input: |rng| format!("{}\n", rng.random::<u64>()),
+        run: run_extrap_cube,
     },
     Target {
         name: "profile",
@@ -325,10 +332,10 @@ fn run_design(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
         at.extend(
             ["n", "threads", "g", "p"].map(|c| (c.to_string(), rng.random_range(1..9u32) as f64)),
         );
-        if let Ok(p) = design.queueing(&machine, &bindings(&at)) {
-            if p.time_per_element.is_nan() || p.time_per_element < 0.0 {
-                return Err(format!("a queueing prediction of {}", p.time_per_element));
-            }
+        if let Ok(p) = design.queueing(&machine, &bindings(&at))
+            && (p.time_per_element.is_nan() || p.time_per_element < 0.0)
+        {
+            return Err(format!("a queueing prediction of {}", p.time_per_element));
         }
     }
     if rng.random_bool(0.25) {
@@ -451,10 +458,10 @@ fn solve(net: &Network, population: usize) -> Result<(), String> {
         if let Ok(s) = net.mva(population) {
             check_solution(&s, "mva")?;
         }
-        if let Ok(sweep) = net.sweep(population.min(2_000)) {
-            if let Some(s) = sweep.at(sweep.len()) {
-                check_solution(&s, "sweep")?;
-            }
+        if let Ok(sweep) = net.sweep(population.min(2_000))
+            && let Some(s) = sweep.at(sweep.len())
+        {
+            check_solution(&s, "sweep")?;
         }
     }
     if let Ok(s) = net.mva_approx(population) {
@@ -497,10 +504,10 @@ fn run_machine(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
         let step = graph.compute(from, rng.random_range(0.0..100.0), &[]);
         graph.transfer(from, to, rng.random_range(0.0..100.0), &[step]);
     }
-    if let Ok(r) = Simulation::graph(&graph, &machine).run() {
-        if r.makespan().is_nan() || r.makespan() < 0.0 {
-            return Err(format!("a makespan of {}", r.makespan()));
-        }
+    if let Ok(r) = Simulation::graph(&graph, &machine).run()
+        && (r.makespan().is_nan() || r.makespan() < 0.0)
+    {
+        return Err(format!("a makespan of {}", r.makespan()));
     }
     let design =
         Design::parse("a = 10; b = 30; pipe(a, tpool[3](b))").map_err(|e| e.to_string())?;
@@ -553,6 +560,93 @@ fn run_extrap_experiment(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String>
         damaged.truncate(rng.random_range(0..damaged.len()));
     }
     experiment_read(Experiment::read_extrap_bytes(&damaged, Aggregate::Mean))
+}
+
+/// A random profile of `p`: a call tree of up to 6 nodes, up to 3 metrics
+/// of random kinds and types (some unreadable), 1–3 locations.
+fn cube_profile(rng: &mut ChaCha8Rng, p: f64) -> Profile {
+    let regions = ["main", "solve", "mpi", "io", "main"];
+    let n = rng.random_range(1..=6);
+    let cnodes: Vec<(Option<usize>, usize)> = (0..n)
+        .map(|i| {
+            let parent = (i > 0).then(|| rng.random_range(0..i));
+            (parent, rng.random_range(0..regions.len()))
+        })
+        .collect();
+    let locations = rng.random_range(1..=3);
+    let mut profile = Profile::new(&regions, &cnodes, locations);
+    let dtypes = [
+        "DOUBLE",
+        "UINT64",
+        "INT32",
+        "FLOAT",
+        "MAXDOUBLE",
+        "TAU_ATOMIC",
+        "UINT8",
+    ];
+    for id in 0..rng.random_range(1..=3u32) {
+        let kind = if rng.random_bool(0.5) {
+            "EXCLUSIVE"
+        } else {
+            "INCLUSIVE"
+        };
+        let dtype = dtypes[rng.random_range(0..dtypes.len())];
+        let mut rows: Vec<(usize, Vec<f64>)> = Vec::new();
+        for c in 0..n {
+            if rng.random_bool(0.8) {
+                let values = (0..locations).map(|_| (p * rng.random_range(0..100) as f64).floor());
+                rows.push((c, values.collect()));
+            }
+        }
+        let rows: Vec<(usize, &[f64])> = rows.iter().map(|(c, v)| (*c, v.as_slice())).collect();
+        profile = profile.metric(Metric::new(id, &format!("m{id}"), kind, dtype), &rows);
+    }
+    profile.compressed = rng.random_bool(0.3);
+    profile.big_endian = rng.random_bool(0.3);
+    profile.gzip_anchor = rng.random_bool(0.2);
+    profile.anchor_first = rng.random_bool(0.5);
+    profile
+}
+
+/// Random runs of a CUBE experiment read as one: an error or series, never
+/// a panic; a profile with bytes flipped or cut likewise.
+fn run_extrap_cube(_: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("pattern-fuzz-cube-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shape = rng.random::<u64>();
+    let mut files = Vec::new();
+    for p in [1.0, 2.0, 4.0, 8.0] {
+        // The same tree and metrics at every point, values of their own.
+        let mut same = ChaCha8Rng::seed_from_u64(shape);
+        let mut profile = cube_profile(&mut same, p);
+        for v in &mut profile.values {
+            for (_, row) in &mut v.rows {
+                row.iter_mut()
+                    .for_each(|x| *x += rng.random_range(0..3) as f64);
+            }
+        }
+        files.push(profile.write(&dir, &format!("app.p{p}.r1"), "profile.cubex"));
+    }
+    let options = CubeOptions {
+        scaling: [Scaling::Weak, Scaling::WeakThreaded, Scaling::Strong][rng.random_range(0..3)],
+        inclusive: rng.random_bool(0.3),
+        ..CubeOptions::default()
+    };
+    let whole = Experiment::read_cube(&dir, &options).map(|r| r.experiment);
+    experiment_read(whole)?;
+    let file = &files[rng.random_range(0..files.len())];
+    let mut bytes = std::fs::read(file).map_err(|e| e.to_string())?;
+    for _ in 0..rng.random_range(1..8) {
+        let at = rng.random_range(0..bytes.len());
+        bytes[at] ^= 1 << rng.random_range(0..8);
+    }
+    if rng.random_bool(0.3) {
+        bytes.truncate(rng.random_range(0..bytes.len()));
+    }
+    std::fs::write(file, &bytes).map_err(|e| e.to_string())?;
+    let damaged = Experiment::read_cube(&dir, &options).map(|r| r.experiment);
+    let _ = std::fs::remove_dir_all(&dir);
+    experiment_read(damaged)
 }
 
 fn experiment_read<E>(read: Result<Experiment, E>) -> Result<(), String> {

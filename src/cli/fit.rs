@@ -9,7 +9,9 @@ use super::args::{self, Point};
 use super::error::{CliError, excerpt};
 use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
-use pattern_core::fit::extrap_io::{Experiment, ModelSet, Series, is_json_path};
+use pattern_core::fit::extrap_io::{
+    CubeOptions, Experiment, ModelSet, Scaling, Series, is_json_path,
+};
 use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, HypothesisSpace, Segmentation, stats};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -20,12 +22,15 @@ use std::path::PathBuf;
 #[command(
     after_help = "Files ending in .json or .jsonl (in any case), and any input that starts with `{` \
     (Talpas files, standard input `-`), are read as Extra-P's JSON formats (JSON, legacy JSON, \
-    JSON Lines, Talpas); zip files as Extra-P's experiment files (`.extra-p`); others as its \
-    text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
+    JSON Lines, Talpas); zip files as Extra-P's experiment files (`.extra-p`); a directory as a \
+    CUBE experiment (as Extra-P's --cube: the parameters in the runs' directory names, every \
+    metric or --metric's, every call path or --region's); others as its text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
 )]
 pub struct FitArgs {
     /// The measurements: an Extra-P text, JSON, JSON Lines, Talpas or
-    /// experiment (`.extra-p`) file.
+    /// experiment (`.extra-p`) file, or a CUBE experiment (a directory of
+    /// Score-P runs named by their parameters, `run.p64.n1000.r1`, each
+    /// with its `profile.cubex`).
     pub data: PathBuf,
     /// Only the series of this region (Extra-P's call path).
     #[arg(long)]
@@ -60,6 +65,26 @@ pub struct FitArgs {
     /// has no extension, as Extra-P does).
     #[arg(long, value_name = "PATH")]
     pub save_experiment: Option<PathBuf>,
+    /// How a CUBE run's locations (processes, threads) make the point's
+    /// values: each a value (weak, Extra-P's default), those not 0
+    /// (weak-threaded), or their sum (strong). CUBE directories only.
+    #[arg(long, value_enum)]
+    pub scaling: Option<CubeScaling>,
+    /// Inclusive values of a CUBE experiment's call paths (with their
+    /// callees) instead of exclusive ones. CUBE directories only.
+    #[arg(long)]
+    pub inclusive: bool,
+}
+
+/// Extra-P's scaling types of CUBE runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CubeScaling {
+    /// Every location's value is a value at the point.
+    Weak,
+    /// As weak, without the locations of value 0.
+    WeakThreaded,
+    /// A run's values summed over its locations.
+    Strong,
 }
 
 /// Whether `path` is a zip (an Extra-P experiment file), by its first bytes.
@@ -72,16 +97,51 @@ fn is_zip(path: &Path) -> bool {
         && magic == *b"PK\x03\x04"
 }
 
+/// A CUBE experiment in the directory `path`, with what it left out.
+fn read_cube(path: &Path, args: &FitArgs) -> Result<(Experiment, Vec<String>), CliError> {
+    let options = CubeOptions {
+        metrics: args.metric.iter().cloned().collect(),
+        scaling: match args.scaling.unwrap_or(CubeScaling::Weak) {
+            CubeScaling::Weak => Scaling::Weak,
+            CubeScaling::WeakThreaded => Scaling::WeakThreaded,
+            CubeScaling::Strong => Scaling::Strong,
+        },
+        inclusive: args.inclusive,
+    };
+    let read = Experiment::read_cube(path, &options).map_err(|source| CliError::Extrap {
+        path: path.display().to_string(),
+        source,
+        excerpt: String::new(),
+    })?;
+    Ok((read.experiment, read.skipped))
+}
+
 /// The experiment in `path` (`-`: standard input), its errors with the
-/// line at fault; `measure` stands for the repetitions of an experiment
-/// file that kept only their mean and median.
-fn read_experiment(path: &Path, measure: Aggregate) -> Result<Experiment, CliError> {
+/// line at fault, and notes on what was left out; `measure` stands for
+/// the repetitions of an experiment file that kept only their mean and
+/// median.
+fn read_experiment(
+    path: &Path,
+    args: &FitArgs,
+    measure: Aggregate,
+) -> Result<(Experiment, Vec<String>), CliError> {
+    if path.is_dir() {
+        return read_cube(path, args);
+    }
+    if args.scaling.is_some() || args.inclusive {
+        return Err(CliError::Invalid(format!(
+            "--scaling and --inclusive are for CUBE experiments (a directory of runs); `{}` is not a directory",
+            path.display()
+        )));
+    }
     if is_zip(path) {
-        return Experiment::read_extrap_file(path, measure).map_err(|source| CliError::Extrap {
-            path: path.display().to_string(),
-            source,
-            excerpt: String::new(),
-        });
+        return Experiment::read_extrap_file(path, measure)
+            .map(|e| (e, Vec::new()))
+            .map_err(|source| CliError::Extrap {
+                path: path.display().to_string(),
+                source,
+                excerpt: String::new(),
+            });
     }
     let text = read_text(path)?;
     let read = if is_json_path(path) {
@@ -89,7 +149,7 @@ fn read_experiment(path: &Path, measure: Aggregate) -> Result<Experiment, CliErr
     } else {
         Experiment::read_any(&text)
     };
-    read.map_err(|source| {
+    read.map(|e| (e, Vec::new())).map_err(|source| {
         let shown = source
             .position()
             .map(|(line, column)| excerpt(&text, line, column))
@@ -119,7 +179,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
     } else {
         Aggregate::Median
     };
-    let experiment = read_experiment(&args.data, measure)?;
+    let (experiment, notes) = read_experiment(&args.data, args, measure)?;
     let chosen: Vec<&Series> = experiment
         .series
         .iter()
@@ -157,6 +217,9 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         fitter
     };
     let mut text = Text::default();
+    for note in &notes {
+        text.line(format!("note: {note}"));
+    }
     let mut series_json = Vec::new();
     let mut failed = 0;
     let mut fits = Vec::new();
@@ -197,6 +260,7 @@ pub fn run(args: &FitArgs) -> Result<Report, CliError> {
         "parameters": experiment.parameters,
         "aggregate": if measure == Aggregate::Mean { "mean" } else { "median" },
         "negative_exponents": args.negative_exponents,
+        "notes": notes,
         "series": series_json,
     });
     if let Some(out) = &args.save_experiment {

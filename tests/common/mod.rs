@@ -39,4 +39,5 @@ pub fn extrap_approx(expected: f64, got: f64) -> bool {
 
 pub mod allocation;
 pub mod cli;
+pub mod cube;
 pub mod runs;

@@ -2,7 +2,9 @@
 //! JSON, JSON Lines and Talpas), and write text and JSON that Extra-P reads,
 //! so a model can be cross-checked in Extra-P. With the feature
 //! `extrap-archives`, its experiment files (`.extra-p`) too, read and
-//! written with models that open in its GUI. Extra-P's printed models
+//! written with models that open in its GUI, and CUBE 4 experiments (a
+//! directory of Score-P runs, as its `--cube`: `Experiment::read_cube`).
+//! Extra-P's printed models
 //! (`-1487600.12 + 1039.05 * x^(1) * log2(x)^(1)`) parse with
 //! [`crate::Expr::parse`].
 //!
@@ -28,6 +30,8 @@
 //! assert_eq!(Experiment::read_text(&experiment.to_text().unwrap()).unwrap(), experiment);
 //! ```
 
+#[cfg(feature = "extrap-archives")]
+mod cube;
 mod experiment;
 #[cfg(feature = "extrap-archives")]
 mod experiment_file;
@@ -36,6 +40,8 @@ mod text;
 
 use std::path::Path;
 
+#[cfg(feature = "extrap-archives")]
+pub use cube::{CubeOptions, CubeRead, Scaling};
 pub use experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, Point, Series};
 #[cfg(feature = "extrap-archives")]
 pub use experiment_file::{MEMBER_LIMIT, ModelSet};
