@@ -1,6 +1,22 @@
 use super::*;
 use crate::fit::extrap_io::cube::testutil::{f64s, index, index_with, plain, zdata, zlib};
 
+/// The values' bytes in the byte order asked for.
+macro_rules! in_order {
+    ($values:expr, $big:expr) => {
+        $values
+            .iter()
+            .flat_map(|v| {
+                if $big {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                }
+            })
+            .collect()
+    };
+}
+
 fn dtype(name: &str) -> Dtype {
     Dtype::parse(name).unwrap()
 }
@@ -83,45 +99,21 @@ fn plain_data_of_every_integer_and_float_type() {
             parse_data(&plain(&d), e, 4, 1, dtype("FLOAT")).unwrap(),
             [1.5, -2.0, 3.25, 4.0]
         );
-        let u64s: Vec<u8> = [7u64, 0xFFFF_FFFF_FFFF_FBFF, 0xFFFF_FFFF_FFFF_FC00, u64::MAX]
-            .iter()
-            .flat_map(|v| {
-                if big {
-                    v.to_be_bytes()
-                } else {
-                    v.to_le_bytes()
-                }
-            })
-            .collect();
+        let u64s: Vec<u8> = in_order!(
+            [7u64, 0xFFFF_FFFF_FFFF_FBFF, 0xFFFF_FFFF_FFFF_FC00, u64::MAX],
+            big
+        );
         // Past CubeLib's largest round-trip value, UINT64 reads as 0.
         for name in ["UINT64", "UNSIGNED INTEGER"] {
             let got = parse_data(&plain(&u64s), e, 1, 4, dtype(name)).unwrap();
             assert_eq!(got, [7.0, 0xFFFF_FFFF_FFFF_FBFFu64 as f64, 0.0, 0.0]);
         }
-        let i64s: Vec<u8> = [-5i64, 1 << 40]
-            .iter()
-            .flat_map(|v| {
-                if big {
-                    v.to_be_bytes()
-                } else {
-                    v.to_le_bytes()
-                }
-            })
-            .collect();
+        let i64s: Vec<u8> = in_order!([-5i64, 1 << 40], big);
         assert_eq!(
             parse_data(&plain(&i64s), e, 2, 1, dtype("INT64")).unwrap(),
             [-5.0, 2f64.powi(40)]
         );
-        let i32s: Vec<u8> = [-3i32, 9]
-            .iter()
-            .flat_map(|v| {
-                if big {
-                    v.to_be_bytes()
-                } else {
-                    v.to_le_bytes()
-                }
-            })
-            .collect();
+        let i32s: Vec<u8> = in_order!([-3i32, 9], big);
         assert_eq!(
             parse_data(&plain(&i32s), e, 2, 1, dtype("INT")).unwrap(),
             [-3.0, 9.0]
@@ -130,16 +122,7 @@ fn plain_data_of_every_integer_and_float_type() {
             parse_data(&plain(&i32s), e, 2, 1, dtype("UINT32")).unwrap(),
             [4294967293.0, 9.0]
         );
-        let i16s: Vec<u8> = [-3i16, 300]
-            .iter()
-            .flat_map(|v| {
-                if big {
-                    v.to_be_bytes()
-                } else {
-                    v.to_le_bytes()
-                }
-            })
-            .collect();
+        let i16s: Vec<u8> = in_order!([-3i16, 300], big);
         assert_eq!(
             parse_data(&plain(&i16s), e, 1, 2, dtype("SHORT INT")).unwrap(),
             [-3.0, 300.0]
