@@ -20,12 +20,14 @@ fn data(
 }
 
 /// Whether `fit` is `constant + coefficient·class`.
-fn is(fit: &Fit, constant: f64, coefficient: f64, class: TermClass) -> bool {
-    fit.class() == Some(class)
+/// Asserts that `fit` is `constant + coefficient·class` to Extra-P's 6 digits.
+fn assert_is(fit: &Fit, constant: f64, coefficient: f64, class: TermClass) {
+    let is = fit.class() == Some(class)
         && extrap_approx(constant, fit.constant())
         && fit
             .leading_coefficient()
-            .is_some_and(|c| extrap_approx(coefficient, c))
+            .is_some_and(|c| extrap_approx(coefficient, c));
+    assert!(is, "{}", fit.model());
 }
 
 fn two(points: &[(f64, f64)]) -> pattern_core::fit::Segmented {
@@ -40,44 +42,20 @@ fn extrap_segmented_cases_give_both_functions_and_the_change() {
     let ten: Vec<f64> = (1..=10).map(f64::from).collect();
     let s = two(&data(&ten, 6.0, |p| p * p, |p| 30.0 + p));
     assert_eq!((s.last_of_first, s.first_of_second), (5.0, 6.0));
-    assert!(
-        is(&s.first, 0.0, 1.0, TermClass::extrap(2, 1, 0)),
-        "{}",
-        s.first.model()
-    );
-    assert!(
-        is(&s.second, 30.0, 1.0, TermClass::extrap(1, 1, 0)),
-        "{}",
-        s.second.model()
-    );
+    assert_is(&s.first, 0.0, 1.0, TermClass::extrap(2, 1, 0));
+    assert_is(&s.second, 30.0, 1.0, TermClass::extrap(1, 1, 0));
 
     let nine: Vec<f64> = (1..=9).map(f64::from).collect();
     let s = two(&data(&nine, 5.0, |p| p * p, |p| 50.0 + 4.0 * p));
     assert_eq!((s.last_of_first, s.first_of_second), (4.0, 5.0));
-    assert!(
-        is(&s.first, 0.0, 1.0, TermClass::extrap(2, 1, 0)),
-        "{}",
-        s.first.model()
-    );
-    assert!(
-        is(&s.second, 50.0, 4.0, TermClass::extrap(1, 1, 0)),
-        "{}",
-        s.second.model()
-    );
+    assert_is(&s.first, 0.0, 1.0, TermClass::extrap(2, 1, 0));
+    assert_is(&s.second, 50.0, 4.0, TermClass::extrap(1, 1, 0));
 
     let fours: Vec<f64> = (1..=10).map(|k| f64::from(4 * k)).collect();
     let s = two(&data(&fours, 22.0, f64::log2, |p| p * p));
     assert_eq!((s.last_of_first, s.first_of_second), (20.0, 24.0));
-    assert!(
-        is(&s.first, 0.0, 1.0, TermClass::extrap(0, 1, 1)),
-        "{}",
-        s.first.model()
-    );
-    assert!(
-        is(&s.second, 0.0, 1.0, TermClass::extrap(2, 1, 0)),
-        "{}",
-        s.second.model()
-    );
+    assert_is(&s.first, 0.0, 1.0, TermClass::extrap(0, 1, 1));
+    assert_is(&s.second, 0.0, 1.0, TermClass::extrap(2, 1, 0));
 
     let s = two(&data(
         &ten,
@@ -86,16 +64,8 @@ fn extrap_segmented_cases_give_both_functions_and_the_change() {
         |p| 93.0 + 64.0 * p.powf(5.0 / 3.0),
     ));
     assert_eq!((s.last_of_first, s.first_of_second), (5.0, 6.0));
-    assert!(
-        is(&s.first, 67.0, 63.0, TermClass::extrap(1, 4, 2)),
-        "{}",
-        s.first.model()
-    );
-    assert!(
-        is(&s.second, 93.0, 64.0, TermClass::extrap(5, 3, 0)),
-        "{}",
-        s.second.model()
-    );
+    assert_is(&s.first, 67.0, 63.0, TermClass::extrap(1, 4, 2));
+    assert_is(&s.second, 93.0, 64.0, TermClass::extrap(5, 3, 0));
     // One expression for both, usable as an atom's model.
     let model = s.model();
     for p in ten {
