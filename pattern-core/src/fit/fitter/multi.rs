@@ -222,46 +222,51 @@ fn predict(candidate: &Candidate, leading: &[(usize, TermClass)], coordinate: &[
         .sum::<f64>()
 }
 
-/// The points the others contradict ([`Fitter::robust`]): the
-/// [`outlier::most_left_out`] points furthest (at least [`outlier::GATE`])
-/// off the plain least-squares model of all are set aside; the fit of the
-/// others then leaves out each of those that lies [`outlier::FACTOR`] times
-/// their largest relative residual (at least [`outlier::FLOOR`]) off it.
-/// The points kept and those left out; `None` if none is.
+/// The points the others contradict ([`Fitter::robust`]): `chosen`, the
+/// structure fitted to all points, is fitted again by plain least squares;
+/// the [`outlier::most_left_out`] points furthest off it (at least
+/// [`outlier::GATE`], and [`outlier::FACTOR`] times the median point) are
+/// set aside; the fit of the others then leaves out each of those that
+/// lies [`outlier::FACTOR`] times their largest relative residual (at
+/// least [`outlier::FLOOR`]) off it. The points kept and those left out;
+/// `None` if none is.
 fn without_outliers(
     fitter: &Fitter,
     data: &Data,
     leading: &[(usize, TermClass)],
+    chosen: &Candidate,
     evaluated: &mut usize,
 ) -> Option<(Vec<usize>, Vec<Outlier>)> {
     let n = data.values.len();
-    // Found with plain least squares: a low point pulls a fit weighted by
-    // 1/y² everywhere, but barely moves one led by the largest values.
+    // Plain least squares: a low point pulls a fit weighted by 1/y²
+    // everywhere, but barely moves one led by the largest values.
     let plain = fitter.clone().weighting(Weighting::Absolute);
-    let all = select(
-        &plain,
-        data,
-        leading,
-        &(0..n).collect::<Vec<_>>(),
-        evaluated,
-    )?;
-    let all = &all;
-    // Off relative to the smaller of value and model: a fit weighted by
-    // 1/y² moves close to a low point, which then looks near in |y − f|/|f|.
+    let cols: Vec<&[f64]> = chosen.monomials.iter().map(Vec::as_slice).collect();
+    let all = Candidate {
+        scored: Engine::new(&data.values, plain.options()).evaluate(&cols)?,
+        family: chosen.family.clone(),
+        monomials: Vec::new(),
+    };
+    // Off relative to the smaller of value and model, so that a low point
+    // counts as much as a high one.
     let off_all: Vec<f64> = (0..n)
         .map(|i| {
-            let f = predict(all, leading, &data.coords[i]);
+            let f = predict(&all, leading, &data.coords[i]);
             let y = data.values[i];
             outlier::relative(y, f).max(outlier::relative(f, y))
         })
         .collect();
-    let mut worst: Vec<usize> = (0..n).filter(|&i| off_all[i] >= outlier::GATE).collect();
+    let typical = crate::fit::stats::median(&off_all).max(outlier::FLOOR);
+    let far = |i: &usize| off_all[*i] >= outlier::GATE.max(outlier::FACTOR * typical);
+    let mut worst: Vec<usize> = (0..n).filter(far).collect();
     worst.sort_by(|&a, &b| off_all[b].total_cmp(&off_all[a]));
     worst.truncate(outlier::most_left_out(n));
     if worst.is_empty() {
         return None;
     }
-    let others: Vec<usize> = (0..n).filter(|i| !worst.contains(i)).collect();
+    let mut set_aside = vec![false; n];
+    worst.iter().for_each(|&i| set_aside[i] = true);
+    let others: Vec<usize> = (0..n).filter(|&i| !set_aside[i]).collect();
     let model = select(fitter, data, leading, &others, evaluated)?;
     let off = |i: usize| {
         let expected = predict(&model, leading, &data.coords[i]);
@@ -287,9 +292,9 @@ fn without_outliers(
         return None;
     }
     left_out.sort_by_key(|(i, _)| *i);
-    let kept = (0..n)
-        .filter(|i| left_out.iter().all(|(j, _)| j != i))
-        .collect();
+    let mut out = vec![false; n];
+    left_out.iter().for_each(|(i, _)| out[*i] = true);
+    let kept = (0..n).filter(|&i| !out[i]).collect();
     Some((kept, left_out.into_iter().map(|(_, o)| o).collect()))
 }
 
@@ -305,8 +310,9 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
     let mut outliers = Vec::new();
     if fitter.robust
         && n >= outlier::MIN_POINTS_MULTI
-        && best.is_some()
-        && let Some((others, left_out)) = without_outliers(fitter, &data, &leading, &mut evaluated)
+        && let Some(chosen) = &best
+        && let Some((others, left_out)) =
+            without_outliers(fitter, &data, &leading, chosen, &mut evaluated)
     {
         best = select(fitter, &data, &leading, &others, &mut evaluated);
         kept = others;

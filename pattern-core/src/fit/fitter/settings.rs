@@ -198,7 +198,7 @@ impl Fitter {
     /// a first or last point is kept, since off the others' model it cannot
     /// be told from a change of growth. Several parameters, 20 points or
     /// more: up to one in twenty, by the same rule, among those furthest off
-    /// a plain least-squares fit of all.
+    /// the chosen model fitted again by plain least squares.
     ///
     /// ```
     /// use pattern_core::fit::{Fitter, TermClass};
