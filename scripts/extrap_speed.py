@@ -5,10 +5,12 @@ data, file by file, process start included (not needed by CI).
 1. Installs Extra-P from PyPI into a virtual environment (default
    /tmp/pattern-extrap-venv, or $EXTRAP_VENV) unless it is there.
 2. Builds `pattern` in release mode.
-3. For every input file under DIR (a checkout of Extra-P's `tests/data`:
-   `text/`, `json/`, `jsonlines/`, `talpas/`; CUBE sets and experiment files
-   are left out), runs `extrap --FORMAT FILE` and `pattern fit FILE` in
-   turn, ROUNDS times each, and keeps each one's median wall time.
+3. For every input under DIR (a checkout of Extra-P's `tests/data`: the
+   text, JSON, JSON Lines and Talpas files of `text/`, `json/`,
+   `jsonlines/`, `talpas/` and `input/`, the experiment files (`.extra-p`)
+   and each CUBE set of `cubeset/`; Extra-P 3's legacy experiments are left
+   out), runs `extrap --FORMAT INPUT` and `pattern fit INPUT` in turn,
+   ROUNDS times each, and keeps each one's median wall time.
 4. Reports, per format and in all: the files, the time of each tool summed,
    the ratio of the sums and the median ratio per file, and the files
    `pattern fit` could not read or fit in part (with its message).
@@ -29,8 +31,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
 
-# Extra-P's input option for each directory of its test data.
-FORMATS = {"text": "--text", "json": "--json", "jsonlines": "--json", "talpas": "--talpas"}
+# Extra-P's input option for each format of its test data.
+FORMATS = {
+    "text": "--text",
+    "json": "--json",
+    "jsonlines": "--json",
+    "talpas": "--talpas",
+    "experiment": "--experiment",
+    "cube": "--cube",
+}
 
 
 def extrap_binary():
@@ -48,16 +57,38 @@ def pattern_binary():
     return str(ROOT / "target" / "release" / "pattern")
 
 
+def file_format(data, path):
+    """The format of an input file, by its directory and extension; None
+    for what is not an input (scripts, Extra-P 3's legacy experiments)."""
+    top = path.relative_to(data).parts[0]
+    suffix = path.suffix.lower()
+    if suffix == ".extra-p":
+        return "experiment"
+    if suffix == ".json":
+        return "json"
+    if suffix == ".jsonl":
+        return "jsonlines"
+    if suffix == ".txt" and top == "talpas":
+        return "talpas"
+    if suffix == ".txt" and top in ("text", "input"):
+        return "text"
+    return None
+
+
 def inputs(data):
-    """(format directory, option, file) for every input file under `data`."""
+    """(format, option, path) for every input under `data`: the files, and
+    each CUBE set (a directory of `cubeset/`)."""
     found = []
-    for directory, option in FORMATS.items():
-        base = data / directory
-        if not base.is_dir():
-            continue
-        for path in sorted(base.rglob("*")):
-            if path.is_file() and path.suffix.lower() in (".txt", ".json", ".jsonl"):
-                found.append((directory, option, path))
+    for path in sorted(data.rglob("*")):
+        if path.is_file() and "cubeset" not in path.parts:
+            kind = file_format(data, path)
+            if kind:
+                found.append((kind, FORMATS[kind], path))
+    cubes = data / "cubeset"
+    if cubes.is_dir():
+        for path in sorted(cubes.iterdir()):
+            if path.is_dir():
+                found.append(("cube", "--cube", path))
     return found
 
 
