@@ -16,6 +16,11 @@ For every text and JSON input under DIR (a checkout of Extra-P's
    call paths, metrics, points and means (relative 1e-12), and with values
    kept, the same repetition counts.
 
+3. Extra-P 3's legacy experiment files (any file under DIR that starts as
+   one): Extra-P's `--extra-p-3` reader and `pattern fit --mean` give the
+   same call paths, metrics, points and means (relative 1e-12), and
+   `pattern fit` (the median) Extra-P's medians.
+
 Installs Extra-P from PyPI into /tmp/pattern-extrap-venv (or $EXTRAP_VENV)
 if needed; builds `pattern` in release mode.
 
@@ -32,6 +37,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
 FORMATS = {"text": "--text", "json": "--json", "jsonlines": "--json", "talpas": "--talpas"}
+
+# Run inside Extra-P's environment: an Extra-P 3 file's means and medians.
+LEGACY = r"""
+import json, sys
+from extrap.fileio.file_reader.extrap3_experiment_reader import Extrap3ExperimentFileReader
+e = Extrap3ExperimentFileReader().read_experiment(sys.argv[1])
+print(json.dumps({f"{cp}/{m}": [[list(x.coordinate), x.mean, x.median] for x in ms]
+                  for (cp, m), ms in e.measurements.items()}))
+"""
+
+
+def check_legacy(pattern, python, path):
+    """Extra-P 3's file read by both; a list of failures."""
+    run = subprocess.run([python, "-c", LEGACY, str(path)], capture_output=True, text=True)
+    if run.returncode != 0:
+        return [f"Extra-P cannot read it: {run.stderr.strip().splitlines()[-1]}"]
+    theirs = json.loads(run.stdout)
+    failures = []
+    for which, flag in ((1, ["--mean"]), (2, [])):
+        out = subprocess.run([pattern, "fit", *flag, "--json", str(path)], capture_output=True, text=True)
+        if not out.stdout:
+            return [f"pattern cannot read it: {out.stderr.strip()}"]
+        ours = {f"{s['region']}/{s['metric']}": [(m["point"], m["mean"], 1) for m in s["measurements"]]
+                for s in json.loads(out.stdout)["series"]}
+        # Extra-P's rows are [coordinate, mean, median].
+        expected = {k: [(x[0], x[which], 1) for x in pts] for k, pts in theirs.items()}
+        problem = same_means(ours, expected, False)
+        if problem:
+            failures.append(f"{'means' if which == 1 else 'medians'}: {problem}")
+    return failures
+
 
 # Run inside Extra-P's environment: prints, per call path and metric, the
 # means and repetitions, and each model's stated and recomputed RSS.
@@ -167,6 +203,14 @@ def main():
                     for f in failures:
                         print(f"  {f}")
     print(f"{total - bad} of {total} files agree both ways")
+    legacy = [p for p in sorted(data.rglob("*")) if p.is_file() and p.read_bytes()[6:23] == b"EXTRAP_EXPERIMENT"]
+    agree = 0
+    for path in legacy:
+        failures = check_legacy(pattern, python, path)
+        agree += not failures
+        for f in failures:
+            print(f"{path.relative_to(data)}: {f}")
+    print(f"{agree} of {len(legacy)} Extra-P 3 files read alike")
 
 
 if __name__ == "__main__":

@@ -236,3 +236,75 @@ fn fit_reads_a_cube_directory_with_extraps_options() {
     assert!(err.contains("CUBE experiments"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn fit_reads_extrap_3_files_by_their_first_bytes() {
+    // Extra-P 3's binary records: p = 2..32, `main` takes 5·p (mean), 5·p + 1 (median).
+    let mut b: Vec<u8> = 1i16.to_le_bytes().to_vec();
+    let s = |b: &mut Vec<u8>, t: &str| {
+        b.extend((t.len() as u32).to_le_bytes());
+        b.extend(t.as_bytes());
+    };
+    let i = |b: &mut Vec<u8>, v: i64| b.extend(v.to_le_bytes());
+    s(&mut b, "EXTRAP_EXPERIMENT");
+    s(&mut b, "3.0");
+    s(&mut b, "Parameter");
+    i(&mut b, 0);
+    s(&mut b, "p");
+    s(&mut b, "Metric");
+    i(&mut b, 0);
+    s(&mut b, "time");
+    s(&mut b, "s");
+    s(&mut b, "Region");
+    i(&mut b, 0);
+    s(&mut b, "main");
+    s(&mut b, "a.c");
+    i(&mut b, 1);
+    s(&mut b, "Callpath");
+    for v in [0, 0, -1] {
+        i(&mut b, v);
+    }
+    for (id, p) in [2.0f64, 4.0, 8.0, 16.0, 32.0].into_iter().enumerate() {
+        s(&mut b, "Coordinate");
+        i(&mut b, id as i64);
+        i(&mut b, 1);
+        s(&mut b, "p");
+        b.extend(p.to_le_bytes());
+        s(&mut b, "ExperimentPoint");
+        i(&mut b, id as i64);
+        i(&mut b, 1);
+        for v in [
+            5.0 * p,
+            0.0,
+            0.0,
+            0.0,
+            5.0 * p + 1.0,
+            0.0,
+            0.0,
+            5.0 * p,
+            5.0 * p + 1.0,
+        ] {
+            b.extend(v.to_le_bytes());
+        }
+        i(&mut b, 0);
+        i(&mut b, 0);
+    }
+    let path = temp_file("legacy_experiment", "");
+    std::fs::write(&path, &b).unwrap();
+    let means = |doc: &serde_json::Value| -> Vec<f64> {
+        let points = doc["series"][0]["measurements"].as_array().unwrap();
+        points.iter().map(|m| m["mean"].as_f64().unwrap()).collect()
+    };
+    assert_eq!(
+        means(&json(&["fit", &path, "--mean"])),
+        [10.0, 20.0, 40.0, 80.0, 160.0]
+    );
+    assert_eq!(
+        means(&json(&["fit", &path])),
+        [11.0, 21.0, 41.0, 81.0, 161.0]
+    );
+    b.truncate(b.len() - 5);
+    std::fs::write(&path, &b).unwrap();
+    let err = fails(&["fit", &path]);
+    assert!(err.contains("ExperimentPoint record at byte"), "{err}");
+}

@@ -62,6 +62,12 @@ pub const TARGETS: &[Target] = &[
         run: run_extrap_experiment,
     },
     Target {
+        name: "extrap-3",
+        about: "Experiment::read_extrap3_bytes of a text experiment written in Extra-P 3's binary format (either byte order), read back whole, then with bits flipped or cut",
+        input: generate::extrap_text,
+        run: run_extrap3,
+    },
+    Target {
         name: "extrap-cube",
         about: "Experiment::read_cube of random CUBE runs (call trees, metrics of every dtype and kind, locations, compressed, big-endian, gzipped anchors), then with bytes of one profile flipped or cut",
         input: |rng| format!("{}\n", rng.random::<u64>()),
@@ -560,6 +566,130 @@ fn run_extrap_experiment(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String>
         damaged.truncate(rng.random_range(0..damaged.len()));
     }
     experiment_read(Experiment::read_extrap_bytes(&damaged, Aggregate::Mean))
+}
+
+/// `experiment` as an Extra-P 3 file: its records, a point's median as
+/// its mean and median.
+fn extrap3_bytes(experiment: &Experiment, big: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut put = |bytes: &[u8]| {
+        let mut b = bytes.to_vec();
+        if big {
+            b.reverse();
+        }
+        out.extend(b);
+    };
+    let text = |put: &mut dyn FnMut(&[u8]), s: &str| {
+        put(&(s.len() as u32).to_le_bytes());
+        // Bytes of a string are not in an order: undo the reversal.
+        let mut b = s.as_bytes().to_vec();
+        if big {
+            b.reverse();
+        }
+        put(&b);
+    };
+    put(&1i16.to_le_bytes());
+    text(&mut put, "EXTRAP_EXPERIMENT");
+    text(&mut put, "3.0");
+    for (i, p) in experiment.parameters.iter().enumerate() {
+        text(&mut put, "Parameter");
+        put(&(i as i64).to_le_bytes());
+        text(&mut put, p);
+    }
+    let mut coordinates: Vec<Vec<f64>> = Vec::new();
+    for (i, s) in experiment.series.iter().enumerate() {
+        let id = (i as i64).to_le_bytes();
+        text(&mut put, "Metric");
+        put(&id);
+        text(&mut put, &s.metric);
+        text(&mut put, "s");
+        text(&mut put, "Region");
+        put(&id);
+        text(&mut put, &s.region);
+        text(&mut put, "f.c");
+        put(&0i64.to_le_bytes());
+        text(&mut put, "Callpath");
+        put(&id);
+        put(&id);
+        put(&(-1i64).to_le_bytes());
+        for p in &s.points {
+            let same = |c: &Vec<f64>| {
+                c.iter()
+                    .zip(&p.coordinate)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            };
+            let c = match coordinates.iter().position(same) {
+                Some(c) => c,
+                None => {
+                    text(&mut put, "Coordinate");
+                    put(&(coordinates.len() as i64).to_le_bytes());
+                    put(&(p.coordinate.len() as i64).to_le_bytes());
+                    for (name, v) in experiment.parameters.iter().zip(&p.coordinate) {
+                        text(&mut put, name);
+                        put(&v.to_le_bytes());
+                    }
+                    coordinates.push(p.coordinate.clone());
+                    coordinates.len() - 1
+                }
+            };
+            let median = pattern_core::fit::stats::median(&p.values);
+            text(&mut put, "ExperimentPoint");
+            put(&(c as i64).to_le_bytes());
+            put(&(p.values.len() as i64).to_le_bytes());
+            for _ in 0..9 {
+                put(&median.to_le_bytes());
+            }
+            put(&id);
+            put(&id);
+        }
+    }
+    out
+}
+
+/// A text experiment written as an Extra-P 3 file reads back with each
+/// point's median; a damaged copy reads as an error or an experiment.
+fn run_extrap3(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let Ok(experiment) = Experiment::read_text(text) else {
+        return Ok(());
+    };
+    // Series of one region share a call path in Extra-P 3; keep them apart.
+    let unique = experiment.series.iter().enumerate().all(|(i, s)| {
+        experiment.series[..i]
+            .iter()
+            .all(|t| t.region != s.region && t.metric != s.metric)
+    });
+    let bytes = extrap3_bytes(&experiment, rng.random_bool(0.5));
+    let back = Experiment::read_extrap3_bytes(&bytes, Aggregate::Median);
+    if unique {
+        let back = back.map_err(|e| format!("a file just written does not read: {e}"))?;
+        for (s, b) in experiment.series.iter().zip(&back.series) {
+            let medians: Vec<f64> = s
+                .points
+                .iter()
+                .map(|p| pattern_core::fit::stats::median(&p.values))
+                .collect();
+            let read: Vec<f64> = b.points.iter().flat_map(|p| p.values.clone()).collect();
+            let same = medians
+                .iter()
+                .zip(&read)
+                .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+            if medians.len() != read.len() || !same || s.region != b.region {
+                return Err(format!(
+                    "`{}` reads back as {read:?}, not {medians:?}",
+                    s.region
+                ));
+            }
+        }
+    }
+    let mut damaged = bytes;
+    for _ in 0..rng.random_range(1..8) {
+        let at = rng.random_range(0..damaged.len());
+        damaged[at] ^= 1 << rng.random_range(0..8);
+    }
+    if rng.random_bool(0.3) {
+        damaged.truncate(rng.random_range(0..damaged.len()));
+    }
+    experiment_read(Experiment::read_extrap3_bytes(&damaged, Aggregate::Mean))
 }
 
 /// A random profile of `p`: a call tree of up to 6 nodes, up to 3 metrics

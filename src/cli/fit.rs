@@ -10,7 +10,7 @@ use super::error::{CliError, excerpt};
 use super::files::read_text;
 use super::output::{Report, Text, json_num, num};
 use pattern_core::fit::extrap_io::{
-    CubeOptions, Experiment, ModelSet, Scaling, Series, is_json_path,
+    CubeOptions, Experiment, ModelSet, Scaling, Series, is_extrap3, is_json_path,
 };
 use pattern_core::fit::{Aggregate, Fit, FitError, Fitter, HypothesisSpace, Segmentation, stats};
 use serde_json::{Value, json};
@@ -22,13 +22,14 @@ use std::path::PathBuf;
 #[command(
     after_help = "Files ending in .json or .jsonl (in any case), and any input that starts with `{` \
     (Talpas files, standard input `-`), are read as Extra-P's JSON formats (JSON, legacy JSON, \
-    JSON Lines, Talpas); zip files as Extra-P's experiment files (`.extra-p`); a directory as a \
+    JSON Lines, Talpas); zip files as Extra-P's experiment files (`.extra-p`), Extra-P 3's \
+    binary experiment files by their first bytes; a directory as a \
     CUBE experiment (as Extra-P's --cube: the parameters in the runs' directory names, every \
     metric or --metric's, every call path or --region's); others as its text format.\n\nExample:\n  pattern fit examples/data/kernels.txt"
 )]
 pub struct FitArgs {
     /// The measurements: an Extra-P text, JSON, JSON Lines, Talpas or
-    /// experiment (`.extra-p`) file, or a CUBE experiment (a directory of
+    /// experiment (`.extra-p`, or Extra-P 3's) file, or a CUBE experiment (a directory of
     /// Score-P runs named by their parameters, `run.p64.n1000.r1`, each
     /// with its `profile.cubex`).
     pub data: PathBuf,
@@ -87,14 +88,16 @@ pub enum CubeScaling {
     Strong,
 }
 
-/// Whether `path` is a zip (an Extra-P experiment file), by its first bytes.
-fn is_zip(path: &Path) -> bool {
-    let mut magic = [0u8; 4];
-    path.as_os_str() != "-"
-        && std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-            .is_ok()
-        && magic == *b"PK\x03\x04"
+/// The first bytes of `path` (fewer if it is shorter; none for `-`), to
+/// tell binary formats by.
+fn first_bytes(path: &Path) -> Vec<u8> {
+    let mut head = Vec::new();
+    if path.as_os_str() != "-"
+        && let Ok(f) = std::fs::File::open(path)
+    {
+        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(f, 32), &mut head);
+    }
+    head
 }
 
 /// A CUBE experiment in the directory `path`, with what it left out.
@@ -134,8 +137,16 @@ fn read_experiment(
             path.display()
         )));
     }
-    if is_zip(path) {
-        return Experiment::read_extrap_file(path, measure)
+    let head = first_bytes(path);
+    let binary = if head.starts_with(b"PK\x03\x04") {
+        Some(Experiment::read_extrap_file(path, measure))
+    } else if is_extrap3(&head) {
+        Some(Experiment::read_extrap3_file(path, measure))
+    } else {
+        None
+    };
+    if let Some(read) = binary {
+        return read
             .map(|e| (e, Vec::new()))
             .map_err(|source| CliError::Extrap {
                 path: path.display().to_string(),

@@ -1,6 +1,7 @@
 //! Extra-P's input formats: read its text and JSON files (new JSON, legacy
-//! JSON, JSON Lines and Talpas), and write text and JSON that Extra-P reads,
-//! so a model can be cross-checked in Extra-P. With the feature
+//! JSON, JSON Lines and Talpas) and Extra-P 3's binary experiment files,
+//! and write text and JSON that Extra-P reads, so a model can be
+//! cross-checked in Extra-P. With the feature
 //! `extrap-archives`, its experiment files (`.extra-p`) too, read and
 //! written with models that open in its GUI, and CUBE 4 experiments (a
 //! directory of Score-P runs, as its `--cube`: `Experiment::read_cube`).
@@ -35,6 +36,7 @@ mod cube;
 mod experiment;
 #[cfg(feature = "extrap-archives")]
 mod experiment_file;
+mod extrap3;
 mod json;
 mod text;
 
@@ -45,6 +47,7 @@ pub use cube::{CubeOptions, CubeRead, Scaling};
 pub use experiment::{DEFAULT_METRIC, DEFAULT_REGION, Experiment, ExtrapError, Point, Series};
 #[cfg(feature = "extrap-archives")]
 pub use experiment_file::{MEMBER_LIMIT, ModelSet};
+pub use extrap3::is_extrap3;
 
 impl Experiment {
     /// Reads a file: JSON (`.json`, `.jsonl`, in any case: Extra-P's own
