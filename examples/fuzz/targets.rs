@@ -557,14 +557,7 @@ fn run_extrap_experiment(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String>
     if back != experiment {
         return Err("the experiment read back differs from the one written".into());
     }
-    let mut damaged = bytes;
-    for _ in 0..rng.random_range(1..8) {
-        let at = rng.random_range(0..damaged.len());
-        damaged[at] ^= 1 << rng.random_range(0..8);
-    }
-    if rng.random_bool(0.3) {
-        damaged.truncate(rng.random_range(0..damaged.len()));
-    }
+    let damaged = damage(rng, bytes);
     experiment_read(Experiment::read_extrap_bytes(&damaged, Aggregate::Mean))
 }
 
@@ -681,14 +674,7 @@ fn run_extrap3(text: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
             }
         }
     }
-    let mut damaged = bytes;
-    for _ in 0..rng.random_range(1..8) {
-        let at = rng.random_range(0..damaged.len());
-        damaged[at] ^= 1 << rng.random_range(0..8);
-    }
-    if rng.random_bool(0.3) {
-        damaged.truncate(rng.random_range(0..damaged.len()));
-    }
+    let damaged = damage(rng, bytes);
     experiment_read(Experiment::read_extrap3_bytes(&damaged, Aggregate::Mean))
 }
 
@@ -765,7 +751,15 @@ fn run_extrap_cube(_: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
     let whole = Experiment::read_cube(&dir, &options).map(|r| r.experiment);
     experiment_read(whole)?;
     let file = &files[rng.random_range(0..files.len())];
-    let mut bytes = std::fs::read(file).map_err(|e| e.to_string())?;
+    let bytes = damage(rng, std::fs::read(file).map_err(|e| e.to_string())?);
+    std::fs::write(file, &bytes).map_err(|e| e.to_string())?;
+    let damaged = Experiment::read_cube(&dir, &options).map(|r| r.experiment);
+    let _ = std::fs::remove_dir_all(&dir);
+    experiment_read(damaged)
+}
+
+/// `bytes` with 1–7 bits flipped, and cut short in 3 cases of 10.
+fn damage(rng: &mut ChaCha8Rng, mut bytes: Vec<u8>) -> Vec<u8> {
     for _ in 0..rng.random_range(1..8) {
         let at = rng.random_range(0..bytes.len());
         bytes[at] ^= 1 << rng.random_range(0..8);
@@ -773,10 +767,7 @@ fn run_extrap_cube(_: &str, rng: &mut ChaCha8Rng) -> Result<(), String> {
     if rng.random_bool(0.3) {
         bytes.truncate(rng.random_range(0..bytes.len()));
     }
-    std::fs::write(file, &bytes).map_err(|e| e.to_string())?;
-    let damaged = Experiment::read_cube(&dir, &options).map(|r| r.experiment);
-    let _ = std::fs::remove_dir_all(&dir);
-    experiment_read(damaged)
+    bytes
 }
 
 fn experiment_read<E>(read: Result<Experiment, E>) -> Result<(), String> {
