@@ -20,6 +20,7 @@ mod cli;
 #[path = "../../tests/common/cube.rs"]
 mod cube_profiles;
 mod exact_sum;
+mod extrap;
 mod generate;
 mod invariants;
 mod targets;
