@@ -166,6 +166,7 @@ fn a_shuffle_between_nodes_only_tells_nodes_from_threads() {
     let shuffle = Atom {
         name: "shuffle_nodes".into(),
         model: Expr::parse("(m - 1)/m * 12288 * x / 0.125").unwrap(),
+        bytes: None,
     };
     let (map, reduce) = (atom("map", "3.529e7"), atom("reduce", "9376*x"));
     let (d, k) = (Expr::var("x"), Expr::num(768.0));

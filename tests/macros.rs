@@ -33,6 +33,21 @@ async fn fitted(v: Vec<i32>) -> Vec<i32> {
     v
 }
 
+/// Reads and writes every element once: 8 bytes of memory per element.
+#[cost("536.185 * x", bytes = "8*x")]
+fn stream(v: &mut [u64]) {
+    v.iter_mut().for_each(|e| *e += 1);
+}
+
+/// The same in `n` and microseconds: `var` renames the bytes' size too, and
+/// `unit` leaves the bytes alone.
+#[cost("0.536185 * n", var = "n", unit = "us", bytes = "8*n")]
+fn stream_n(v: &mut [u64]) {
+    v.iter_mut().for_each(|e| *e += 1);
+}
+
+design!(type Streams = tpool[4](stream));
+
 struct Histogram;
 
 impl Histogram {
@@ -233,4 +248,46 @@ fn task_groups_as_types_agree_with_the_runtime_model() {
     );
     let d = design!(a = 2 * p; b = 7; on[8](seq[redist = 3 * p](a, b)));
     assert_eq!(d.model().eval(&[]).unwrap(), 16.0 + 7.0 + 24.0);
+}
+
+#[test]
+fn annotated_bytes_reach_the_design() {
+    let eight_x = Expr::parse("8*x").unwrap();
+    let close = |a: &Expr, b: &Expr| {
+        [1.0, 1024.0, 1e6].iter().all(|&x| {
+            let (a, b) = (a.eval(&[("x", x)]).unwrap(), b.eval(&[("x", x)]).unwrap());
+            (a - b).abs() <= 1e-12 * b.abs()
+        })
+    };
+    let mut v = [1u64, 2];
+    stream(&mut v);
+    stream_n(&mut v);
+    assert_eq!(v, [3, 4]);
+    for annotation in [cost_of!(stream), cost_of!(stream_n)] {
+        let bytes = annotation.bytes.expect("bytes").to_expr();
+        assert!(close(&bytes, &eight_x), "{bytes}");
+        assert!(close(
+            &annotation.expr(),
+            &Expr::parse("536.185*x").unwrap()
+        ));
+    }
+    assert_eq!(cost_of!(qsort).bytes, None);
+
+    let design = Streams::design();
+    let atoms = design.term().atoms();
+    let [atom] = atoms.as_slice() else {
+        panic!("one atom: {atoms:?}")
+    };
+    assert_eq!(atom.name, "stream");
+    assert!(
+        close(atom.bytes.as_ref().expect("bytes"), &eight_x),
+        "{atom:?}"
+    );
+    // The design text carries the bytes and parses back to the same design.
+    let text = design.to_string();
+    assert!(text.contains("stream = 536.185*x [bytes = 8*x];"), "{text}");
+    assert_eq!(Design::parse(&text).unwrap(), design, "{text}");
+    // Without `bytes`, the atom has none.
+    let plain = design!(tpool[2](inc)).term().atoms()[0].bytes.clone();
+    assert_eq!(plain, None);
 }

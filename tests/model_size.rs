@@ -109,6 +109,7 @@ fn below_the_limit_a_nested_design_models_above_it_is_refused() {
         Atom {
             name: "a".into(),
             model: expr("x + 1"),
+            bytes: None,
         },
         term,
     );

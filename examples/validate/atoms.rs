@@ -207,6 +207,7 @@ impl<E: Send + 'static> Suite<E> {
                     variants.extend(t.variants.iter().map(|(variant, m)| Atom {
                         name: variant.name(name),
                         model: Expr::num(median_at(m, x)),
+                        bytes: None,
                     }));
                     Expr::num(median_at(&t.cold, x))
                 }

@@ -42,11 +42,13 @@ impl Fits<'_> {
             .map(|a| Atom {
                 name: a.name.clone(),
                 model: model(a),
+                bytes: None,
             })
             .collect();
         let handoff = self.handoff.map(|h| Atom {
             name: HANDOFF.to_string(),
             model: model(h),
+            bytes: None,
         });
         refine(term, handoff.as_ref(), &variants, machine_cores())
     }

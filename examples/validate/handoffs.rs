@@ -72,6 +72,7 @@ impl<E: Send + 'static> Suite<E> {
         let unit = Atom {
             name: HANDOFF.to_string(),
             model: Expr::num(1.0),
+            bytes: None,
         };
         let (_, per_unit) = predict(
             &with_handoff(&pass_term, &unit),

@@ -429,6 +429,7 @@ mod tests {
         let corun = pattern_core::Atom {
             name: "hist_map_corun".into(),
             model: pattern_core::Expr::num(15.0),
+            bytes: None,
         };
         for (n, want) in [(1, 10.0), (2, 15.0 / 2.0), (4, 15.0 / 4.0)] {
             let d = Design::parse(&format!(

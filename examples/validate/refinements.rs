@@ -262,6 +262,7 @@ fn contend(term: &Term, variants: &[Atom], cores: usize, busy: usize) -> Term {
                     Expr::Mul(vec![Expr::num(share), corun.model.clone()]),
                 ])
                 .simplify(),
+                bytes: None,
             })
         }
         Term::Tpool(n, t) => {
@@ -342,6 +343,7 @@ mod tests {
         Atom {
             name: HANDOFF.into(),
             model: Expr::num(10.0),
+            bytes: None,
         }
     }
 
@@ -356,6 +358,7 @@ mod tests {
         vec![Atom {
             name: "a_corun".into(),
             model: Expr::parse("3*x").unwrap(),
+            bytes: None,
         }]
     }
 
@@ -365,10 +368,12 @@ mod tests {
             Atom {
                 name: "a_handed".into(),
                 model: Expr::parse("0.5*x").unwrap(),
+                bytes: None,
             },
             Atom {
                 name: "b_handed".into(),
                 model: Expr::parse("x").unwrap(),
+                bytes: None,
             },
         ];
         let t = with_handed(&term("pipe(a, seq(a, b), tpool[2](b), c)"), &handed);
@@ -394,10 +399,12 @@ mod tests {
             Atom {
                 name: Variant::Handed.name("a"),
                 model: Expr::parse("0.5*x").unwrap(),
+                bytes: None,
             },
             Atom {
                 name: Variant::Handing.name("a"),
                 model: Expr::parse("0.9*x").unwrap(),
+                bytes: None,
             },
         ];
         // Only where the next stage begins with the same atom: `b` after
@@ -442,10 +449,12 @@ mod tests {
             Atom {
                 name: Variant::Handed.name("a"),
                 model: Expr::num(2.0),
+                bytes: None,
             },
             Atom {
                 name: Variant::Warm.name("a"),
                 model: Expr::num(1.0),
+                bytes: None,
             },
         ];
         let kept = without_handed(&variants);
@@ -465,6 +474,7 @@ mod tests {
         let h = Atom {
             name: "handoff".into(),
             model: Expr::num(100.0),
+            bytes: None,
         };
         let t = with_handoff(d.term(), &h);
         assert_eq!(
@@ -510,6 +520,7 @@ mod tests {
         let warm = [Atom {
             name: "inc_warm".into(),
             model: Expr::parse("x").unwrap(),
+            bytes: None,
         }];
         let t = with_cache_reuse(d.term(), &warm);
         assert_eq!(t.to_string(), "seq(inc, inc_warm, pipe(qsort, inc))");
@@ -521,6 +532,7 @@ mod tests {
         let corun = [Atom {
             name: "inc_corun".into(),
             model: Expr::parse("5*x").unwrap(),
+            bytes: None,
         }];
         // On 2 cores both workers' cores are busy: 5x / 2.
         let on_two = with_contention(d.term(), &corun, 2);
@@ -579,6 +591,7 @@ mod tests {
         let h = [Atom {
             name: pool_handoff_name(2),
             model: Expr::num(500.0),
+            bytes: None,
         }];
         let t = with_pool_handoff(d.term(), &h, 2);
         assert_eq!(
@@ -596,6 +609,7 @@ mod tests {
         let h = |w: usize| Atom {
             name: pool_handoff_name(w),
             model: Expr::num(100.0 * w as f64),
+            bytes: None,
         };
         let v = [h(1), h(2)];
         let on = |text: &str, cores: usize| with_pool_handoff(&term(text), &v, cores).to_string();
@@ -634,10 +648,12 @@ mod tests {
             Atom {
                 name: "a_warm".into(),
                 model: Expr::num(1.0),
+                bytes: None,
             },
             Atom {
                 name: pool_handoff_name(2),
                 model: Expr::num(7.0),
+                bytes: None,
             },
         ];
         let t = refine(

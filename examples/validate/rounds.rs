@@ -141,6 +141,7 @@ fn constant(name: String, ns: f64) -> Atom {
     Atom {
         name,
         model: Expr::num(ns),
+        bytes: None,
     }
 }
 
@@ -559,6 +560,7 @@ fn constant_model(name: &str, model: &Expr) -> Atom {
     Atom {
         name: name.to_string(),
         model: model.clone(),
+        bytes: None,
     }
 }
 

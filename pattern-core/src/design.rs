@@ -3,7 +3,6 @@
 //! `design!` macro, a design type, a term built in code). Its meanings are
 //! the semantics of [`crate::semantics`].
 
-use crate::Expr;
 use crate::grammar::parse::{self, Definition};
 use crate::grammar::{DesignError, Semantics, Term, TermError, fold};
 use crate::machine::Machine;
@@ -12,7 +11,8 @@ use crate::semantics::{
 };
 #[cfg(feature = "queueing")]
 use crate::semantics::{Queueing, QueueingError, QueueingPrediction};
-use std::collections::HashSet;
+use crate::{Atom, Expr};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// A design: a well-formed term of parallel patterns over atoms, with the
@@ -235,10 +235,16 @@ impl fmt::Display for Design {
     /// The design text: the definitions of the atoms the term uses, then the
     /// term. It parses back to the same design.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let used: HashSet<&str> = self.term.atoms().iter().map(|a| a.name.as_str()).collect();
+        let used: HashMap<&str, &Atom> = (self.term.atoms().into_iter())
+            .map(|a| (a.name.as_str(), a))
+            .collect();
         for (name, model) in &self.atoms {
-            if used.contains(name.as_str()) {
-                writeln!(f, "{name} = {model:#};")?;
+            if let Some(atom) = used.get(name.as_str()) {
+                write!(f, "{name} = {model:#}")?;
+                if let Some(bytes) = &atom.bytes {
+                    write!(f, " [bytes = {bytes:#}]")?;
+                }
+                writeln!(f, ";")?;
             }
         }
         write!(f, "{}", self.term)

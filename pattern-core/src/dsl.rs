@@ -140,6 +140,9 @@ pub trait CostModel {
     const NAME: &'static str;
     /// The model, in nanoseconds per call.
     const MODEL: ConstExpr;
+    /// The bytes a call moves to and from memory ([`Atom::bytes`](crate::Atom#structfield.bytes)),
+    /// if known.
+    const BYTES: Option<ConstExpr> = None;
 }
 
 impl<A: CostModel> Pattern for A {
@@ -153,6 +156,7 @@ fn atom<A: CostModel>() -> Atom {
     Atom {
         name: A::NAME.to_string(),
         model: A::MODEL.to_expr(),
+        bytes: A::BYTES.map(|b| b.to_expr()),
     }
 }
 
@@ -586,8 +590,8 @@ impl<L: TwoOrMoreParts> Pattern for Par<L> {
 impl<L: TwoOrMoreParts + ShuffleFreeParts> ShuffleFree for Par<L> {}
 
 /// What `#[cost(..)]` records about an annotated function: its name, its
-/// model (normal form, in nanoseconds per call) and the model's text. Read
-/// it with `cost_of!(function)`.
+/// model (normal form, in nanoseconds per call), the model's text and the
+/// bytes a call moves, if given. Read it with `cost_of!(function)`.
 ///
 /// ```
 /// use pattern_core::{cost, cost_of};
@@ -610,6 +614,9 @@ pub struct CostAnnotation {
     pub model: ConstExpr,
     /// The model's text (ASCII, normal form).
     pub text: &'static str,
+    /// The bytes a call moves to and from memory (`bytes = ".."`), in the
+    /// model's variables, if given.
+    pub bytes: Option<ConstExpr>,
 }
 
 impl CostAnnotation {
@@ -618,9 +625,13 @@ impl CostAnnotation {
         self.model.to_expr()
     }
 
-    /// The function as an atom of a runtime term.
+    /// The function as an atom of a runtime term, with its bytes.
     pub fn term(&self) -> Term {
-        Term::atom(self.name, self.expr())
+        Term::Atom(Atom {
+            name: self.name.to_string(),
+            model: self.expr(),
+            bytes: self.bytes.map(|b| b.to_expr()),
+        })
     }
 }
 

@@ -175,10 +175,7 @@ pub fn shuffle() -> impl Strategy<Value = Atom> + Clone {
             2 => ("shuffle_keys", c * v("o") * v("x")),
             _ => ("shuffle_nodes", (v("m") - 1.0) / v("m") * c * v("x")),
         };
-        Atom {
-            name: format!("{name}_{}", &atom_name(&model)[1..7]),
-            model,
-        }
+        Atom::new(format!("{name}_{}", &atom_name(&model)[1..7]), model)
     })
 }
 

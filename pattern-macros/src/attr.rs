@@ -3,7 +3,7 @@
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Token};
 
-/// `#[cost("model", var = "n", unit = "us", name = "sort")]`.
+/// `#[cost("model", var = "n", unit = "us", name = "sort", bytes = "8*n")]`.
 pub struct CostArgs {
     /// The model's text.
     pub model: LitStr,
@@ -13,6 +13,9 @@ pub struct CostArgs {
     pub unit: Option<LitStr>,
     /// `name = "sort"`: the atom's name in designs.
     pub name: Option<LitStr>,
+    /// `bytes = "8*n"`: the bytes a call moves to and from memory, in the
+    /// model's variables (renamed by `var`, not converted by `unit`).
+    pub bytes: Option<LitStr>,
 }
 
 impl Parse for CostArgs {
@@ -33,6 +36,7 @@ impl Parse for CostArgs {
             var: None,
             unit: None,
             name: None,
+            bytes: None,
         };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
@@ -48,10 +52,13 @@ impl Parse for CostArgs {
                 "var" => &mut args.var,
                 "unit" => &mut args.unit,
                 "name" => &mut args.name,
+                "bytes" => &mut args.bytes,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown option `{other}`: the options are var, unit and name"),
+                        format!(
+                            "unknown option `{other}`: the options are var, unit, name and bytes"
+                        ),
                     ));
                 }
             };

@@ -29,7 +29,9 @@ use proc_macro::TokenStream;
 ///
 /// Options: `var = "n"` (the model's size variable, renamed to `x`),
 /// `unit = "ns" | "us" | "ms" | "s"` (converted to ns), `name = "..."` (the
-/// atom's name in designs; default: the function's).
+/// atom's name in designs; default: the function's), `bytes = "8*x"` (the
+/// bytes a call moves to and from memory, in the model's variables: renamed
+/// by `var`, not converted by `unit`; the atom's `[bytes = ..]` in designs).
 #[proc_macro_attribute]
 pub fn cost(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::cost_inner(args.into(), item.into()).into()

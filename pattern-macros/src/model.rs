@@ -7,8 +7,13 @@ use quote::quote;
 
 /// Parses model text; errors carry `span`.
 pub fn parse_text(text: &str, span: Span) -> syn::Result<Expr> {
-    let e =
-        Expr::parse(text).map_err(|e| syn::Error::new(span, format!("invalid cost model: {e}")))?;
+    parse_named(text, span, "cost model")
+}
+
+/// Parses the text of an expression of a macro, called `what` in errors
+/// ("cost model", "bytes expression"); errors carry `span`.
+pub fn parse_named(text: &str, span: Span, what: &str) -> syn::Result<Expr> {
+    let e = Expr::parse(text).map_err(|e| syn::Error::new(span, format!("invalid {what}: {e}")))?;
     if let Some(name) = e.applied_functions().into_iter().next() {
         return Err(syn::Error::new(span, machine_function_message(&name)));
     }

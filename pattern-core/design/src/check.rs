@@ -19,8 +19,7 @@
 //! checked on any stack.
 
 use crate::error::{DesignErrorKind, Problem, Site};
-use crate::term::{Count, Term};
-use pattern_expr::Expr;
+use crate::term::{Atom, Count, Term};
 use std::collections::{HashMap, HashSet};
 
 /// Where a node sits: the processors of the enclosing group where known,
@@ -66,7 +65,7 @@ impl Term {
 /// ```
 pub fn check(term: &Term) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let mut models: HashMap<&str, &Expr> = HashMap::new();
+    let mut models: HashMap<&str, &Atom> = HashMap::new();
     let mut reported_pools: HashSet<usize> = HashSet::new();
     let mut stack = vec![(
         term,
@@ -85,7 +84,7 @@ pub fn check(term: &Term) -> Vec<Problem> {
         let mut per_child: Option<Vec<Option<u64>>> = None;
         match node {
             Term::Atom(a) => {
-                if let Some(kind) = conflict(&mut models, &a.name, &a.model) {
+                if let Some(kind) = conflict(&mut models, a) {
                     report(kind, Site::Head);
                 }
             }
@@ -104,7 +103,7 @@ pub fn check(term: &Term) -> Vec<Problem> {
                         report(DesignErrorKind::ZeroCount, Site::Count(i));
                     }
                 }
-                if let Some(kind) = conflict(&mut models, &shuffle.name, &shuffle.model) {
+                if let Some(kind) = conflict(&mut models, shuffle) {
                     report(kind, Site::Head);
                 }
                 if let Some(pool) = ctx.pool.filter(|&p| reported_pools.insert(p)) {
@@ -208,19 +207,19 @@ fn over(needed: Option<u64>, available: Option<u64>) -> Option<DesignErrorKind> 
     }
 }
 
-/// `ConflictingAtom` when `name` was seen with another model.
+/// `ConflictingAtom` when an atom of that name was seen with another model
+/// or other bytes.
 fn conflict<'t>(
-    models: &mut HashMap<&'t str, &'t Expr>,
-    name: &'t str,
-    model: &'t Expr,
+    models: &mut HashMap<&'t str, &'t Atom>,
+    atom: &'t Atom,
 ) -> Option<DesignErrorKind> {
-    match models.get(name) {
-        Some(seen) if *seen != model => {
-            Some(DesignErrorKind::ConflictingAtom { name: name.into() })
-        }
+    match models.get(atom.name.as_str()) {
+        Some(seen) if *seen != atom => Some(DesignErrorKind::ConflictingAtom {
+            name: atom.name.clone(),
+        }),
         Some(_) => None,
         None => {
-            models.insert(name, model);
+            models.insert(&atom.name, atom);
             None
         }
     }
@@ -230,6 +229,7 @@ fn conflict<'t>(
 mod tests {
     use super::*;
     use crate::term::tests::{atom, hist};
+    use pattern_expr::Expr;
 
     fn kinds(t: &Term) -> Vec<(DesignErrorKind, usize, Site)> {
         check(t)

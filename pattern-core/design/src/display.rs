@@ -248,7 +248,7 @@ mod tests {
         );
         assert_eq!(
             format!("{t:?}"),
-            r#"Par([Fixed(1)], [Pipe(Atom(Atom { name: "a", model: Var("x") }), Tpool(Symbol("n"), Atom(Atom { name: "b", model: Var("x") })))])"#
+            r#"Par([Fixed(1)], [Pipe(Atom(Atom { name: "a", model: Var("x"), bytes: None }), Tpool(Symbol("n"), Atom(Atom { name: "b", model: Var("x"), bytes: None })))])"#
         );
         assert_eq!(format!("{t:#?}"), format!("{t:?}"));
         let r = Term::Redist(Expr::num(1.0), Box::new(atom("a")), Box::new(hist()));
@@ -260,7 +260,7 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.ends_with(r#"shuffle: Atom { name: "shuffle", model: Num(0.0) }, reduce: Atom(Atom { name: "reduce", model: Var("x") }) })"#), "{text}");
+        assert!(text.ends_with(r#"shuffle: Atom { name: "shuffle", model: Num(0.0), bytes: None }, reduce: Atom(Atom { name: "reduce", model: Var("x"), bytes: None }) })"#), "{text}");
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub enum DesignErrorKind {
         name: String,
     },
     /// Two different atoms with the same name.
-    #[error("two atoms are named `{name}` but have different models")]
+    #[error("two atoms are named `{name}` but have different models or bytes")]
     ConflictingAtom {
         /// The name.
         name: String,

@@ -32,7 +32,7 @@
 use crate::check::check;
 use crate::error::{DesignError, DesignErrorKind, Site};
 use crate::position::Locator;
-use crate::syntax::{self, RawParam, Syn};
+use crate::syntax::{self, RawDefinition, RawParam, Syn};
 use crate::term::{Atom, Count, MapReduceParams, PATTERNS, Term};
 use pattern_expr::Expr;
 use std::collections::HashMap;
@@ -46,6 +46,19 @@ pub struct Definition {
     pub at: usize,
     /// Its model.
     pub model: Expr,
+    /// The bytes a call moves to and from memory (`[bytes = ..]`).
+    pub bytes: Option<Expr>,
+}
+
+impl Definition {
+    /// The atom it defines, called `name`.
+    pub fn atom(&self, name: &str) -> Atom {
+        Atom {
+            name: name.into(),
+            model: self.model.clone(),
+            bytes: self.bytes.clone(),
+        }
+    }
 }
 
 /// The definitions read so far, found by name in constant time (a design
@@ -139,7 +152,7 @@ impl Resolve for Defined {
         definitions: &Definitions,
     ) -> Result<Atom, DesignErrorKind> {
         match definitions.get(name) {
-            Some(d) => Ok(Atom::new(name, d.model.clone())),
+            Some(d) => Ok(d.atom(name)),
             None => Err(DesignErrorKind::UnknownAtom {
                 name: name.into(),
                 defined: defined_list(definitions),
@@ -186,7 +199,7 @@ pub fn parse_with(text: &str, resolve: &mut dyn Resolve) -> Result<Parsed, Vec<D
         own_error: false,
     };
     for def in &raw.definitions {
-        reader.definition(&def.name, &def.model);
+        reader.definition(def);
     }
     let term = reader.term(&raw.term);
     let Interpreter {
@@ -241,7 +254,8 @@ impl Interpreter<'_> {
         self.own_error = true;
     }
 
-    fn definition(&mut self, (name, at): &(String, usize), model: &(String, usize)) {
+    fn definition(&mut self, def: &RawDefinition) {
+        let (name, at) = &def.name;
         if PATTERNS.contains(&name.as_str()) {
             self.error(*at, DesignErrorKind::ReservedName { name: name.clone() });
         }
@@ -249,13 +263,43 @@ impl Interpreter<'_> {
             self.error(*at, DesignErrorKind::Duplicate { name: name.clone() });
         }
         let model = self
-            .model(&model.0, model.1)
+            .model(&def.model.0, def.model.1)
             .unwrap_or_else(|| Expr::num(0.0));
+        let bytes = (def.params.as_ref()).and_then(|(params, _)| self.bytes(name, params));
         self.definitions.push(Definition {
             name: name.clone(),
             at: *at,
             model,
+            bytes,
         });
+    }
+
+    /// An atom's parameters: `bytes = expr` at most once, nothing else.
+    fn bytes(&mut self, atom: &str, params: &[RawParam]) -> Option<Expr> {
+        let mut bytes = None;
+        for p in params {
+            let Some((key, at)) = &p.key else {
+                let form = "`name = model [bytes = expression];`";
+                let pattern = atom.to_string();
+                self.error(p.text.1, DesignErrorKind::Form { pattern, form });
+                continue;
+            };
+            if key != "bytes" {
+                self.error(
+                    *at,
+                    DesignErrorKind::UnknownParam {
+                        pattern: "atom",
+                        name: key.clone(),
+                        known: "`bytes`",
+                    },
+                );
+            } else if bytes.is_some() {
+                self.error(*at, DesignErrorKind::Duplicate { name: key.clone() });
+            } else {
+                bytes = self.model(&p.text.0, p.text.1);
+            }
+        }
+        bytes
     }
 
     /// A cost expression written at `at` (quotes allowed).

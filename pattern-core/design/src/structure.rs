@@ -12,6 +12,7 @@ fn hole() -> Term {
     Term::Atom(Atom {
         name: String::new(),
         model: Expr::Num(0.0),
+        bytes: None,
     })
 }
 

@@ -10,13 +10,15 @@ use crate::error::DesignErrorKind;
 /// limit).
 pub const MAX_DEPTH: usize = 200;
 
-/// `name = model;` as written.
+/// `name = model;` or `name = model [params];` as written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawDefinition {
     /// The name and its offset.
     pub name: (String, usize),
     /// The model's text and its offset.
     pub model: (String, usize),
+    /// The bracketed parameters (`[bytes = 8*x]`) and the offset of `[`.
+    pub params: Option<(Vec<RawParam>, usize)>,
 }
 
 /// A node of the concrete syntax.
@@ -113,13 +115,21 @@ pub fn read(input: &str) -> Result<RawDesign, SyntaxError> {
                 r.bump();
                 r.skip_space();
                 let start = r.pos;
-                let end = r.scan(&[';']);
-                let text = r.input[start..end].to_string();
+                let end = r.scan(&[';', '[']);
+                let text = r.input[start..end].trim_end().to_string();
                 r.pos = end;
+                let params = match r.peek() {
+                    (Tok::Punct('['), open) => {
+                        r.bump();
+                        Some((r.params()?, open))
+                    }
+                    _ => None,
+                };
                 r.expect(';', "`;` after the atom's model")?;
                 definitions.push(RawDefinition {
                     name: (name.to_string(), at),
                     model: (text, start),
+                    params,
                 });
             }
             _ => {
@@ -340,7 +350,7 @@ impl<'a> Reader<'a> {
             }
             self.skip_space();
             let start = self.pos;
-            let end = self.scan(&[',', ']']);
+            let end = self.scan(&[',', ']', ';']);
             let raw = &self.input[start..end];
             let text = raw.trim_end().to_string();
             self.pos = end;

@@ -83,13 +83,19 @@ impl fmt::Display for Count {
 }
 
 /// A sequential block with its cost model, in nanoseconds per call as a
-/// function of `x` (and of any other variable the model names).
+/// function of `x` (and of any other variable the model names), and, if
+/// known, the bytes a call moves between the cores and the memory.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Atom {
     /// The block's name, as used in designs.
     pub name: String,
     /// Its cost model.
     pub model: Expr,
+    /// The bytes a call reads from and writes to the memory (not its
+    /// caches), a function of the same variables: on a machine that
+    /// describes its memory, that part of a call shares the memory's
+    /// bandwidth with the other cores. `None`: the call runs in the caches.
+    pub bytes: Option<Expr>,
 }
 
 impl Atom {
@@ -105,7 +111,23 @@ impl Atom {
         Atom {
             name: name.into(),
             model,
+            bytes: None,
         }
+    }
+
+    /// The same atom moving `bytes` bytes of memory a call
+    /// ([`Atom::bytes`](Atom#structfield.bytes)).
+    ///
+    /// ```
+    /// use pattern_core::{Atom, Expr};
+    ///
+    /// let inc = Atom::new("inc", Expr::parse("536.185*x").unwrap())
+    ///     .moving(Expr::parse("8*x").unwrap());
+    /// assert_eq!(inc.bytes.unwrap().to_string(), "8·x");
+    /// ```
+    pub fn moving(mut self, bytes: Expr) -> Atom {
+        self.bytes = Some(bytes);
+        self
     }
 }
 
@@ -198,10 +220,7 @@ pub enum Term {
 impl Term {
     /// An atom: a sequential block with its cost model.
     pub fn atom(name: &str, model: Expr) -> Term {
-        Term::Atom(Atom {
-            name: name.to_string(),
-            model,
-        })
+        Term::Atom(Atom::new(name, model))
     }
 
     /// `seq(a, b)`.
@@ -427,10 +446,7 @@ pub(crate) mod tests {
                 k: Expr::var("x"),
             },
             atom("map"),
-            Atom {
-                name: "shuffle".into(),
-                model: Expr::num(0.0),
-            },
+            Atom::new("shuffle", Expr::num(0.0)),
             atom("reduce"),
         )
     }

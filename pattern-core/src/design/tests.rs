@@ -256,6 +256,7 @@ fn from_term_checks() {
         Atom {
             name: "s".into(),
             model: Expr::num(0.0),
+            bytes: None,
         },
         a.clone(),
     );
@@ -401,4 +402,65 @@ mod properties {
             prop_assert_eq!(back.resources(), d.resources());
         }
     }
+}
+
+#[test]
+fn an_atoms_bytes_parse_and_print_back() {
+    let d =
+        Design::parse("inc = 536.185*x [bytes = 8*x]; nop = 5; pipe(tpool[2](inc), nop)").unwrap();
+    let atoms = d.term().atoms();
+    let bytes = |i: usize| {
+        atoms[i]
+            .bytes
+            .as_ref()
+            .map(|b| b.eval(&[("x", 10.0)]).unwrap())
+    };
+    assert_eq!((bytes(0), bytes(1)), (Some(80.0), None));
+    let text = d.to_string();
+    assert_eq!(
+        text,
+        "inc = 536.185*x [bytes = 8*x];\nnop = 5;\npipe(tpool[2](inc), nop)"
+    );
+    assert_eq!(Design::parse(&text).unwrap(), d);
+}
+
+#[test]
+fn an_atoms_parameters_are_checked_where_written() {
+    let cases = [
+        (
+            "a = 1 [bites = 8]; a",
+            "unknown atom parameter `bites`: the parameters are `bytes`",
+            8,
+        ),
+        (
+            "a = 1 [8]; a",
+            "`a` is written `name = model [bytes = expression];`",
+            8,
+        ),
+        (
+            "a = 1 [bytes = 8, bytes = 9]; a",
+            "`bytes` is given twice",
+            19,
+        ),
+        ("a = 1 [bytes = 8 +]; a", "", 19),
+        (
+            "a = 1 [bytes = 8; a",
+            "expected `,` or `]` after a parameter, found `;`",
+            17,
+        ),
+    ];
+    for (text, message, column) in cases {
+        let e = Design::parse(text).unwrap_err();
+        if !message.is_empty() {
+            assert_eq!(e.kind().to_string(), message, "{text}");
+        }
+        assert_eq!(e.line_col(), (1, column), "{text}: {e}");
+    }
+    // Two atoms of one name with other bytes conflict.
+    let a = Term::Atom(Atom::new("a", Expr::num(1.0)).moving(Expr::num(8.0)));
+    let b = Term::atom("a", Expr::num(1.0));
+    assert!(matches!(
+        Design::from_term(Term::seq(a, b)),
+        Err(e) if e.kind() == &DesignErrorKind::ConflictingAtom { name: "a".into() }
+    ));
 }

@@ -418,14 +418,16 @@ impl Laws {
             k: k.clone(),
         };
         let lhs = Term::map_reduce(params, map.clone(), shuffle.clone(), reduce.clone());
+        let at_one_node = [
+            ("x", d.clone()),
+            ("o", k.clone()),
+            ("m", Expr::num(1.0)),
+            ("n", Expr::num(1.0)),
+        ];
         let shuffle_phase = Term::Atom(Atom {
             name: shuffle.name.clone(),
-            model: shuffle.model.subs_all(&[
-                ("x", d.clone()),
-                ("o", k.clone()),
-                ("m", Expr::num(1.0)),
-                ("n", Expr::num(1.0)),
-            ]),
+            model: shuffle.model.subs_all(&at_one_node),
+            bytes: (shuffle.bytes.as_ref()).map(|b| b.subs_all(&at_one_node)),
         });
         let rhs = Term::seq(
             Term::seq(self.map_all(map), shuffle_phase),
@@ -465,10 +467,7 @@ impl Laws {
             d: d.clone(),
             k: x.clone(),
         };
-        let none = Atom {
-            name: "no_shuffle".into(),
-            model: Expr::num(0.0),
-        };
+        let none = Atom::new("no_shuffle", Expr::num(0.0));
         let lhs = Term::map_reduce(params, map.clone(), none, reduce.clone());
         let rhs = Term::tpool(
             n,

@@ -30,15 +30,25 @@ pub(crate) fn path_text(path: &Path) -> String {
         .join("::")
 }
 
+/// The annotation of function `fn_name`: the atom's name, its model and the
+/// bytes a call moves, if given.
 pub(crate) fn annotation_const(
     vis: &Visibility,
     fn_name: &Ident,
     atom: &str,
     model: &Expr,
+    bytes: Option<&Expr>,
 ) -> TokenStream {
     let ident = annotation_ident(fn_name);
     let tree = model::const_tokens(model);
     let text = model.to_ascii();
+    let bytes = match bytes {
+        Some(b) => {
+            let tree = model::const_tokens(b);
+            quote!(::core::option::Option::Some(#tree))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -46,6 +56,7 @@ pub(crate) fn annotation_const(
             name: #atom,
             model: #tree,
             text: #text,
+            bytes: #bytes,
         };
     }
 }

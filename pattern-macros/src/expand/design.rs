@@ -35,7 +35,7 @@ impl Resolve for OutsideAtoms {
         definitions: &Definitions,
     ) -> Result<Atom, DesignErrorKind> {
         if let Some(d) = definitions.get(name) {
-            return Ok(Atom::new(name, d.model.clone()));
+            return Ok(d.atom(name));
         }
         if !self.first_use.iter().any(|(n, _)| n == name) {
             self.first_use.push((name.to_string(), at));
@@ -170,6 +170,9 @@ fn compile_time_models(parsed: &Parsed, text: &TokenText, errors: &mut Errors) {
     };
     for d in &parsed.definitions {
         check(&d.model, d.at);
+        if let Some(bytes) = &d.bytes {
+            check(bytes, d.at);
+        }
     }
     for (node, sites) in parsed.term.preorder().zip(&parsed.sites) {
         match node {
@@ -225,7 +228,22 @@ impl Gen<'_> {
     }
 
     fn cost_model(&mut self, ident: &Ident, name: TokenStream, model: TokenStream) {
+        self.cost_model_moving(ident, name, model, None);
+    }
+
+    /// [`Gen::cost_model`] of an atom that moves `bytes` of memory a call:
+    /// `bytes` is an `Option<ConstExpr>` expression.
+    fn cost_model_moving(
+        &mut self,
+        ident: &Ident,
+        name: TokenStream,
+        model: TokenStream,
+        bytes: Option<TokenStream>,
+    ) {
         let vis = &self.vis;
+        let bytes = bytes.map(|b| {
+            quote!(const BYTES: ::core::option::Option<::pattern_core::__private::ConstExpr> = #b;)
+        });
         self.items.push(quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types)]
@@ -233,6 +251,7 @@ impl Gen<'_> {
             impl ::pattern_core::__private::CostModel for #ident {
                 const NAME: &'static str = #name;
                 const MODEL: ::pattern_core::__private::ConstExpr = #model;
+                #bytes
             }
             impl ::pattern_core::__private::ShuffleFree for #ident {}
         });
@@ -244,7 +263,11 @@ impl Gen<'_> {
             if new {
                 let text = def.name.clone();
                 let model = model::const_tokens(&def.model.simplify());
-                self.cost_model(&ident, quote!(#text), model);
+                let bytes = (def.bytes.as_ref()).map(|b| {
+                    let tree = model::const_tokens(&b.simplify());
+                    quote!(::core::option::Option::Some(#tree))
+                });
+                self.cost_model_moving(&ident, quote!(#text), model, bytes);
             }
             return quote!(#ident);
         }
@@ -268,7 +291,8 @@ impl Gen<'_> {
             let span = last.span();
             let name = quote_spanned!(span=> #annotation.name);
             let model = quote_spanned!(span=> #annotation.model);
-            self.cost_model(&ident, name, model);
+            let bytes = quote_spanned!(span=> #annotation.bytes);
+            self.cost_model_moving(&ident, name, model, Some(bytes));
         }
         quote!(#ident)
     }
@@ -395,6 +419,13 @@ mod tests {
         let out = expand(design_inner, "pipe(tpool[4](qsort), inc, Nop)");
         assert!(out.contains("enum __design_atom0 { }"), "{out}");
         assert!(out.contains("__cost_model_of_qsort . name"), "{out}");
+        // The bytes of an annotated function come from its annotation.
+        assert!(
+            out.contains(
+                "const BYTES : :: core :: option :: Option < :: pattern_core :: __private :: ConstExpr > = __cost_model_of_qsort . bytes ;"
+            ),
+            "{out}"
+        );
         assert!(out.contains(
             "design_of :: < :: pattern_core :: dsl :: Pipe < :: pattern_core :: dsl :: TpoolOver < :: pattern_core :: dsl :: Fixed < 4 > , __design_atom0 > , :: pattern_core :: dsl :: Pipe < __design_atom1 , Nop > > > ()"
         ), "{out}");
