@@ -4,7 +4,8 @@
 //!
 //! ```json
 //! {
-//!   "nodes": [{"count": 2, "cores": 4, "speed": 1.0}],
+//!   "nodes": [{"count": 2, "cores": 4, "speed": 1.0,
+//!              "memory": {"bandwidth_bytes_per_ns": 30, "core_bandwidth_bytes_per_ns": 20}}],
 //!   "network": {"topology": "star", "latency_ns": 1000,
 //!               "bandwidth_bytes_per_ns": 1.25, "sharing": "max-min"},
 //!   "runtime": "rayon",
@@ -13,7 +14,7 @@
 //! ```
 //!
 //! `nodes` is required (a list of groups of identical nodes; `count` and
-//! `speed` default to 1); `network` defaults to a star with no latency and
+//! `speed` default to 1, `memory` ([`Memory`]) is optional); `network` defaults to a star with no latency and
 //! a byte per ns; `runtime` (`executor`, `rayon` or `threads`) defaults to
 //! the executor; `waiting` (each runtime's [`Waiting`], by its name; the
 //! runtime's own is required when any is given) and `profile` (a
@@ -26,7 +27,7 @@ use super::network::{Link, Network, Racks, Sharing, Topology};
 use super::runtime::Runtime;
 use super::values::{at_least_one, ns, positive};
 use super::waiting::Waiting;
-use super::{Machine, MachineError, Node};
+use super::{Machine, MachineError, Memory, Node};
 use crate::comm::MachineProfile;
 use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,8 @@ struct NodeFile {
     cores: usize,
     #[serde(default = "unit_speed", deserialize_with = "positive")]
     speed: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    memory: Option<Memory>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -149,6 +152,7 @@ impl From<&Machine> for MachineFile {
                     count: g.count,
                     cores: g.cores,
                     speed: g.speed,
+                    memory: g.memory,
                 })
                 .collect(),
             network: Some(NetworkFile {
@@ -220,7 +224,11 @@ impl TryFrom<MachineFile> for Machine {
             profile: f.profile,
         };
         for g in f.nodes {
-            m = m.node(Node::new(g.cores).count(g.count).speed(g.speed));
+            let node = Node::new(g.cores).count(g.count).speed(g.speed);
+            m = m.node(Node {
+                memory: g.memory,
+                ..node
+            });
         }
         m.check().map_err(|e| e.to_string())?;
         Ok(m)

@@ -36,12 +36,14 @@
 
 mod error;
 mod file;
+mod memory;
 mod network;
 mod runtime;
 mod values;
 mod waiting;
 
 pub use error::MachineError;
+pub use memory::Memory;
 pub use network::{Link, Network, Racks, Route, Sharing, Topology};
 pub use runtime::Runtime;
 pub use waiting::Waiting;
@@ -51,13 +53,15 @@ use crate::comm::{CommFormula, MachineProfile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A group of identical nodes: how many, their cores and their speed.
+/// A group of identical nodes: how many, their cores, their speed and, if
+/// known, their memory's bandwidth.
 ///
 /// ```
-/// use pattern_core::machine::Node;
+/// use pattern_core::machine::{Memory, Node};
 ///
-/// let fast = Node::new(16).speed(2.0).count(3);
+/// let fast = Node::new(16).speed(2.0).count(3).memory(Memory::new(40.0, 12.0));
 /// assert_eq!((fast.count, fast.cores, fast.speed), (3, 16, 2.0));
+/// assert_eq!(fast.memory.unwrap().lanes(), 40.0 / 12.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Node {
@@ -68,6 +72,9 @@ pub struct Node {
     /// The speed of each core, relative to the speed at which the atoms'
     /// models were measured (1.0 unless set).
     pub speed: f64,
+    /// Each node's memory, shared by its cores; `None`: atoms' bytes cost
+    /// nothing beyond their models (the memory is never the bottleneck).
+    pub memory: Option<Memory>,
 }
 
 impl Node {
@@ -77,6 +84,7 @@ impl Node {
             count: 1,
             cores,
             speed: 1.0,
+            memory: None,
         }
     }
 
@@ -89,6 +97,12 @@ impl Node {
     /// `count` nodes of this kind.
     pub fn count(mut self, count: usize) -> Node {
         self.count = count;
+        self
+    }
+
+    /// The same nodes, each with `memory`.
+    pub fn memory(mut self, memory: Memory) -> Node {
+        self.memory = Some(memory);
         self
     }
 }
@@ -144,10 +158,29 @@ impl Machine {
     /// The same machine with the nodes of `node` after its own.
     pub fn node(mut self, node: Node) -> Machine {
         match self.nodes.last_mut() {
-            Some(last) if last.cores == node.cores && last.speed == node.speed => {
+            Some(last)
+                if last.cores == node.cores
+                    && last.speed == node.speed
+                    && last.memory == node.memory =>
+            {
                 last.count = last.count.saturating_add(node.count);
             }
             _ => self.nodes.push(node),
+        }
+        self
+    }
+
+    /// Every node so far with `memory` (nodes added later keep their own).
+    ///
+    /// ```
+    /// use pattern_core::machine::{Machine, Memory};
+    ///
+    /// let m = Machine::new(1, 2).memory(Memory::new(30.0, 20.0));
+    /// assert_eq!(m.node_memory(0), Some(Memory::new(30.0, 20.0)));
+    /// ```
+    pub fn memory(mut self, memory: Memory) -> Machine {
+        for g in &mut self.nodes {
+            g.memory = Some(memory);
         }
         self
     }
@@ -276,6 +309,11 @@ impl Machine {
     /// The speed of node `node` (0 if the machine has no such node).
     pub fn node_speed(&self, node: usize) -> f64 {
         self.group_of(node).map_or(0.0, |g| g.speed)
+    }
+
+    /// The memory of node `node`, if the machine describes it.
+    pub fn node_memory(&self, node: usize) -> Option<Memory> {
+        self.group_of(node).and_then(|g| g.memory)
     }
 
     /// Each node's (cores, speed), node by node: `nodes()` entries.
@@ -412,6 +450,13 @@ impl Machine {
                     key: "speed".into(),
                     value: g.speed,
                     expected: "a finite number > 0",
+                });
+            }
+            if let Some((key, value, expected)) = g.memory.and_then(|m| m.invalid()) {
+                return Err(MachineError::Invalid {
+                    key: format!("nodes[{group}].memory.{key}"),
+                    value,
+                    expected,
                 });
             }
             nodes = nodes.checked_add(g.count).ok_or(MachineError::TooLarge)?;

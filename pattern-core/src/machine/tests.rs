@@ -222,3 +222,41 @@ fn summaries_and_assumptions_speak_plainly() {
     assert_eq!(m.fewest_cores(1), 8);
     assert_eq!(Machine::new(1, 8).node(Node::new(4)).fewest_cores(2), 4);
 }
+
+#[test]
+fn a_nodes_memory_reads_back_and_is_checked() {
+    let m = Machine::from_json(
+        r#"{"nodes": [{"cores": 2, "memory": {"bandwidth_bytes_per_ns": 30,
+        "core_bandwidth_bytes_per_ns": 20}}, {"cores": 2}]}"#,
+    )
+    .unwrap();
+    assert_eq!(m.node_memory(0), Some(Memory::new(30.0, 20.0)));
+    assert_eq!((m.node_memory(1), m.node_memory(2)), (None, None));
+    // Nodes alike but for their memory stay two groups.
+    assert_eq!(m.groups().len(), 2);
+    assert_eq!(Machine::from_json(&m.to_json()).unwrap(), m);
+    let wide = Machine::new(3, 2).memory(Memory::new(30.0, 20.0));
+    assert_eq!(wide.node_memory(2), Some(Memory::new(30.0, 20.0)));
+    // A core faster than its node's memory, no bandwidth, a typo.
+    let one = |memory: &str| {
+        error(&format!(
+            r#"{{"nodes": [{{"cores": 2, "memory": {memory}}}]}}"#
+        ))
+    };
+    assert_eq!(
+        one(r#"{"bandwidth_bytes_per_ns": 20, "core_bandwidth_bytes_per_ns": 30}"#),
+        "line 1, column 100, at `nodes[0].memory`: `core_bandwidth_bytes_per_ns` is 30: a finite number of bytes per ns > 0, at most the node's bandwidth"
+    );
+    assert_eq!(
+        one(r#"{"bandwidth_bytes_per_ns": 0, "core_bandwidth_bytes_per_ns": 0}"#),
+        "line 1, column 62, at `nodes[0].memory.bandwidth_bytes_per_ns`: 0 is out of range: a finite number > 0"
+    );
+    assert!(
+        one(r#"{"bandwidth": 20, "core_bandwidth_bytes_per_ns": 30}"#)
+            .contains("unknown field `bandwidth`")
+    );
+    assert!(matches!(
+        Machine::new(1, 2).memory(Memory::new(f64::NAN, 1.0)).check(),
+        Err(MachineError::Invalid { key, .. }) if key == "nodes[0].memory.bandwidth_bytes_per_ns"
+    ));
+}

@@ -75,6 +75,16 @@ pub enum QueueingError {
         /// The time computed.
         value: f64,
     },
+    /// An atom's bytes that are not a finite number `>= 0` at the point.
+    #[error("`{atom}` moves {value} bytes at {at}: bytes are a finite number >= 0")]
+    Bytes {
+        /// The atom.
+        atom: String,
+        /// The value its bytes gave.
+        value: f64,
+        /// The point, `x = ..` and the other bindings.
+        at: String,
+    },
     /// A machine out of range.
     #[error(transparent)]
     Machine(#[from] MachineError),

@@ -105,6 +105,15 @@ pub struct NodeLoad {
     /// How much slower its threads run for sharing its cores (1 when they
     /// fit; above 1 only where the node is saturated).
     pub slowdown: f64,
+    /// The ns per element its calls wait on its memory, each at a core's
+    /// bandwidth (0 without a memory in the machine or bytes in the atoms).
+    pub traffic: f64,
+    /// The share of its memory's bandwidth busy: throughput × traffic over
+    /// the calls it serves at once at full speed ([`Memory`](crate::machine::Memory)), at most 1.
+    pub memory_utilization: f64,
+    /// How much slower its calls wait on memory for sharing its bandwidth
+    /// (1 when it holds them all; above 1 only where it is saturated).
+    pub memory_slowdown: f64,
 }
 
 /// The queueing semantics, configured with a machine and a point.
@@ -277,7 +286,10 @@ impl Semantics for Queueing<'_> {
 
     fn atom(&mut self, atom: &Atom, scope: &Scope) -> Result<Fragment, QueueingError> {
         let model = self.resolve(&atom.name, &atom.model, scope)?;
-        Ok(Fragment(Kind::Stage(Stage::atom(&atom.name, model))))
+        let bytes = (atom.bytes.as_ref())
+            .map(|b| self.resolve(&atom.name, b, scope))
+            .transpose()?;
+        Ok(Fragment(Kind::Stage(Stage::atom(&atom.name, model, bytes))))
     }
 
     fn seq(&mut self, parts: Vec<Fragment>, _: &Scope) -> Result<Fragment, QueueingError> {

@@ -11,11 +11,19 @@
 //! times on this machine's nodes: a step of `ns` per lane, `lanes` lanes
 //! (a mapReduce's workers on a node) on each of its nodes takes
 //! `ns·lanes / (min(lanes, cores)·speed)` there, alone, and keeps
-//! `ns·lanes / speed` core·ns of the node busy.
+//! `ns·lanes / speed` core·ns of the node busy. On a node with a memory
+//! ([`Memory`]), a step that moves bytes spends `m = memory_ns(ns, bytes)`
+//! of its `ns` on the memory: its cores' part is `ns − m` (as above), its
+//! memory part `m·lanes / min(lanes, capacity)`, not scaled by speed, and
+//! it keeps `m·lanes` lane·ns of the node's memory busy, whose capacity is
+//! `min(lanes(), cores)` calls at full speed (at most one per core). A
+//! call waiting on memory holds its core: `m·lanes` counts as core·ns too,
+//! and its memory part is slowed by the more crowded of the node's cores
+//! and memory.
 
 use super::QueueingError;
 use crate::Expr;
-use crate::machine::Machine;
+use crate::machine::{Machine, Memory};
 use crate::semantics::check_time;
 
 /// The most nodes a part may run on: each node's work is kept, as the
@@ -31,6 +39,8 @@ struct Step {
     width: Option<Expr>,
     lanes: usize,
     ns: Expr,
+    /// The bytes a lane moves to and from memory.
+    bytes: Option<Expr>,
 }
 
 /// An operation of a program while folding.
@@ -57,8 +67,9 @@ pub(super) struct Stage {
 }
 
 impl Stage {
-    /// An atom: one step of its model on a core of its group.
-    pub(super) fn atom(name: &str, model: Expr) -> Stage {
+    /// An atom: one step of its model (moving `bytes`) on a core of its
+    /// group.
+    pub(super) fn atom(name: &str, model: Expr, bytes: Option<Expr>) -> Stage {
         Stage {
             name: name.to_string(),
             ops: vec![SymOp::Step(Step {
@@ -67,6 +78,7 @@ impl Stage {
                 width: None,
                 lanes: 1,
                 ns: model.clone(),
+                bytes,
             })],
             model: Some(model),
         }
@@ -82,6 +94,7 @@ impl Stage {
                 width: Some(Expr::num(nodes as f64)),
                 lanes,
                 ns,
+                bytes: None,
             })],
             model: None,
         }
@@ -135,6 +148,7 @@ impl Stage {
             match op {
                 SymOp::Step(s) => {
                     s.ns = inside(&s.ns);
+                    s.bytes = s.bytes.as_ref().map(inside);
                     s.first = inside(&s.first) + offset.clone();
                     s.width = Some(s.width.as_ref().map_or_else(|| size.clone(), inside));
                 }
@@ -154,13 +168,15 @@ impl Stage {
         machine: &Machine,
     ) -> Result<Program, QueueingError> {
         // (evaluation errors on a value that is not finite)
-        let value = |label: &str, e: &Expr| -> Result<f64, QueueingError> {
+        let value_of = |label: &str, e: &Expr| -> Result<f64, QueueingError> {
             let e = e.subs(ALL_PROCESSORS, &Expr::var("p"));
-            let v = e.eval(at).map_err(|source| QueueingError::Eval {
+            e.eval(at).map_err(|source| QueueingError::Eval {
                 atom: label.to_string(),
                 source,
-            })?;
-            Ok(check_time(label, v).map_err(|e| e.at(at))?)
+            })
+        };
+        let value = |label: &str, e: &Expr| -> Result<f64, QueueingError> {
+            Ok(check_time(label, value_of(label, e)?).map_err(|e| e.at(at))?)
         };
         let mut program = Program::default();
         for op in &self.ops {
@@ -172,7 +188,12 @@ impl Stage {
                         None => 1,
                     };
                     let ns = value(&s.label, &s.ns)?;
-                    program.step(&self.name, first, width, s.lanes, ns, machine)?
+                    let bytes = match &s.bytes {
+                        Some(b) => bytes(&s.label, value_of(&s.label, b)?, at)?,
+                        None => 0.0,
+                    };
+                    let amounts = Amounts { ns, bytes };
+                    program.step(&self.name, first, width, s.lanes, amounts, machine)?
                 }
                 SymOp::Delay { label, ns } => Op::Delay(value(label, ns)?),
                 SymOp::Sum(k) => Op::Sum(*k),
@@ -186,6 +207,40 @@ impl Stage {
 
 pub(super) use crate::semantics::throughput::ALL_PROCESSORS;
 
+/// An atom's bytes at a point: a finite number `>= 0`, or an error naming
+/// the atom.
+fn bytes(label: &str, v: f64, at: &[(&str, f64)]) -> Result<f64, QueueingError> {
+    if v.is_finite() && v >= 0.0 {
+        return Ok(v);
+    }
+    let at: Vec<String> = at.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    Err(QueueingError::Bytes {
+        atom: label.to_string(),
+        value: v,
+        at: at.join(", "),
+    })
+}
+
+/// What one lane of a step does: its time alone and the bytes it moves.
+#[derive(Clone, Copy, Debug)]
+struct Amounts {
+    ns: f64,
+    bytes: f64,
+}
+
+/// A step's time on one node alone: its cores' part and its memory's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Timed {
+    cores: f64,
+    memory: f64,
+}
+
+/// How many calls a node's memory serves at once at a core's full
+/// bandwidth: its lanes, at most one per core.
+pub(super) fn memory_capacity(memory: &Memory, cores: usize) -> f64 {
+    memory.lanes().min(cores as f64)
+}
+
 /// An operation of an evaluated program.
 #[derive(Clone, Debug, PartialEq)]
 enum Op {
@@ -193,7 +248,7 @@ enum Op {
     /// the step ends when the slowest node ends.
     Step {
         first: usize,
-        times: Vec<f64>,
+        times: Vec<Timed>,
     },
     Delay(f64),
     Sum(usize),
@@ -207,6 +262,8 @@ pub(super) struct Program {
     ops: Vec<Op>,
     /// Core·ns per element, by node (each node once, in order).
     pub(super) work: Vec<(usize, f64)>,
+    /// Lane·ns of memory per element, by node (each node once, in order).
+    pub(super) traffic: Vec<(usize, f64)>,
     /// The nodes it runs on: one past the highest.
     pub(super) nodes: usize,
     /// The node of its first step (its thread's, where it hands elements
@@ -221,9 +278,13 @@ impl Program {
         Program {
             ops: vec![Op::Step {
                 first: node,
-                times: vec![ns],
+                times: vec![Timed {
+                    cores: ns,
+                    memory: 0.0,
+                }],
             }],
             work: vec![(node, work)],
+            traffic: Vec::new(),
             nodes: node + 1,
             home: Some(node),
         }
@@ -237,9 +298,12 @@ impl Program {
         for &(node, ns, work) in parts {
             p.ops.push(Op::Step {
                 first: node,
-                times: vec![ns],
+                times: vec![Timed {
+                    cores: ns,
+                    memory: 0.0,
+                }],
             });
-            p.add_work(node, work);
+            add_to(&mut p.work, node, work);
             p.nodes = p.nodes.max(node + 1);
             p.home.get_or_insert(node);
         }
@@ -248,21 +312,14 @@ impl Program {
         p
     }
 
-    fn add_work(&mut self, node: usize, work: f64) {
-        match self.work.binary_search_by_key(&node, |&(n, _)| n) {
-            Ok(i) => self.work[i].1 += work,
-            Err(i) => self.work.insert(i, (node, work)),
-        }
-    }
-
-    /// A step of `ns` per lane on `width` nodes from `first`.
+    /// A step of `amounts` per lane on `width` nodes from `first`.
     fn step(
         &mut self,
         stage: &str,
         first: usize,
         width: usize,
         lanes: usize,
-        ns: f64,
+        amounts: Amounts,
         machine: &Machine,
     ) -> Result<Op, QueueingError> {
         let end = first.saturating_add(width);
@@ -281,25 +338,44 @@ impl Program {
             });
         }
         let mut times = Vec::with_capacity(width);
-        let busy = ns * lanes as f64;
+        let lanes_f = lanes as f64;
         for node in first..end {
             let (cores, speed) = (machine.node_cores(node), machine.node_speed(node));
-            times.push(busy / (lanes.min(cores) as f64 * speed));
-            self.add_work(node, busy / speed);
+            let memory = machine.node_memory(node);
+            let m = memory.map_or(0.0, |mem| mem.memory_ns(amounts.ns, amounts.bytes));
+            let busy = (amounts.ns - m) * lanes_f;
+            let mut timed = Timed {
+                cores: busy / (lanes.min(cores) as f64 * speed),
+                memory: 0.0,
+            };
+            add_to(&mut self.work, node, busy / speed + m * lanes_f);
+            if let Some(mem) = memory.filter(|_| m > 0.0) {
+                let at_once = lanes_f.min(memory_capacity(&mem, cores));
+                timed.memory = m * lanes_f / at_once;
+                add_to(&mut self.traffic, node, m * lanes_f);
+            }
+            times.push(timed);
         }
         self.nodes = self.nodes.max(end);
         self.home.get_or_insert(first);
         Ok(Op::Step { first, times })
     }
 
-    /// The time one element takes with node `j` slowed by `slowdown[j]`
-    /// (nodes beyond the slice are not slowed).
+    /// The time one element takes with node `j`'s cores slowed by
+    /// `slowdown[2j]` and its memory by `slowdown[2j + 1]` (nodes beyond
+    /// the slice are not slowed); a memory part runs no faster than its
+    /// core lets it.
     pub(super) fn time(&self, slowdown: &[f64]) -> f64 {
+        let slowed = |i: usize| slowdown.get(i).copied().unwrap_or(1.0);
         let mut stack: Vec<f64> = Vec::new();
         for op in &self.ops {
             let v = match op {
                 Op::Step { first, times } => (times.iter().enumerate())
-                    .map(|(i, t)| t * slowdown.get(first + i).copied().unwrap_or(1.0))
+                    .map(|(i, t)| {
+                        let node = first + i;
+                        let cores = slowed(2 * node);
+                        t.cores * cores + t.memory * cores.max(slowed(2 * node + 1))
+                    })
                     .fold(0.0, f64::max),
                 Op::Delay(ns) => *ns,
                 Op::Sum(k) => {
@@ -319,6 +395,14 @@ impl Program {
     /// Whether it takes no time and no core.
     pub(super) fn is_free(&self) -> bool {
         self.time(&[]) == 0.0 && self.work.iter().all(|&(_, w)| w == 0.0)
+    }
+}
+
+/// Adds `amount` to `node`'s entry of a list by node (ascending).
+fn add_to(list: &mut Vec<(usize, f64)>, node: usize, amount: f64) {
+    match list.binary_search_by_key(&node, |&(n, _)| n) {
+        Ok(i) => list[i].1 += amount,
+        Err(i) => list.insert(i, (node, amount)),
     }
 }
 
@@ -342,14 +426,14 @@ mod tests {
         assert_eq!(p.work, vec![(1, 15.0)]);
         assert_eq!((p.nodes, p.home), (2, Some(1)));
         // Node 1 slowed twice: 15 ns.
-        assert_eq!(p.time(&[1.0, 2.0]), 15.0);
+        assert_eq!(p.time(&[1.0, 1.0, 2.0]), 15.0);
     }
 
     #[test]
     fn one_after_the_other_adds_at_once_takes_the_slowest() {
         let m = Machine::new(2, 1);
-        let a = Stage::atom("a", Expr::var("x"));
-        let b = Stage::atom("b", Expr::num(4.0));
+        let a = Stage::atom("a", Expr::var("x"), None);
+        let b = Stage::atom("b", Expr::num(4.0), None);
         let seq = Stage::join("seq".into(), vec![a.clone(), b.clone()], false);
         assert_eq!(seq.evaluate(&at(), &m).unwrap().time(&[]), 14.0);
         assert_eq!(
@@ -368,21 +452,21 @@ mod tests {
         );
         let p = par.evaluate(&at(), &m).unwrap();
         assert_eq!(p.time(&[]), 10.0);
-        assert_eq!(p.time(&[1.0, 3.0]), 12.0);
+        assert_eq!(p.time(&[1.0, 1.0, 3.0]), 12.0);
         assert_eq!(p.work, vec![(0, 10.0), (1, 4.0)]);
     }
 
     #[test]
     fn a_group_binds_p_and_a_missing_node_is_an_error() {
         let m = Machine::new(2, 1);
-        let a = Stage::atom("a", Expr::parse("100 / p").unwrap());
+        let a = Stage::atom("a", Expr::parse("100 / p").unwrap(), None);
         let on4 = a.place(&Expr::num(4.0), &Expr::num(0.0));
         let err = on4.evaluate(&at(), &m).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the design asks for 4 nodes (`a`), the machine has 2"
         );
-        let on2 = Stage::atom("a", Expr::parse("100 / p").unwrap())
+        let on2 = Stage::atom("a", Expr::parse("100 / p").unwrap(), None)
             .place(&Expr::num(2.0), &Expr::num(0.0));
         let p = on2.evaluate(&at(), &m).unwrap();
         assert_eq!(p.time(&[]), 50.0);
@@ -395,7 +479,7 @@ mod tests {
         let d = Stage::join(
             "r".into(),
             vec![
-                Stage::atom("a", Expr::num(3.0)),
+                Stage::atom("a", Expr::num(3.0), None),
                 Stage::delay("cost", Expr::num(5.0)),
             ],
             false,

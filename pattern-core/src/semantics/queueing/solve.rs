@@ -1,5 +1,11 @@
 //! A design's stations as a closed network, solved by MVA with each node's
-//! threads slowed by sharing its cores, the slowdowns at their fixed point.
+//! threads slowed by sharing its cores, and their calls' memory parts by
+//! sharing its memory, the slowdowns at their fixed point.
+//!
+//! A node's memory is one more resource, treated as its cores are: the
+//! design keeps `T_j` lane·ns of it busy per element and it serves
+//! `min(lanes, c_j)` calls at once at a core's bandwidth. Below, "node"
+//! reads "resource" (its cores, or its memory) throughout.
 //!
 //! Node `j` has `c_j` cores and the design keeps `W_j` core·ns of it busy
 //! per element (at its speed). At throughput `X` its threads need `X·W_j`
@@ -21,7 +27,7 @@
 //! pass the root, and regula falsi (Illinois) on the bracket: at most
 //! [`MAX_ITERATIONS`] solutions, else [`QueueingError::NoFixedPoint`].
 
-use super::program::Program;
+use super::program::{Program, memory_capacity};
 use super::{NodeLoad, QueueingError, QueueingPrediction};
 use crate::machine::Machine;
 use crate::queue::{Approximation, MultiServer, Network, Solution};
@@ -73,6 +79,15 @@ impl Net {
         work
     }
 
+    /// Lane·ns of memory per element on each of the nodes `0..nodes`.
+    fn traffic(&self, nodes: usize) -> Vec<f64> {
+        let mut traffic = vec![0.0; nodes];
+        for (node, t) in self.parts.iter().flat_map(|p| &p.program.traffic) {
+            traffic[*node] += t;
+        }
+        traffic
+    }
+
     /// The network with node `j`'s demands slowed by `slowdown[j]`.
     fn network(&self, slowdown: &[f64]) -> Network {
         (self.parts.iter().enumerate()).fold(Network::new(), |net, (i, p)| {
@@ -104,17 +119,29 @@ const TOLERANCE: f64 = 1e-9;
 pub(super) fn solve(net: &Net, machine: &Machine) -> Result<QueueingPrediction, QueueingError> {
     let used = net.nodes().max(1);
     let node = |j: usize| (machine.node_cores(j), machine.node_speed(j));
-    let work = net.work(used);
-    let load: Vec<f64> = (0..used).map(|j| work[j] / node(j).0 as f64).collect();
-    // The cores' bound: the busiest node's work over its cores.
+    let (work, traffic) = (net.work(used), net.traffic(used));
+    // Each node's cores (at 2j) and memory (at 2j + 1): what an element
+    // asks of them over what they hold at once.
+    let load: Vec<f64> = (0..2 * used)
+        .map(|r| {
+            let j = r / 2;
+            if r % 2 == 0 {
+                work[j] / node(j).0 as f64
+            } else {
+                (machine.node_memory(j))
+                    .map_or(0.0, |m| traffic[j] / memory_capacity(&m, node(j).0))
+            }
+        })
+        .collect();
+    // The bound: the busiest resource's load.
     let peak = load.iter().copied().fold(0.0, f64::max);
-    let mut slowdown = vec![1.0; used];
+    let mut slowdown = vec![1.0; 2 * used];
     let (mut network, mut solution) = net.at(&slowdown)?;
     let x1 = solution.throughput();
-    // (a node exactly full, to rounding, is not over its cores)
+    // (a resource exactly full, to rounding, is not over)
     if x1 * peak > 1.0 + 1e-12 {
-        let bottleneck: Vec<usize> = (0..used)
-            .filter(|&j| load[j] >= peak * (1.0 - 1e-12))
+        let bottleneck: Vec<usize> = (0..2 * used)
+            .filter(|&r| load[r] >= peak * (1.0 - 1e-12))
             .collect();
         (network, solution) = saturate(net, x1, peak, &bottleneck, &mut slowdown)?;
     }
@@ -128,8 +155,11 @@ pub(super) fn solve(net: &Net, machine: &Machine) -> Result<QueueingPrediction, 
             cores: node(j).0,
             speed: node(j).1,
             work: work[j],
-            utilization: x * load[j],
-            slowdown: slowdown[j],
+            utilization: x * load[2 * j],
+            slowdown: slowdown[2 * j],
+            traffic: traffic[j],
+            memory_utilization: x * load[2 * j + 1],
+            memory_slowdown: slowdown[2 * j + 1],
         })
         .collect();
     Ok(QueueingPrediction {
