@@ -9,10 +9,12 @@
 //!   element at least that work over the cores. The busiest node decides;
 //!   its figure is at least the total work over the capacity (cores ×
 //!   speed) of all the nodes the design uses. A link likewise carries its
-//!   bytes per element at its bandwidth at most.
+//!   bytes per element at its bandwidth at most, and a node's memory its
+//!   steps' memory parts at its `lanes` (at most its cores) at once at
+//!   most; a memory part holds its core, so it counts as work too.
 //! - **Stations.** A thread does one element at a time, each taking at
 //!   least its steps' longest path (each step alone: a compute step at its
-//!   node's speed, a transfer its latency and bytes at its route's
+//!   node's speed, its memory part if any at the memory's, a transfer its latency and bytes at its route's
 //!   slowest link, a delay its time); a stage of `c` copies (a pool's
 //!   workers) ends at most `c` elements per that time.
 //!
@@ -41,13 +43,14 @@ pub(crate) struct Context<'a> {
 }
 
 /// A part of a plan, summed up: its stations' limit (ns per element), and
-/// the work per element it puts on each node (ns at the node's speed) and
-/// the bytes on each link.
+/// the work per element it puts on each node (ns at the node's speed), the
+/// bytes on each link and the memory parts' ns on each node's memory.
 #[derive(Default)]
 struct Load {
     stations: f64,
     work: BTreeMap<usize, f64>,
     bytes: BTreeMap<usize, f64>,
+    memory: BTreeMap<usize, f64>,
 }
 
 impl Load {
@@ -58,6 +61,9 @@ impl Load {
         }
         for (l, b) in other.bytes {
             *self.bytes.entry(l).or_insert(0.0) += b;
+        }
+        for (k, m) in other.memory {
+            *self.memory.entry(k).or_insert(0.0) += m;
         }
     }
 }
@@ -83,7 +89,17 @@ pub(crate) fn capacity_bound(plan: &Plan<Template>, cx: &Context) -> f64 {
         let bytes = (load.bytes.iter())
             .map(|(&l, &b)| b / links[l])
             .fold(0.0, f64::max);
-        load.stations.max(work).max(bytes)
+        // (Only nodes with a memory have memory parts.)
+        let memory = (load.memory.iter())
+            .map(|(&k, &m)| {
+                let cores = cx.machine.node_cores(k) as f64;
+                m / cx
+                    .machine
+                    .node_memory(k)
+                    .map_or(1.0, |mem| mem.lanes().min(cores))
+            })
+            .fold(0.0, f64::max);
+        load.stations.max(work).max(bytes).max(memory)
     };
     // Post-order over the plan, on explicit stacks (no recursion on a
     // design's depth).
@@ -202,12 +218,26 @@ fn stage(t: &Template, at: Place, cx: &Context) -> Load {
     let alone = |leaf: &Leaf, load: &mut Load| -> f64 {
         match *leaf {
             Leaf::Compute {
-                node, width, ns, ..
+                node,
+                width,
+                ns,
+                bytes,
+                ..
             } => {
                 let mut slowest: f64 = 0.0;
                 for k in node..node.saturating_add(width) {
-                    *load.work.entry(k).or_insert(0.0) += ns / speed(k);
-                    slowest = slowest.max(ns / speed(k));
+                    let memory = m.node_memory(k).filter(|_| bytes > 0.0);
+                    let waits = memory.map_or(0.0, |mem| mem.memory_ns(ns, bytes));
+                    if waits > 0.0 {
+                        // The cores' part at the node's speed, then the memory's.
+                        let cores = (ns - waits) / speed(k);
+                        *load.work.entry(k).or_insert(0.0) += cores + waits;
+                        *load.memory.entry(k).or_insert(0.0) += waits;
+                        slowest = slowest.max(cores + waits);
+                    } else {
+                        *load.work.entry(k).or_insert(0.0) += ns / speed(k);
+                        slowest = slowest.max(ns / speed(k));
+                    }
                 }
                 slowest
             }

@@ -17,10 +17,23 @@
 //!   ([`Sharing`]). Alone, a transfer takes `latency + bytes / bandwidth`.
 //! - **Speeds.** A step of `t` ns takes `t / speed` alone on a node of
 //!   that speed.
+//! - **Memory.** On a node with a [`Memory`], an atom's step of `t` ns
+//!   that moves `b` bytes ([`Atom::bytes`]) is its cores' part, `t − m`
+//!   with `m` = [`Memory::memory_ns`]`(t, b)`, shared by the cores (and at
+//!   the node's speed) as any step, then its memory part of `m` ns: the `k`
+//!   memory parts running at once on the node each progress at rate
+//!   `min(1, lanes/k)` ([`Memory::lanes`]), at no speed but the memory's.
+//!   A memory part holds no core (a core stalled on memory is not busy for
+//!   the sharing): exact while a node runs no more threads than cores.
+//!   Without a memory, or without bytes, a step is as above.
 //! - **Dependencies.** A task starts when every task it depends on has
 //!   ended.
 //!
 //! [`Network::route`]: crate::machine::Network::route
+//! [`Memory`]: crate::machine::Memory
+//! [`Memory::memory_ns`]: crate::machine::Memory::memory_ns
+//! [`Memory::lanes`]: crate::machine::Memory::lanes
+//! [`Atom::bytes`]: crate::Atom#structfield.bytes
 //! [`Sharing`]: crate::machine::Sharing
 //!
 //! ```

@@ -92,10 +92,15 @@ struct Step {
     node: Expr,
     width: Option<Expr>,
     amount: Expr,
+    /// An atom's bytes to and from memory per call (`None`: none).
+    bytes: Option<Expr>,
     env: usize,
     /// [`Leaf::Compute`]'s `lane`.
     lane: usize,
 }
+
+/// [`Planner::finish`]'s `what` for an atom's bytes.
+const MOVED: &str = "bytes moved";
 
 /// The fold that builds a [`Plan`].
 pub(crate) struct Planner<'a> {
@@ -165,6 +170,7 @@ impl<'a> Planner<'a> {
             node: Expr::num(0.0),
             width: None,
             amount,
+            bytes: None,
             env,
             lane: 0,
         });
@@ -284,6 +290,46 @@ impl<'a> Planner<'a> {
         })
     }
 
+    /// Expression `e` of step `label`'s environment `env` at the
+    /// bindings: `what` it gives ("ns": a time; [`MOVED`]: an atom's bytes;
+    /// else a number `>= 0` named by `what`), or an error naming the atom.
+    fn value(
+        &self,
+        places: &Places<'a>,
+        label: usize,
+        e: &Expr,
+        env: usize,
+        what: &str,
+    ) -> Result<f64, SimError> {
+        let atom = || self.labels[label].clone();
+        let v = e
+            .eval(places.bindings(env, self.at))
+            .map_err(|err| SimError::Model {
+                atom: atom(),
+                // (Which of the atom's expressions has no value.)
+                message: match what {
+                    MOVED => format!("its bytes: {err}"),
+                    _ => err.to_string(),
+                },
+            })?;
+        if what == "ns" {
+            // A duration: the one definition of a time.
+            return Ok(check_time(&self.labels[label], v)?);
+        }
+        if v.is_finite() && v >= 0.0 {
+            return Ok(v);
+        }
+        let message = if what == MOVED {
+            format!("it moves {v} bytes to and from memory: bytes are a finite number >= 0")
+        } else {
+            format!("its model gives {v} {what}: a finite number >= 0")
+        };
+        Err(SimError::Model {
+            atom: atom(),
+            message,
+        })
+    }
+
     /// The plan with every expression evaluated at the bindings.
     pub(crate) fn finish(self, plan: Plan) -> Result<Plan<Template>, SimError> {
         let mut successors = vec![Vec::new(); self.steps.len()];
@@ -291,25 +337,8 @@ impl<'a> Planner<'a> {
             successors[a].push(b);
         }
         let places = Places::of(&self.envs, self.at)?;
-        let eval = |label: usize, e: &Expr, env: usize, what: &str| -> Result<f64, SimError> {
-            let v = e
-                .eval(places.bindings(env, self.at))
-                .map_err(|err| SimError::Model {
-                    atom: self.labels[label].clone(),
-                    message: err.to_string(),
-                })?;
-            if what == "ns" {
-                // A duration: the one definition of a time.
-                return Ok(check_time(&self.labels[label], v)?);
-            }
-            if v.is_finite() && v >= 0.0 {
-                Ok(v)
-            } else {
-                Err(SimError::Model {
-                    atom: self.labels[label].clone(),
-                    message: format!("its model gives {v} {what}: a finite number >= 0"),
-                })
-            }
+        let eval = |label: usize, e: &Expr, env: usize, what: &str| {
+            self.value(&places, label, e, env, what)
         };
         // A node number: the environments' shift plus the step's own.
         let node = |label: usize, e: &Expr, env: usize| -> Result<usize, SimError> {
@@ -333,6 +362,10 @@ impl<'a> Planner<'a> {
                         node: node(s.label, &s.node, env)?,
                         width: (width.min(usize::MAX as f64) as usize).max(1),
                         ns: eval(s.label, &s.amount, env, "ns")?,
+                        bytes: match &s.bytes {
+                            Some(b) => eval(s.label, b, env, MOVED)?,
+                            None => 0.0,
+                        },
                         label: s.label,
                         direct: *direct,
                         lane: s.lane,
@@ -404,6 +437,7 @@ impl Semantics for Planner<'_> {
             atom.model.clone(),
             env,
         )?;
+        self.steps[s].bytes = atom.bytes.clone();
         Ok(Plan::Stage(self.frag(lo, s, s, env)))
     }
 
@@ -489,7 +523,9 @@ impl Semantics for Planner<'_> {
             });
         }
         let lo = (map.lo, map.envs.0, map.edges.0);
-        // The workers' steps, in the level of the mapReduce.
+        // The workers' steps, in the level of the mapReduce. Their shares
+        // are the models' sums: they move no bytes of memory (as in the
+        // queueing semantics).
         let env = self.join(&[map.env, reduce.env], None);
         let map_label = self.label(format!("map of {}", shuffle.name));
         let reduce_label = self.label(format!("reduce of {}", shuffle.name));

@@ -12,12 +12,20 @@
 //! rates it changes (stale ends are skipped by version). With a CPU cost per byte, a
 //! transfer also runs a step of `bytes × cost` on the sender's and on the
 //! receiver's cores, and ends when its bytes and both steps are done.
+//!
+//! On a node with a [`Memory`], a step that moves bytes is two parts one
+//! after the other ([`Resources::compute_moving`]): its cores' part, as any
+//! step, then its memory part on the node's memory unit (a [`Cores`] of
+//! `lanes` capacity, at most its cores, after every node's cores in the
+//! tournament tree). The memory part holds its core ([`Cores::hold`]): a
+//! core stalled on memory is busy, as the queueing semantics counts it. A
+//! change of a node's cores leaves its memory as it is.
 
 use super::SimError;
 use super::busy::BusyHistory;
 use super::cores::Cores;
 use super::links::Links;
-use crate::machine::Machine;
+use crate::machine::{Machine, Memory};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -87,6 +95,19 @@ impl Ord for Scheduled {
 struct Job {
     id: usize,
     parts: u8,
+    /// A step's memory part, to start when its cores' part ends.
+    then: Option<MemoryPart>,
+    /// The cores' unit whose core its memory part holds.
+    holding: Option<usize>,
+}
+
+/// The memory part of a step: the memory's unit, its ns, and the unit of
+/// the core it holds meanwhile.
+#[derive(Clone, Copy, Debug)]
+struct MemoryPart {
+    memory: usize,
+    ns: f64,
+    core: usize,
 }
 
 /// The minimum of one time per node, updated in `O(log nodes)`.
@@ -136,6 +157,9 @@ pub(crate) struct Resources {
     first_unit: Vec<usize>,
     /// Each node's speed: a step of `ns` takes `ns / speed` there.
     speed: Vec<f64>,
+    /// Each node's memory and its unit; empty when no node has one (a
+    /// step then costs no look-up).
+    memory: Vec<Option<(Memory, usize)>>,
     next_ends: MinTree,
     /// The units touched at this time ([`Resources::touch`]), and each
     /// unit's busy cores before ([`CLEAN`] when untouched).
@@ -198,6 +222,7 @@ impl Resources {
             }
         }
         first_unit.push(units.len());
+        let memory = memories(machine, &mut units);
         Ok(Resources {
             now: 0.0,
             cpu_per_byte,
@@ -209,6 +234,7 @@ impl Resources {
             units,
             first_unit,
             speed,
+            memory,
             links: Links::new(machine),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
@@ -223,7 +249,12 @@ impl Resources {
     }
 
     fn job(&mut self, id: usize, parts: u8) -> usize {
-        let job = Job { id, parts };
+        let job = Job {
+            id,
+            parts,
+            then: None,
+            holding: None,
+        };
         match self.free_jobs.pop() {
             Some(j) => {
                 self.jobs[j] = job;
@@ -259,6 +290,55 @@ impl Resources {
     pub(crate) fn compute(&mut self, node: usize, core: usize, ns: f64, id: usize) -> f64 {
         let job = self.job(id, 1);
         self.run_on(node, core, ns, job)
+    }
+
+    /// [`Resources::compute`] of a step that moves `bytes` to and from
+    /// memory: on a node with a memory, its cores' part of `ns − m` (`m`
+    /// = [`Memory::memory_ns`]) as any step, then its memory part of `m`
+    /// (at no speed but the memory's), holding its core, `id` reported
+    /// when that ends. Returns the work it asks of the cores: its cores'
+    /// part at the node's speed plus `m`. No memory or no bytes:
+    /// [`Resources::compute`].
+    pub(crate) fn compute_moving(
+        &mut self,
+        node: usize,
+        core: usize,
+        ns: f64,
+        bytes: f64,
+        id: usize,
+    ) -> f64 {
+        let Some(&Some((memory, unit))) = self.memory.get(node).filter(|_| bytes > 0.0) else {
+            return self.compute(node, core, ns, id);
+        };
+        let m = memory.memory_ns(ns, bytes);
+        if m <= 0.0 {
+            return self.compute(node, core, ns, id);
+        }
+        let job = self.job(id, 1);
+        let part = MemoryPart {
+            memory: unit,
+            ns: m,
+            core: self.unit(node, core),
+        };
+        self.work[node] += m;
+        let cores = ns - m;
+        if cores > 0.0 {
+            self.jobs[job].then = Some(part);
+            self.run_on(node, core, cores, job) + m
+        } else {
+            // All of it waits on memory: no step of nothing on the cores.
+            self.wait_on_memory(job, part);
+            m
+        }
+    }
+
+    /// Starts `job`'s memory part, its core held until it ends.
+    fn wait_on_memory(&mut self, job: usize, part: MemoryPart) {
+        self.touch(part.core);
+        self.units[part.core].hold(self.now);
+        self.jobs[job].holding = Some(part.core);
+        self.touch(part.memory);
+        self.units[part.memory].start(self.now, part.ns, job);
     }
 
     fn run_on(&mut self, node: usize, core: usize, ns: f64, job: usize) -> f64 {
@@ -380,7 +460,17 @@ impl Resources {
             let mut jobs = std::mem::take(&mut self.ended_jobs);
             self.units[unit].end_next(self.now, &mut jobs);
             for job in jobs.drain(..) {
-                self.part_done(job, ended);
+                match self.jobs[job].then.take() {
+                    // A cores' part ended: its memory part starts.
+                    Some(part) => self.wait_on_memory(job, part),
+                    None => {
+                        if let Some(core) = self.jobs[job].holding.take() {
+                            self.touch(core);
+                            self.units[core].release(self.now);
+                        }
+                        self.part_done(job, ended);
+                    }
+                }
             }
             self.ended_jobs = jobs;
             return true;
@@ -467,5 +557,107 @@ impl Resources {
             self.push(at, Event::Flow { flow: f, version });
         }
         self.links.changed = changed;
+    }
+}
+
+/// Each node's memory and its unit, added to `units` after the cores';
+/// nothing when no node has a memory.
+fn memories(machine: &Machine, units: &mut Vec<Cores>) -> Vec<Option<(Memory, usize)>> {
+    let groups = machine.groups();
+    if groups.iter().all(|g| g.memory.is_none()) {
+        return Vec::new();
+    }
+    let mut memory = Vec::with_capacity(machine.nodes());
+    for g in groups {
+        for _ in 0..g.count {
+            memory.push(g.memory.map(|m| {
+                units.push(Cores::memory(m.lanes().min(g.cores as f64)));
+                (m, units.len() - 1)
+            }));
+        }
+    }
+    memory
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ids that ended at each time until nothing runs (a time's
+    /// events together: pinned cores end their steps one by one).
+    fn events(r: &mut Resources) -> Vec<(f64, Vec<usize>)> {
+        let mut out: Vec<(f64, Vec<usize>)> = Vec::new();
+        let mut ended = Vec::new();
+        while r.advance(&mut ended) {
+            match out.last_mut() {
+                Some((t, ids)) if *t == r.now => ids.append(&mut ended),
+                _ => out.push((r.now, std::mem::take(&mut ended))),
+            }
+        }
+        for (_, ids) in &mut out {
+            ids.sort_unstable();
+        }
+        out
+    }
+
+    #[test]
+    fn a_step_runs_its_cores_part_then_its_memory_part() {
+        // One lane, two cores: both cores' parts (50 ns) at once, then both
+        // memory parts (50 ns each) at half speed.
+        let m = Machine::new(1, 2).memory(Memory::new(20.0, 20.0));
+        let mut r = Resources::new(&m, 0.0, false).unwrap();
+        assert_eq!(r.compute_moving(0, 0, 100.0, 1000.0, 7), 100.0);
+        assert_eq!(r.compute_moving(0, 1, 100.0, 1000.0, 8), 100.0);
+        assert_eq!(events(&mut r), [(50.0, vec![]), (150.0, vec![7, 8])]);
+        // Each core worked 50 ns and was held 50 more (its wait alone).
+        assert_eq!(r.work, [200.0]);
+    }
+
+    #[test]
+    fn a_step_waiting_on_memory_holds_its_core() {
+        let m = Machine::new(1, 1).memory(Memory::new(20.0, 20.0));
+        let mut r = Resources::new(&m, 0.0, false).unwrap();
+        assert_eq!(r.compute_moving(0, 0, 100.0, 5000.0, 1), 100.0);
+        // A compute step beside it waits for the one core.
+        r.compute(0, 0, 30.0, 2);
+        assert_eq!(events(&mut r), [(100.0, vec![1]), (130.0, vec![2])]);
+        // With two cores it has one to itself.
+        let m = Machine::new(1, 2).memory(Memory::new(20.0, 20.0));
+        let mut r = Resources::new(&m, 0.0, false).unwrap();
+        r.compute_moving(0, 0, 100.0, 5000.0, 1);
+        r.compute(0, 0, 30.0, 2);
+        assert_eq!(events(&mut r), [(30.0, vec![2]), (100.0, vec![1])]);
+    }
+
+    #[test]
+    fn without_a_memory_or_bytes_a_step_is_a_compute_step() {
+        for (machine, bytes) in [
+            (Machine::new(1, 1), 1000.0),
+            (Machine::new(1, 1).memory(Memory::new(20.0, 20.0)), 0.0),
+        ] {
+            let mut r = Resources::new(&machine, 0.0, false).unwrap();
+            assert_eq!(r.compute_moving(0, 0, 100.0, bytes, 3), 100.0);
+            assert_eq!(events(&mut r), [(100.0, vec![3])]);
+        }
+    }
+
+    #[test]
+    fn each_node_waits_on_its_own_memory_pinned_or_not() {
+        // Node 1 alone has a memory (two lanes' worth for three calls).
+        let m =
+            Machine::new(1, 3).node(crate::machine::Node::new(3).memory(Memory::new(40.0, 20.0)));
+        for pinned in [false, true] {
+            let mut r = Resources::new(&m, 0.0, pinned).unwrap();
+            for core in 0..3 {
+                r.compute_moving(0, core, 60.0, 600.0, core);
+                r.compute_moving(1, core, 60.0, 600.0, 10 + core);
+            }
+            // Node 0: 60 ns. Node 1: 30 on the cores, then 30 of memory
+            // each at 2/3: 45 more.
+            let got = events(&mut r);
+            assert_eq!(got[0], (30.0, vec![]), "pinned: {pinned}");
+            assert_eq!(got[1], (60.0, vec![0, 1, 2]), "pinned: {pinned}");
+            assert_eq!(got[2], (75.0, vec![10, 11, 12]), "pinned: {pinned}");
+        }
     }
 }

@@ -13,6 +13,9 @@ pub(crate) enum Leaf {
         node: usize,
         width: usize,
         ns: f64,
+        /// The bytes it moves to and from each node's memory (0: none):
+        /// on a node with a memory, part of `ns` waits on it.
+        bytes: f64,
         /// Names the step in traces and errors (an atom, a phase).
         label: usize,
         /// An atom's own step, which direct execution may measure.

@@ -97,6 +97,7 @@ struct Together {
     node: usize,
     width: usize,
     ns: f64,
+    bytes: f64,
     id: usize,
 }
 
@@ -175,7 +176,8 @@ pub(crate) struct Stream<'d> {
     /// The core number of the next thread added.
     next_pin: usize,
     fit: Fit,
-    /// Each node's work for the elements' steps so far, in ns at its speed.
+    /// Each node's work for the elements' steps so far, in ns at its speed
+    /// (their cores' parts: the memory's hold no core).
     element_work: Vec<f64>,
     latencies: LatencyHistogram,
     trace: Option<Vec<(Work, usize, f64, f64)>>,
@@ -303,6 +305,7 @@ impl<'d> Stream<'d> {
                 node: home,
                 width: 1,
                 ns,
+                bytes: 0.0,
                 label: usize::MAX,
                 direct: false,
                 lane: 0,
@@ -525,7 +528,8 @@ impl<'d> Stream<'d> {
         for (w, m) in together.iter().zip(measured) {
             let ns = self.o.variation.apply(m.unwrap_or(w.ns));
             for i in 0..w.width {
-                let alone = self.resources.compute(w.node + i, w.core, ns, w.id);
+                let r = &mut self.resources;
+                let alone = r.compute_moving(w.node + i, w.core, ns, w.bytes, w.id);
                 self.element_work[w.node + i] += alone;
             }
         }
@@ -554,6 +558,7 @@ impl<'d> Stream<'d> {
                 node,
                 width,
                 ns,
+                bytes,
                 label,
                 direct,
                 lane,
@@ -570,6 +575,7 @@ impl<'d> Stream<'d> {
                         node,
                         width,
                         ns,
+                        bytes,
                         id,
                     });
                     return;
@@ -584,7 +590,7 @@ impl<'d> Stream<'d> {
                 let ns = self.o.variation.apply(measured.unwrap_or(ns));
                 self.threads[t].parts[step as usize] = width as u32;
                 for w in 0..width {
-                    let alone = self.resources.compute(node + w, pin, ns, id);
+                    let alone = self.resources.compute_moving(node + w, pin, ns, bytes, id);
                     self.element_work[node + w] += alone;
                 }
             }
