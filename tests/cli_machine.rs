@@ -405,7 +405,41 @@ fn the_probe_prints_a_machine_file() {
         assert!(ns.is_finite() && ns >= 0.0, "{w:?}");
     }
     assert!(stderr(&o).contains("took"), "{}", stderr(&o));
+    // Its memory: the node's bandwidth at least one core's.
+    let memory = machine
+        .node_memory(0)
+        .expect("the probe measures the memory");
+    assert!(memory.bandwidth_bytes_per_ns >= memory.core_bandwidth_bytes_per_ns);
+    assert!(stderr(&o).contains("memory: "), "{}", stderr(&o));
     let o = run(&["machine", "--quick"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// `--memory-mib` sizes the memory's probe: 0 skips it, beyond the limit
+/// is an error that says the range, and it needs --probe.
+#[test]
+fn the_memory_probe_is_sized_or_skipped() {
+    let o = run(&["machine", "--probe", "--quick", "--memory-mib", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let machine = pattern_core::machine::Machine::from_json(&stdout(&o)).unwrap();
+    assert_eq!(machine.node_memory(0), None);
+    assert!(
+        stderr(&o).contains("memory: not measured"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["machine", "--probe", "--quick", "--memory-mib", "5000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("memory_mib(5000): a probe streams 0 to 4096 MiB per thread"),
+        "{}",
+        stderr(&o)
+    );
+    for bad in [["--memory-mib", "-1"], ["--memory-mib", "lots"]] {
+        let o = run(&["machine", "--probe", "--quick", bad[0], bad[1]]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    }
+    let o = run(&["machine", "--memory-mib", "4"]);
     assert_eq!(o.status.code(), Some(2));
 }
 

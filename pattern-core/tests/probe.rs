@@ -116,8 +116,9 @@ fn parts_left_out_keep_their_free_default() {
     let spin = "spin_ns: not measured (not asked for); left at null (polls for ever)";
     assert!(probe.notes.iter().any(|n| n == spin), "{:?}", probe.notes);
 
-    // Nothing asked for: this computer's cores, and the pinning.
-    let bare = probe::measure(&Options::new().only(&[])).unwrap();
+    // Nothing asked for, the memory not measured: this computer's cores,
+    // and the pinning.
+    let bare = probe::measure(&Options::new().only(&[]).memory_mib(0)).unwrap();
     let cores = Cores::of_current_thread().machine();
     let expected = if bare.machine.waiting_costs().pinned {
         cores.waiting(Waiting::new().pinned(true))
@@ -125,6 +126,8 @@ fn parts_left_out_keep_their_free_default() {
         cores
     };
     assert_eq!(bare.machine, expected);
+    let note = "memory: not measured; atoms' bytes cost nothing beyond their models";
+    assert!(bare.notes.iter().any(|n| n == note), "{:?}", bare.notes);
 }
 
 /// Each runtime's quick probe: a machine that runs on it, its waiting

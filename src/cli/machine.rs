@@ -253,13 +253,17 @@ pub struct MachineCommandArgs {
     /// rayon, threads; by default the executor); the file runs on it.
     #[arg(long, value_name = "NAME", requires = "probe")]
     pub runtime: Option<Runtime>,
+    /// With --probe: MiB of array per thread the memory's bandwidth is
+    /// measured over (64, 4 with --quick; 0 does not measure it).
+    #[arg(long, value_name = "MIB", requires = "probe")]
+    pub memory_mib: Option<usize>,
 }
 
 /// Runs `pattern machine`.
 pub fn run(args: &MachineCommandArgs) -> Result<Report, CliError> {
     match &args.file {
         Some(path) => describe(path),
-        None => probe(args.quick, args.runtime.unwrap_or_default()),
+        None => probe(args),
     }
 }
 
@@ -286,13 +290,17 @@ fn describe(path: &std::path::Path) -> Result<Report, CliError> {
     Ok(Report { text: out.0, json })
 }
 
-fn probe(quick: bool, runtime: Runtime) -> Result<Report, CliError> {
-    let options = if quick {
+fn probe(args: &MachineCommandArgs) -> Result<Report, CliError> {
+    let runtime = args.runtime.unwrap_or_default();
+    let mut options = if args.quick {
         probe::Options::quick()
     } else {
         probe::Options::new()
     }
     .runtime(runtime);
+    if let Some(mib) = args.memory_mib {
+        options = options.memory_mib(mib);
+    }
     let spinner = super::progress::spinner(&format!("measuring this computer ({runtime})"));
     let measured = probe::measure(&options);
     super::progress::finish(spinner);

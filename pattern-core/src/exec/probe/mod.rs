@@ -33,6 +33,11 @@
 //! (docs/machine.md has their table). `pinned` is `false` for both: their
 //! programs do not pin their threads.
 //!
+//! Every probe also measures the node's memory ([`Memory`]) by streaming
+//! arrays far larger than the caches (`Options::memory_mib`, 64 MiB per
+//! thread unless set), from one thread, then from one per core at once:
+//! the bandwidth of one core alone and of the node.
+//!
 //! Each quantity is the median of its samples. What cannot be measured
 //! here (the waits need two cores and pinned threads, `spin_ns` and
 //! `wake_cost_ns` a per-thread CPU clock) keeps its free default, and the
@@ -52,10 +57,12 @@
 //! ```
 //!
 //! [`Executor::spin`]: super::Executor::spin
+//! [`Memory`]: crate::machine::Memory
 //! [`Machine::runs_on`]: crate::machine::Machine::runs_on
 
 mod executor;
 mod handoff;
+mod memory;
 mod options;
 mod quantity;
 #[cfg(feature = "rayon")]
@@ -73,7 +80,7 @@ use crate::machine::{Machine, Runtime, Waiting};
 use quantity::Bench;
 use std::time::{Duration, Instant};
 
-pub use options::{MAX_SAMPLES, Options, Part};
+pub use options::{MAX_MEMORY_MIB, MAX_SAMPLES, Options, Part};
 pub use quantity::{Outcome, Quantity};
 use threads::can_pin;
 
@@ -153,12 +160,25 @@ pub fn measure(options: &Options) -> Result<Probe, ExecError> {
         }
     };
     let pinned = runtime == Runtime::Executor && can_pin;
-    Ok(assemble(
-        &cores,
-        (runtime, pinned),
-        quantities,
-        started.elapsed(),
-    ))
+    let passes = (options.sample_count() / 40).clamp(3, 25);
+    let memory = memory::measure(cores.len(), options.memory_size_mib(), passes);
+    let mut probe = assemble(&cores, (runtime, pinned), quantities, started.elapsed());
+    probe.notes.push(match memory {
+        Some(m) => {
+            probe.machine = probe.machine.memory(m);
+            format!(
+                "memory: {:.1} bytes/ns for the node, {:.1} for one core alone \
+                 (medians of {passes} passes over {} MiB per thread, {} thread(s) at once)",
+                m.bandwidth_bytes_per_ns,
+                m.core_bandwidth_bytes_per_ns,
+                options.memory_size_mib(),
+                cores.len(),
+            )
+        }
+        None => "memory: not measured; atoms' bytes cost nothing beyond their models".into(),
+    });
+    probe.took = started.elapsed();
+    Ok(probe)
 }
 
 /// What each runtime's experiments are, for the notes.

@@ -12,6 +12,10 @@ pub(super) const NEEDS_RAYON: &str =
 /// The most samples a probe takes of a quantity ([`Options::samples`]).
 pub const MAX_SAMPLES: usize = 100_000;
 
+/// The largest array, in MiB, each thread streams to measure the memory
+/// ([`Options::memory_mib`]).
+pub const MAX_MEMORY_MIB: usize = 4096;
+
 /// A quantity of [`Waiting`] that a probe measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Part {
@@ -115,6 +119,7 @@ pub struct Options {
     samples: usize,
     parts: Vec<Part>,
     runtime: Runtime,
+    memory_mib: usize,
 }
 
 impl Default for Options {
@@ -124,21 +129,38 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Every part, 400 samples: a few seconds, most of them in 400
-    /// wake-ups 2 ms apart and in 16 runs of each executor design over
-    /// 50,000 elements.
+    /// Every part, 400 samples, the memory over 64 MiB per thread: a few
+    /// seconds, most of them in 400 wake-ups 2 ms apart and in 16 runs of
+    /// each executor design over 50,000 elements.
     pub fn new() -> Options {
         Options {
             samples: 400,
             parts: Part::ALL.to_vec(),
             runtime: Runtime::Executor,
+            memory_mib: 64,
         }
     }
 
-    /// Every part, 20 samples: well under a second, for tests and a first
+    /// Every part, 20 samples, the memory over 4 MiB per thread (which a
+    /// large cache may hold): well under a second, for tests and a first
     /// look.
     pub fn quick() -> Options {
-        Options::new().samples(20)
+        Options::new().samples(20).memory_mib(4)
+    }
+
+    /// Measures the memory's bandwidth ([`Memory`](crate::machine::Memory))
+    /// with an array of `mib` MiB per thread (`0..=`[`MAX_MEMORY_MIB`]; 0
+    /// does not measure it): far larger than the caches, or the caches are
+    /// measured. Its samples are `n / 40` passes (3 to 25), `n` the
+    /// samples of [`Options::samples`].
+    pub fn memory_mib(mut self, mib: usize) -> Options {
+        self.memory_mib = mib;
+        self
+    }
+
+    /// The MiB per thread the memory is measured over (0: not measured).
+    pub fn memory_size_mib(&self) -> usize {
+        self.memory_mib
     }
 
     /// `n` samples (`1..=`[`MAX_SAMPLES`], checked by [`measure`](super::measure)): `n`
@@ -189,6 +211,12 @@ impl Options {
             return Err(ExecError::InvalidOption(format!(
                 "samples({}): a probe takes 1 to {MAX_SAMPLES} samples",
                 self.samples
+            )));
+        }
+        if self.memory_mib > MAX_MEMORY_MIB {
+            return Err(ExecError::InvalidOption(format!(
+                "memory_mib({}): a probe streams 0 to {MAX_MEMORY_MIB} MiB per thread",
+                self.memory_mib
             )));
         }
         if self.runtime == Runtime::Rayon && !cfg!(feature = "rayon") {
