@@ -101,7 +101,7 @@ fn parent(args: &Args) -> Result<(), Box<dyn Error>> {
             );
             let mut run = spawn_child(program, *x, args.quick)?;
             let machine = &machines[&predict::runtime_of(program)];
-            (run.queueing, run.simulated) = predict::predict(program, &run.kernels(), machine)?;
+            (run.queueing, run.simulated) = predict::predict(program, &run.kernels(), *x, machine)?;
             runs.push(run);
         }
     }

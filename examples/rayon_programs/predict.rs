@@ -32,16 +32,21 @@ pub fn machine(runtime: Runtime, options: &probe::Options) -> Result<Machine, Bo
     Ok(probe::measure(&options.clone().runtime(runtime))?.machine)
 }
 
-/// The design of `program` with each kernel's time in ns as a constant
-/// atom, e.g. `qsort = 212345.6; tpool[4](qsort)`.
-pub fn design_text(program: &Program, kernel_ns: &[(Kernel, f64)]) -> String {
+/// The design of `program` on arrays of `x` integers, with each kernel's
+/// time in ns as a constant atom and the bytes it moves, e.g.
+/// `qsort = 212345.6 [bytes = 1048576]; tpool[4](qsort)`.
+pub fn design_text(program: &Program, kernel_ns: &[(Kernel, f64)], x: usize) -> String {
     let mut text = String::new();
     for kernel in program.kernels() {
         let ns = kernel_ns
             .iter()
             .find(|(k, _)| *k == kernel)
             .map_or(0.0, |(_, ns)| *ns);
-        text.push_str(&format!("{} = {ns:.1}; ", kernel.name()));
+        text.push_str(&format!("{} = {ns:.1}", kernel.name()));
+        match kernel.bytes(x) {
+            0 => text.push_str("; "),
+            bytes => text.push_str(&format!(" [bytes = {bytes}]; ")),
+        }
     }
     text.push_str(&program.name());
     text
@@ -52,9 +57,10 @@ pub fn design_text(program: &Program, kernel_ns: &[(Kernel, f64)]) -> String {
 pub fn predict(
     program: &Program,
     kernel_ns: &[(Kernel, f64)],
+    x: usize,
     machine: &Machine,
 ) -> Result<(Option<f64>, Option<f64>), Box<dyn Error>> {
-    let design = Design::parse(&design_text(program, kernel_ns))?;
+    let design = Design::parse(&design_text(program, kernel_ns, x))?;
     let finite = |t: f64| (t.is_finite() && t > 0.0).then_some(t);
     let queueing = design
         .queueing(machine, &[])

@@ -28,6 +28,16 @@ impl Kernel {
         }
     }
 
+    /// The bytes a call on `x` integers moves to and from memory: qsort
+    /// and inc read the array and write it back (4 bytes each way per
+    /// integer; qsort's later passes run in the caches), nop touches none.
+    pub fn bytes(self, x: usize) -> usize {
+        match self {
+            Kernel::Qsort | Kernel::Inc => 8 * x,
+            Kernel::Nop => 0,
+        }
+    }
+
     /// Runs the kernel on `array`.
     pub fn apply(self, array: &mut [i32]) {
         match self {

@@ -140,14 +140,15 @@ fn programs_and_their_designs() {
     let text = design_text(
         &p,
         &[(Kernel::Qsort, 2.0), (Kernel::Inc, 1.0), (Kernel::Nop, 0.5)],
+        16,
     );
     assert_eq!(
         text,
-        "qsort = 2.0; inc = 1.0; nop = 0.5; pipe(qsort, inc, nop)"
+        "qsort = 2.0 [bytes = 128]; inc = 1.0 [bytes = 128]; nop = 0.5; pipe(qsort, inc, nop)"
     );
     assert!(pattern_core::Design::parse(&text).is_ok());
-    let pool = design_text(&Program::Pool(4, Kernel::Inc), &[(Kernel::Inc, 3.0)]);
-    assert_eq!(pool, "inc = 3.0; tpool[4](inc)");
+    let pool = design_text(&Program::Pool(4, Kernel::Inc), &[(Kernel::Inc, 3.0)], 1);
+    assert_eq!(pool, "inc = 3.0 [bytes = 8]; tpool[4](inc)");
 }
 
 #[test]
