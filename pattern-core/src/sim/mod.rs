@@ -22,9 +22,9 @@
 //!   with `m` = [`Memory::memory_ns`]`(t, b)`, shared by the cores (and at
 //!   the node's speed) as any step, then its memory part of `m` ns: the `k`
 //!   memory parts running at once on the node each progress at rate
-//!   `min(1, lanes/k)` ([`Memory::lanes`]), at no speed but the memory's.
-//!   A memory part holds no core (a core stalled on memory is not busy for
-//!   the sharing): exact while a node runs no more threads than cores.
+//!   `min(1, lanes/k)` ([`Memory::lanes`], at most the node's cores), at no
+//!   speed but the memory's. A memory part holds its core meanwhile (a core
+//!   stalled on memory is busy), as the queueing semantics counts it.
 //!   Without a memory, or without bytes, a step is as above.
 //! - **Dependencies.** A task starts when every task it depends on has
 //!   ended.

@@ -177,7 +177,7 @@ pub(crate) struct Stream<'d> {
     next_pin: usize,
     fit: Fit,
     /// Each node's work for the elements' steps so far, in ns at its speed
-    /// (their cores' parts: the memory's hold no core).
+    /// (a wait on memory, which holds its core, as its time alone).
     element_work: Vec<f64>,
     latencies: LatencyHistogram,
     trace: Option<Vec<(Work, usize, f64, f64)>>,
