@@ -112,6 +112,12 @@ pub enum SimError {
         /// The value given.
         value: f64,
     },
+    /// An arrival rate that is not a finite number > 0.
+    #[error("an arrival rate of {value} elements per ns: a finite number > 0")]
+    InvalidArrivalRate {
+        /// The rate given.
+        value: f64,
+    },
     /// An allocation change the run cannot make.
     #[error("the change {change}: {reason}")]
     InvalidChange {

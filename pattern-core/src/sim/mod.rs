@@ -125,6 +125,7 @@ pub struct Simulation<'a> {
     elements: usize,
     buffer: usize,
     variation: (f64, u64),
+    arrivals: Option<(f64, u64)>,
     cpu_per_byte: f64,
     changes: change::Changes,
     shuffle: Shuffle,
@@ -185,6 +186,7 @@ impl<'a> Simulation<'a> {
             elements: 1,
             buffer: 4,
             variation: (0.0, 0),
+            arrivals: None,
             cpu_per_byte: 0.0,
             changes: change::Changes::default(),
             shuffle: Shuffle::Model,
@@ -368,6 +370,52 @@ impl<'a> Simulation<'a> {
         self
     }
 
+    /// An open stream: the elements arrive at the instants of a Poisson
+    /// process of `rate_per_ns` elements per ns (exponential gaps of mean
+    /// `1 / rate_per_ns` ns, the first element too arriving after one),
+    /// drawn from a generator seeded with `seed`, instead of being all
+    /// there from the start. An element cannot be taken before it arrives,
+    /// a first stage that finds none waits for the next, and an element's
+    /// latency ([`SimResult::latency_mean`],
+    /// [`SimResult::latency_percentile`]) counts from its arrival, its
+    /// wait to be taken included. Where the design keeps up (the rate
+    /// below its capacity, `1 /` [`SteadyState::bound`]), the time per
+    /// element, the mean gap between departures, is `1 / rate_per_ns`.
+    /// A flow graph's run ignores it. A rate that is not a finite number
+    /// > 0 is a [`SimError`] when the simulation runs.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // One stage of 100 ns fed at one element per 200 ns: an M/D/1
+    /// // queue at a load of 0.5, whose mean latency is, by
+    /// // Pollaczek-Khinchine, 100 + 0.5·100/(2·(1 − 0.5)) = 150 ns.
+    /// let d = Design::parse("a = 100; a")?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 1))
+    ///     .elements(20_000)
+    ///     .arrivals(1.0 / 200.0, 1)
+    ///     .run()?;
+    /// assert!((r.latency_mean().unwrap() / 150.0 - 1.0).abs() < 0.05);
+    /// assert!((r.time_per_element() / 200.0 - 1.0).abs() < 0.05);
+    /// // Fed faster than it serves, it falls behind: latencies grow
+    /// // with the run, and elements leave every 100 ns.
+    /// let r = Simulation::new(&d, &Machine::new(1, 1))
+    ///     .elements(1000)
+    ///     .arrivals(1.0 / 50.0, 1)
+    ///     .run()?;
+    /// assert!(r.latency_mean().unwrap() > 10_000.0);
+    /// assert!((r.time_per_element() / 100.0 - 1.0).abs() < 1e-6);
+    /// // A rate must be a finite number > 0.
+    /// assert!(Simulation::new(&d, &Machine::new(1, 1)).arrivals(0.0, 1).run().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn arrivals(mut self, rate_per_ns: f64, seed: u64) -> Simulation<'a> {
+        self.arrivals = Some((rate_per_ns, seed));
+        self
+    }
+
     /// Runs the simulation of a design long enough for its steady state:
     /// a run too short for it ([`SimResult::steady_state`]) is run again
     /// with the elements it needs, up to [`MAX_STEADY_ELEMENTS`] (direct
@@ -413,6 +461,9 @@ impl<'a> Simulation<'a> {
     /// [`Simulation::run`] with `elements` elements.
     fn run_elements(&self, elements: usize) -> Result<SimResult, SimError> {
         let variation = variation::Variation::new(self.variation.0, self.variation.1)?;
+        let arrivals = (self.arrivals)
+            .map(|(rate, seed)| stream::Arrivals::new(rate, seed))
+            .transpose()?;
         if !(self.cpu_per_byte.is_finite() && self.cpu_per_byte >= 0.0) {
             return Err(SimError::InvalidCpuCost {
                 value: self.cpu_per_byte,
@@ -427,7 +478,7 @@ impl<'a> Simulation<'a> {
                 self.changes.clone(),
             )?
             .run(self.machine),
-            Source::Design(design) => self.run_design(design, variation, elements),
+            Source::Design(design) => self.run_design(design, variation, arrivals, elements),
         }
     }
 
@@ -435,6 +486,7 @@ impl<'a> Simulation<'a> {
         &self,
         design: &Design,
         variation: variation::Variation,
+        arrivals: Option<stream::Arrivals>,
         elements: usize,
     ) -> Result<SimResult, SimError> {
         let positive = |what, value: usize| {
@@ -487,7 +539,8 @@ impl<'a> Simulation<'a> {
             labels: &labels,
             trace: self.trace,
             progress: self.progress.as_deref(),
-            random,
+            random: random || arrivals.is_some(),
+            arrivals,
             wake_latency: waits.wake_latency_ns,
             spin: waits.spin(),
             wake_cost: waits.wake_cost_ns,

@@ -386,6 +386,17 @@ impl Resources {
         self.push(self.now + ns, Event::Delay { job });
     }
 
+    /// [`Resources::delay`] until the time `at` (no time passing at
+    /// once): the clock is `at` exactly when `id` ends.
+    pub(crate) fn delay_until(&mut self, at: f64, id: usize, ended: &mut Vec<usize>) {
+        if at <= self.now {
+            ended.push(id);
+            return;
+        }
+        let job = self.job(id, 1);
+        self.push(at, Event::Delay { job });
+    }
+
     /// Starts a transfer of `bytes` from `from` to `to`, named `id`; one
     /// within a node (or of nothing with no latency) ends at once, into
     /// `ended`. Its CPU cost, if any, runs on core `core` (when pinned)

@@ -195,7 +195,9 @@ impl SimResult {
     /// reached a steady state ([`SimResult::steady_state`]), the slope of
     /// the exit times over the middle half of the exits (fill and drain
     /// left out); for one that did not, the makespan over the elements,
-    /// fill and drain included. Either is never below the capacity bound:
+    /// fill and drain included. With [`Simulation::arrivals`], the slope
+    /// is the mean gap between departures: `1 / rate` where the design
+    /// keeps up. Either is never below the capacity bound:
     /// what the design's work asks of the machine's cores per element. For
     /// a flow graph, which is one job, its makespan.
     ///
@@ -219,6 +221,8 @@ impl SimResult {
     /// assert_eq!(r.time_per_element(), 25.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// [`Simulation::arrivals`]: super::Simulation::arrivals
     pub fn time_per_element(&self) -> f64 {
         self.time_per_element
     }
@@ -250,10 +254,35 @@ impl SimResult {
     }
 
     /// The `p`-th percentile (0 to 100) of the elements' latencies (from
-    /// entering the design to leaving it), to within 1 %; `None` for a flow
-    /// graph or a `p` out of range.
+    /// entering the design, or arriving with [`Simulation::arrivals`], to
+    /// leaving it), to within 1 %; `None` for a flow graph or a `p` out of
+    /// range.
+    ///
+    /// [`Simulation::arrivals`]: super::Simulation::arrivals
     pub fn latency_percentile(&self, p: f64) -> Option<f64> {
         self.latencies.as_ref()?.percentile(p)
+    }
+
+    /// The mean of the elements' latencies (from entering the design, or
+    /// arriving with [`Simulation::arrivals`], to leaving it), in ns;
+    /// `None` for a flow graph.
+    ///
+    /// ```
+    /// use pattern_core::Design;
+    /// use pattern_core::machine::Machine;
+    /// use pattern_core::sim::Simulation;
+    ///
+    /// // Every element is there from the start: each takes 100 ns once
+    /// // taken, whatever it waited before.
+    /// let d = Design::parse("a = 100; a")?;
+    /// let r = Simulation::new(&d, &Machine::new(1, 1)).elements(10).run()?;
+    /// assert_eq!(r.latency_mean(), Some(100.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`Simulation::arrivals`]: super::Simulation::arrivals
+    pub fn latency_mean(&self) -> Option<f64> {
+        self.latencies.as_ref()?.mean()
     }
 
     /// Each node's (outgoing, incoming) link's busy fraction over the

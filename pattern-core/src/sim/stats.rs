@@ -13,6 +13,8 @@ pub(crate) struct LatencyHistogram {
     buckets: Vec<u64>,
     count: u64,
     range: Option<(f64, f64)>,
+    /// The latencies' sum, for their mean.
+    sum: f64,
 }
 
 const BUCKET: f64 = 0.01;
@@ -23,6 +25,7 @@ const MAX_BUCKETS: usize = 72_100;
 impl LatencyHistogram {
     pub(crate) fn add(&mut self, latency: f64) {
         self.count += 1;
+        self.sum += latency;
         let (least, most) = self.range.get_or_insert((latency, latency));
         *least = least.min(latency);
         *most = most.max(latency);
@@ -42,6 +45,11 @@ impl LatencyHistogram {
             self.buckets.resize(i + 1, 0);
         }
         self.buckets[i] += 1;
+    }
+
+    /// The mean latency, exactly (but for the rounding of the sum).
+    pub(crate) fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum / self.count as f64)
     }
 
     /// The `p`-th percentile (0 to 100), to within 1 %, and within the
@@ -202,6 +210,7 @@ mod tests {
     fn percentiles_stay_within_the_latencies_seen() {
         let mut h = LatencyHistogram::default();
         assert_eq!(h.percentile(50.0), None);
+        assert_eq!(h.mean(), None);
         for _ in 0..10 {
             h.add(1648.0);
         }
@@ -217,6 +226,7 @@ mod tests {
         let median = h.percentile(50.0).unwrap();
         assert!((median / 500.0 - 1.0).abs() < 0.01, "{median}");
         assert_eq!(h.percentile(100.0), Some(1000.0));
+        assert_eq!(h.mean(), Some(500.5));
         let least = h.percentile(0.0).unwrap();
         assert!((1.0..1.01).contains(&least), "{least}");
         assert_eq!(h.percentile(101.0), None);

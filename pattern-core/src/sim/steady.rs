@@ -13,6 +13,13 @@
 //! 1)` elements. And since no run beats the capacity bound, a slope below
 //! it (by more than rounding, 1e-9) measured something else than a steady
 //! state (a pool draining at once, say) and the run is not steady either.
+//!
+//! Fed at a rate ([`Simulation::arrivals`]), the source may be empty at
+//! times, and the slope, a least-squares line's through exits that come
+//! at random, is the mean gap between departures: the arrivals' when the
+//! design keeps up, the design's capacity when it does not.
+//!
+//! [`Simulation::arrivals`]: super::Simulation::arrivals
 
 /// Whether a design's run reached a steady state ([`SimResult::steady_state`]).
 ///

@@ -4,7 +4,8 @@
 //! full (blocking after service). Elements are generated as they are taken
 //! and forgotten when they leave: memory depends on the design, not on the
 //! number of elements (but for the queue between two phases, which holds
-//! the whole stream, and a trace, when asked for).
+//! the whole stream, and a trace, when asked for). The source holds every
+//! element from the start, or those that have arrived ([`arrivals`]).
 
 use super::SimError;
 use super::change::{Change, Changes};
@@ -19,7 +20,8 @@ use crate::machine::Machine;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The source queue: every element is there from the start.
+/// The source queue: every element is there from the start, or comes
+/// when it arrives ([`arrivals`]).
 const SOURCE: usize = 0;
 /// The sink: every element that leaves the design.
 const SINK: usize = 1;
@@ -30,11 +32,16 @@ const WAKE: usize = CHANGE + CHANGE / 2;
 /// Ids from here on name the CPU a wake-up that found nothing took, or
 /// the one a thread took to wake a sleeping one (`EMPTY_WAKE + thread`).
 const EMPTY_WAKE: usize = WAKE + CHANGE / 4;
+/// The id of the next arrival's event.
+const ARRIVAL: usize = EMPTY_WAKE + CHANGE / 4;
 
+mod arrivals;
 mod waiting;
 
-/// An element in flight: when it entered the design, and where direct
-/// execution keeps its value.
+pub(crate) use arrivals::Arrivals;
+
+/// An element in flight: when it entered the design (arrived, with
+/// arrivals), and where direct execution keeps its value.
 #[derive(Clone, Copy, Debug)]
 struct Item {
     entered: f64,
@@ -141,9 +148,11 @@ pub(crate) struct Options<'d> {
     pub(crate) trace: bool,
     /// Where the elements that have left are counted, as the run goes.
     pub(crate) progress: Option<&'d AtomicU64>,
-    /// Durations vary (random or measured): the slope is a least-squares
-    /// line's, not the hull's.
+    /// Durations vary (random or measured), or elements arrive at random:
+    /// the slope is a least-squares line's, not the hull's.
     pub(crate) random: bool,
+    /// When the elements arrive; `None`: all there from the start.
+    pub(crate) arrivals: Option<Arrivals>,
     /// The machine's wake-up latency, in ns.
     pub(crate) wake_latency: f64,
     /// The machine's spin, in ns.
@@ -462,18 +471,7 @@ impl<'d> Stream<'d> {
         }
         let input = self.stations[self.threads[t].station].input;
         let item = if input == SOURCE {
-            // (elements are generated as they are taken)
-            (self.released < self.o.elements).then(|| {
-                let slot = match &mut self.o.direct {
-                    Some(d) => d.enter(self.released),
-                    None => 0,
-                };
-                self.released += 1;
-                Item {
-                    entered: self.resources.now,
-                    slot,
-                }
-            })
+            self.take_source()
         } else if self.queues[input].phase.is_some()
             && self.queues[input].phase.as_ref().map(|p| p.arrived) != Some(self.o.elements)
         {
@@ -483,7 +481,7 @@ impl<'d> Stream<'d> {
         };
         match item {
             Some(item) => self.begin(t, item),
-            None if input == SOURCE => {} // the stream is over for this thread
+            None if input == SOURCE => self.wait_for_arrival(t),
             None => {
                 self.threads[t].since = self.resources.now;
                 self.queues[input].takers.push_back(t);
@@ -618,6 +616,10 @@ impl<'d> Stream<'d> {
     /// A part of a step ended: when its last has, the steps that waited
     /// for it start, or the element moves on.
     fn step_ended(&mut self, id: usize) {
+        if id == ARRIVAL {
+            self.arrived();
+            return;
+        }
         if id >= EMPTY_WAKE {
             self.rejoin(id - EMPTY_WAKE);
             return;

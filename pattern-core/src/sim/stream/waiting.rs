@@ -36,7 +36,7 @@ impl Stream<'_> {
         let home = |t: usize| self.stations[self.threads[t].station].template.home();
         let input = self.stations[self.threads[by].station].input;
         let goes_on = if input == SOURCE {
-            self.released < self.o.elements
+            self.source_ready()
         } else {
             !self.queues[input].items.is_empty()
         };
