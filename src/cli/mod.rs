@@ -24,6 +24,7 @@ pub mod output;
 pub mod plot;
 pub mod progress;
 pub mod rank;
+pub mod rate;
 pub mod sensitivity;
 pub mod simulate;
 pub mod sweep;

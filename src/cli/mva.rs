@@ -58,6 +58,11 @@ pub struct MvaArgs {
     /// Elements a channel between threads holds.
     #[arg(long, default_value_t = DEFAULT_BUFFER)]
     pub buffer: usize,
+    /// A design fed at this rate (`2000/s`, `3.5/ms`, `1/us`), elements
+    /// arriving at random (Poisson): the latency at that rate, the highest
+    /// rate it sustains and what limits it, as an open network.
+    #[arg(long, value_name = "RATE", value_parser = super::rate::rate)]
+    pub rate: Option<f64>,
     /// Jobs in the network (default: the file's `population`).
     #[arg(long, value_name = "N")]
     pub population: Option<usize>,
@@ -125,10 +130,23 @@ fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
         });
     }
     let machine = &on.machine;
-    let p = Queueing::new(machine)
+    let semantics = Queueing::new(machine)
         .buffer(args.buffer)
-        .at(&at.bindings())
-        .of(design.term())?;
+        .at(&at.bindings());
+    if let Some(rate) = args.rate {
+        let p = (semantics.at_rate(design.term(), rate)).map_err(super::rate::saturated)?;
+        let mut text = Text::default();
+        text.row(0, 19, "design", shown(design.term()));
+        text.row(0, 19, "machine", on.describe());
+        if !at.is_empty() {
+            text.row(0, 19, "at", &at);
+        }
+        let mut json = super::rate::report(&mut text, &p);
+        json["design"] = json!(design.term().to_string());
+        json["machine"] = on.json();
+        return Ok(Report { text: text.0, json });
+    }
+    let p = semantics.of(design.term())?;
     // The operators' prediction beside it, where it has a value.
     let plain = design.model().eval(&at.bindings()).ok();
     let mut text = Text::default();
@@ -233,10 +251,11 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
         || args.at.is_some()
         || args.handoff.is_some()
         || args.take.is_some()
+        || args.rate.is_some()
         || args.buffer != DEFAULT_BUFFER
     {
         return Err(CliError::Invalid(
-            "--machine, --cores, --nodes, --handoff, --take, --buffer and --at are for a design; a network's stations are in its file".into(),
+            "--machine, --cores, --nodes, --handoff, --take, --buffer, --rate and --at are for a design; a network's stations are in its file".into(),
         ));
     }
     let shown = args.file.display().to_string();

@@ -112,6 +112,53 @@ pub enum QueueError {
         /// The last relative change of the queue lengths.
         change: f64,
     },
+    /// An open class's arrival rate that is not a finite number `>= 0`.
+    #[error("the arrival rate of `{class}` is {value}: a rate is a finite number >= 0")]
+    InvalidArrivalRate {
+        /// The class.
+        class: String,
+        /// The rate given.
+        value: f64,
+    },
+    /// A class name given twice, or one a solution does not know.
+    #[error("{problem} `{name}` (classes: {known})")]
+    Class {
+        /// What is wrong with it: "two classes are named", "no class is
+        /// named".
+        problem: &'static str,
+        /// The name.
+        name: String,
+        /// The network's classes, comma-separated.
+        known: String,
+    },
+    /// A station that the open classes' arrivals keep busy all the time
+    /// or more: its queue grows without bound.
+    #[error(
+        "`{station}` is saturated: the arrivals keep it {utilization:.4} busy (its {servers} server(s) at most 1 each); lower the rates below {}x",
+        1.0 / utilization
+    )]
+    Saturated {
+        /// The station.
+        station: String,
+        /// Its utilization per server at the rates given (`>= 1`).
+        utilization: f64,
+        /// Its servers.
+        servers: usize,
+    },
+    /// A multi-class network whose exact solution would take too long.
+    #[error(
+        "exact multi-class MVA at the populations {populations} visits {vectors:.0} population vectors, about {steps:.1e} steps (at most {limit:.0e}): use mva_approx (Bard-Schweitzer), or mva_within with a higher limit"
+    )]
+    BeyondExactClasses {
+        /// The classes' populations, in the network's order (`[10, 20]`).
+        populations: String,
+        /// The population vectors, `∏_c (N_c + 1)`.
+        vectors: f64,
+        /// The estimated steps (`MultiClassNetwork::exact_steps`).
+        steps: f64,
+        /// The most steps the exact solver takes.
+        limit: f64,
+    },
     /// A result that is not a finite number (demands so large that the
     /// times overflow).
     #[error("the {quantity} is {value}: the demands are too large for f64")]

@@ -14,7 +14,9 @@
 //!   populations, with Seidmann's multi-server approximation as an option
 //!   ([`Approximation`]);
 //! - [`Network::bounds`]: asymptotic bounds and the saturation population
-//!   `N*`.
+//!   `N*`;
+//! - [`OpenNetwork`]: open networks, classes arriving at rates: each
+//!   class's times, each station's load, the rate at which one saturates.
 //!
 //! ```
 //! use pattern_core::queue::Network;
@@ -40,8 +42,10 @@ mod calibrate;
 mod cluster;
 mod error;
 mod exact;
+mod multiclass;
 mod network;
 mod normalizing;
+mod open;
 mod prepared;
 mod solution;
 
@@ -52,5 +56,11 @@ pub use calibrate::{Calibration, MpiRun};
 pub use cluster::{ClusterError, MpiModel, MpiPrediction, MpiWorkload, spread};
 pub use error::QueueError;
 pub use exact::MAX_EXACT_STEPS;
+pub use multiclass::{
+    ClassFigures, MAX_MULTICLASS_STEPS, MultiClassApproximation, MultiClassNetwork,
+    MultiClassSolution,
+};
 pub use network::{Network, Station, StationKind};
+pub(crate) use open::erlang_c;
+pub use open::{OpenNetwork, OpenSolution, OpenStation};
 pub use solution::{Solution, StationResult, Sweep};

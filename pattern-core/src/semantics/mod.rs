@@ -39,7 +39,9 @@ pub use latency::{Latency, Timed};
 #[cfg(feature = "explore")]
 pub(crate) use queueing::MAX_EXACT_COST;
 #[cfg(feature = "queueing")]
-pub use queueing::{Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction};
+pub use queueing::{
+    Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction, RatePrediction, RateStation,
+};
 #[cfg(any(feature = "queueing", feature = "sim"))]
 pub(crate) use throughput::group_size;
 pub use throughput::{MapReducePhases, Mode, Operators, Resolver, Symbolic, Throughput};

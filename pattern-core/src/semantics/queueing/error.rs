@@ -75,6 +75,24 @@ pub enum QueueingError {
         /// The time computed.
         value: f64,
     },
+    /// A rate to feed a design that is not a finite number `> 0`.
+    #[error("a design is fed at {rate} elements per ns: a rate is a finite number > 0")]
+    Rate {
+        /// The rate given.
+        rate: f64,
+    },
+    /// A rate at or beyond the highest the design sustains.
+    #[error(
+        "at {rate:e} elements per ns the design saturates: it sustains at most {max_rate:e}, limited by {limit}"
+    )]
+    Saturated {
+        /// The rate asked for.
+        rate: f64,
+        /// The highest rate it sustains.
+        max_rate: f64,
+        /// What reaches it first.
+        limit: String,
+    },
     /// An atom's bytes that are not a finite number `>= 0` at the point.
     #[error("`{atom}` moves {value} bytes at {at}: bytes are a finite number >= 0")]
     Bytes {

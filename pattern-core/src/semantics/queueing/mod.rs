@@ -44,10 +44,12 @@
 //! [`Throughput::machine`]: crate::semantics::Throughput::machine
 
 mod error;
+mod open;
 mod program;
 mod solve;
 
 pub use error::QueueingError;
+pub use open::{RatePrediction, RateStation};
 
 use crate::Expr;
 use crate::comm::{Context, MachineProfile};

@@ -71,7 +71,7 @@ impl Net {
     }
 
     /// Core·ns per element on each of the nodes `0..nodes`.
-    fn work(&self, nodes: usize) -> Vec<f64> {
+    pub(super) fn work(&self, nodes: usize) -> Vec<f64> {
         let mut work = vec![0.0; nodes];
         for (node, w) in self.parts.iter().flat_map(|p| &p.program.work) {
             work[*node] += w;
@@ -80,7 +80,7 @@ impl Net {
     }
 
     /// Lane·ns of memory per element on each of the nodes `0..nodes`.
-    fn traffic(&self, nodes: usize) -> Vec<f64> {
+    pub(super) fn traffic(&self, nodes: usize) -> Vec<f64> {
         let mut traffic = vec![0.0; nodes];
         for (node, t) in self.parts.iter().flat_map(|p| &p.program.traffic) {
             traffic[*node] += t;

@@ -1,0 +1,289 @@
+//! Approximate multi-class MVA: Bard and Schweitzer's fixed point.
+//!
+//! Exact MVA visits every population vector below `N`; the approximation
+//! solves at `N` alone, estimating the queue a class-`c` job finds on
+//! arrival from the queues at `N` itself:
+//! `Q_k,c'(N − 1_c) ≈ Q_k,c'(N)` for the other classes and
+//! `(N_c − 1)/N_c · Q_k,c(N)` for its own, so the queue it finds is
+//! `Q_k(N) − Q_k,c(N)/N_c`. A general load-dependent station (and a
+//! multi-server one, by default: [`MultiServer::Marginals`], as for one
+//! class, the more accurate here too) adds to `D/α(N)·(1 + queue found)` a
+//! correction for the first jobs, weighed by the marginals of the station
+//! alone fed at the other jobs' load, as the single-class approximation
+//! does. With [`MultiServer::Seidmann`] a `c`-server station is Seidmann et
+//! al.'s decomposition: a single server of demand `D/c` (Schweitzer's
+//! estimate on its own queue) and a delay of `D·(c − 1)/c`. The fixed point is found by successive substitution.
+
+use super::super::MultiServer;
+use super::super::QueueError;
+use super::super::normalizing::log_add;
+use super::super::prepared::Service;
+use super::network::{Active, MultiClassNetwork};
+use super::solution::{MultiClassSolution, Raw};
+
+/// Settings of approximate multi-class MVA.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MultiClassApproximation {
+    /// The iteration stops when no queue length changes by more than this
+    /// times its class's population, and no throughput by more than this
+    /// relatively. Default `1e-10`.
+    pub tolerance: f64,
+    /// The most iterations before giving up with
+    /// [`QueueError::NoConvergence`]. Default 100,000.
+    pub max_iterations: usize,
+    /// Multi-server stations. Default [`MultiServer::Marginals`].
+    pub multi_server: MultiServer,
+}
+
+impl Default for MultiClassApproximation {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-10,
+            max_iterations: 100_000,
+            multi_server: MultiServer::Marginals,
+        }
+    }
+}
+
+impl MultiClassNetwork {
+    /// Approximate multi-class MVA (Bard-Schweitzer, Seidmann for
+    /// multi-server stations) with the default
+    /// [`MultiClassApproximation`]: `O(C·K)` per iteration for queues,
+    /// delays and multi-server stations, plus `O(N)` per class at each
+    /// general load-dependent station; independent of the populations
+    /// otherwise.
+    pub fn mva_approx(&self) -> Result<MultiClassSolution, QueueError> {
+        self.mva_approx_with(&MultiClassApproximation::default())
+    }
+
+    /// Approximate multi-class MVA with explicit settings.
+    pub fn mva_approx_with(
+        &self,
+        settings: &MultiClassApproximation,
+    ) -> Result<MultiClassSolution, QueueError> {
+        if !(settings.tolerance.is_finite() && settings.tolerance > 0.0) {
+            return Err(QueueError::InvalidOption {
+                option: "tolerance",
+                value: settings.tolerance.to_string(),
+                expected: "a finite number > 0",
+            });
+        }
+        let model = self.model()?;
+        let active = model.active();
+        let mut fixed = Fixed::new(&active, settings.multi_server == MultiServer::Seidmann);
+        fixed.solve(settings)?;
+        let busy = |i: usize| fixed.busy(i);
+        let raw = Raw {
+            x: &fixed.x,
+            residence: &fixed.residence,
+            busy: &busy,
+        };
+        Ok(MultiClassSolution::new(&model, &active, raw))
+    }
+}
+
+/// The fixed point's state.
+struct Fixed<'a> {
+    a: &'a Active,
+    seidmann: bool,
+    /// Schweitzer's queue lengths `q[i * C + d]` (at a Seidmann station,
+    /// of its single-server part).
+    queue: Vec<f64>,
+    residence: Vec<f64>,
+    x: Vec<f64>,
+    /// Per station, a job's least time per unit of demand there,
+    /// `min_j j/α(j)` (served at the fastest rate per job).
+    least: Vec<f64>,
+}
+
+impl<'a> Fixed<'a> {
+    fn new(a: &'a Active, seidmann: bool) -> Self {
+        let (c_all, k_all) = (a.width(), a.stations.len());
+        let mut queue = vec![0.0; k_all * c_all];
+        let mut x = vec![0.0; c_all];
+        for d in 0..c_all {
+            let total: f64 = (0..k_all).map(|i| a.demand(i, d)).sum();
+            for i in 0..k_all {
+                queue[i * c_all + d] = a.population[d] as f64 * a.demand(i, d) / total;
+            }
+            x[d] = a.population[d] as f64 / total;
+        }
+        let least = a
+            .service
+            .iter()
+            .zip(&a.most)
+            .map(|(s, &m)| match s {
+                Service::General(alpha) => alpha[..m]
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| (j + 1) as f64 / a)
+                    .fold(f64::INFINITY, f64::min),
+                _ => 0.0,
+            })
+            .collect();
+        Self {
+            a,
+            seidmann,
+            residence: vec![0.0; k_all * c_all],
+            queue,
+            x,
+            least,
+        }
+    }
+
+    /// Successive substitution until no queue moves by more than the
+    /// tolerance (relative to its class's population).
+    fn solve(&mut self, settings: &MultiClassApproximation) -> Result<(), QueueError> {
+        let (c_all, k_all) = (self.a.width(), self.a.stations.len());
+        let mut next = vec![0.0; k_all * c_all];
+        let mut change = f64::INFINITY;
+        for _ in 0..settings.max_iterations {
+            let totals: Vec<f64> = (0..k_all)
+                .map(|i| self.queue[i * c_all..(i + 1) * c_all].iter().sum())
+                .collect();
+            let mut x = vec![0.0; c_all];
+            for (d, x) in x.iter_mut().enumerate() {
+                let n = self.a.population[d] as f64;
+                let mut cycle = 0.0;
+                for i in 0..k_all {
+                    let found = totals[i] - self.queue[i * c_all + d] / n;
+                    let (r, part) = self.residence_at(i, d, found);
+                    self.residence[i * c_all + d] = r;
+                    next[i * c_all + d] = part;
+                    cycle += r;
+                }
+                *x = n / cycle;
+                if !(x.is_finite() && *x > 0.0) {
+                    return Err(QueueError::NonFinite {
+                        quantity: "throughput",
+                        value: *x,
+                    });
+                }
+            }
+            // The throughputs too: with one station per class the queue
+            // lengths are the populations from the first iteration, and
+            // only the throughputs (a load-dependent station's load) move.
+            change = (0..c_all)
+                .map(|d| (x[d] / self.x[d] - 1.0).abs())
+                .fold(0.0, f64::max);
+            for i in 0..k_all {
+                for d in 0..c_all {
+                    let q = x[d] * next[i * c_all + d];
+                    let moved = (q - self.queue[i * c_all + d]).abs();
+                    change = change.max(moved / self.a.population[d] as f64);
+                    self.queue[i * c_all + d] = q;
+                }
+            }
+            self.x = x;
+            if change <= settings.tolerance {
+                return Ok(());
+            }
+        }
+        Err(QueueError::NoConvergence {
+            iterations: settings.max_iterations,
+            change,
+        })
+    }
+
+    /// Class `d`'s residence time at station `i` when it finds `found`
+    /// jobs there, and the part of it that feeds Schweitzer's queue (all
+    /// of it but at a Seidmann station, whose delay part does not queue).
+    fn residence_at(&self, i: usize, d: usize, found: f64) -> (f64, f64) {
+        let a = self.a;
+        let dem = a.demand(i, d);
+        if dem == 0.0 {
+            return (0.0, 0.0);
+        }
+        match &a.service[i] {
+            Service::Delay => (dem, dem),
+            Service::Queue => {
+                let r = dem * (1.0 + found);
+                (r, r)
+            }
+            Service::Multi(c) if self.seidmann => {
+                let c = *c as f64;
+                let part = dem / c * (1.0 + found);
+                (part + dem * (c - 1.0) / c, part)
+            }
+            service => {
+                let m = a.most[i];
+                let rate = |j: usize| service.alpha(j);
+                let arrival = m - 1;
+                // The other jobs' load: every class's at N, one job of d's less.
+                let load = self.offered(i) - self.x[d] * dem / a.population[d] as f64;
+                let p = head(load, &rate, arrival, service);
+                let top = rate(m);
+                let correction: f64 = p
+                    .iter()
+                    .enumerate()
+                    .map(|(j, p)| (j + 1) as f64 * (1.0 / rate(j + 1) - 1.0 / top) * p)
+                    .sum();
+                let r = (dem / top * (1.0 + found) + dem * correction).max(dem * self.least[i]);
+                (r, r)
+            }
+        }
+    }
+
+    /// `Σ_c X_c·D_i,c`: the work offered to station `i` per unit of time.
+    fn offered(&self, i: usize) -> f64 {
+        (0..self.a.width())
+            .map(|d| self.x[d] * self.a.demand(i, d))
+            .sum()
+    }
+
+    /// The probability that general load-dependent station `i`, alone at
+    /// the load offered to it, is busy (a sum of positive terms).
+    fn busy(&self, i: usize) -> f64 {
+        let service = &self.a.service[i];
+        let p = head(
+            self.offered(i),
+            &|j| service.alpha(j),
+            self.a.most[i],
+            service,
+        );
+        p[1..].iter().sum()
+    }
+}
+
+/// The station alone as a birth-death process of at most `max` jobs fed
+/// at `load` (work per unit of time): `p(j) ∝ Π_{i≤j} load/α(i)`, in log
+/// space, normalized by a sum of positive terms. For a `c`-server station
+/// only `p(0..c − 1)` are returned, the tail beyond `c` (geometric) summed
+/// in closed form; for a general station all of `p(0..=max)`.
+fn head(load: f64, alpha: &dyn Fn(usize) -> f64, max: usize, service: &Service) -> Vec<f64> {
+    let servers = match service {
+        Service::Multi(c) if *c <= max => Some(*c),
+        _ => None,
+    };
+    let len = servers.unwrap_or(max + 1);
+    let mut t = vec![f64::NEG_INFINITY; len];
+    t[0] = 0.0;
+    if load.is_nan() || load <= 0.0 {
+        return vec_exp(&t, 0.0);
+    }
+    let ln_load = load.ln();
+    let mut total = 0.0;
+    for j in 1..len {
+        t[j] = t[j - 1] + ln_load - alpha(j).ln();
+        total = log_add(total, t[j]);
+    }
+    if let Some(c) = servers {
+        // j = c..=max: t(j) = t(c − 1)·ρ^(j − c + 1), ρ = load/c.
+        let ln_rho = ln_load - (c as f64).ln();
+        let terms = (max - c + 1) as f64;
+        let ln_geometric = if ln_rho.abs() < 1e-12 {
+            terms.ln()
+        } else if ln_rho < 0.0 {
+            ln_rho + (-(terms * ln_rho).exp_m1()).ln() - (-ln_rho.exp_m1()).ln()
+        } else {
+            ln_rho + terms * ln_rho + (-(-terms * ln_rho).exp()).ln_1p() - ln_rho.exp_m1().ln()
+        };
+        total = log_add(total, t[c - 1] + ln_geometric);
+    }
+    vec_exp(&t, total)
+}
+
+/// `exp(t − total)` for each term.
+fn vec_exp(t: &[f64], total: f64) -> Vec<f64> {
+    t.iter().map(|v| (v - total).exp()).collect()
+}
