@@ -47,18 +47,26 @@ fn a_pool_serves_as_many_at_once_as_its_cores() {
 fn single_servers_in_a_row_wait_as_their_slowest() {
     let m = Machine::new(1, 2);
     let waits = |p: &RatePrediction| -> Vec<f64> {
-        (p.stations.iter()).map(|s| s.residence_time - s.demand).collect()
+        (p.stations.iter())
+            .map(|s| s.residence_time - s.demand)
+            .collect()
     };
     // 100 then 80: the slowest first, its M/D/1 wait at 1/2 (50 ns); the
     // second gets elements at least 100 ns apart and never waits.
     let p = fed("a = 100; b = 80; pipe(a, b)", &m, 1.0 / 200.0).unwrap();
     let w = waits(&p);
-    assert!(close(w[0], 50.0) && w[1..].iter().all(|w| *w == 0.0), "{w:?}");
+    assert!(
+        close(w[0], 50.0) && w[1..].iter().all(|w| *w == 0.0),
+        "{w:?}"
+    );
     assert!(close(p.latency, 230.0));
     // 80 then 100: the same latency, the wait at the slowest (Friedman).
     let p = fed("a = 80; b = 100; pipe(a, b)", &m, 1.0 / 200.0).unwrap();
     let w = waits(&p);
-    assert!(close(*w.last().unwrap(), 50.0) && w[..w.len() - 1].iter().all(|w| *w == 0.0), "{w:?}");
+    assert!(
+        close(*w.last().unwrap(), 50.0) && w[..w.len() - 1].iter().all(|w| *w == 0.0),
+        "{w:?}"
+    );
     assert!(close(p.latency, 230.0));
 }
 
@@ -158,8 +166,16 @@ fn the_simulator_fed_the_same_way_agrees() {
                 .collect();
             let simulated = sims.iter().sum::<f64>() / sims.len() as f64;
             let error = q.latency / simulated - 1.0;
-            println!("| `{text}` | {load} | {:.1} | {simulated:.1} | {:+.2} % |", q.latency, 100.0 * error);
-            assert!(error.abs() < 0.05, "{text} at {load}: {} against {simulated}", q.latency);
+            println!(
+                "| `{text}` | {load} | {:.1} | {simulated:.1} | {:+.2} % |",
+                q.latency,
+                100.0 * error
+            );
+            assert!(
+                error.abs() < 0.05,
+                "{text} at {load}: {} against {simulated}",
+                q.latency
+            );
         }
     }
 }
