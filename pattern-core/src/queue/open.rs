@@ -60,7 +60,9 @@ struct OpenClass {
 }
 
 /// An open queueing network: stations, and classes arriving at rates.
-/// See the [module overview](self).
+/// Solved in product form (BCMP): a queue stretches a class's demand by
+/// `1/(1 − ρ)`, an `m`-server station by Erlang's C, a delay not at all
+/// (docs/queueing.md, "Open networks").
 #[derive(Clone, Debug, Default)]
 pub struct OpenNetwork {
     stations: Vec<(String, OpenStation)>,
