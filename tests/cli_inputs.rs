@@ -273,7 +273,7 @@ fn options_a_combination_would_ignore_are_errors() {
         ),
         (
             vec!["mva", &network, "--buffer", "2"],
-            "--buffer and --at are for a design",
+            "--buffer, --rate and --at are for a design",
         ),
         (
             vec![
