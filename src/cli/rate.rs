@@ -16,15 +16,16 @@ pub fn rate(text: &str) -> Result<f64, String> {
         )
     };
     let (count, unit) = text.trim().split_once('/').ok_or_else(bad)?;
-    let per_ns = match unit.trim() {
-        "s" => 1e-9,
-        "ms" => 1e-6,
-        "us" | "µs" => 1e-3,
+    // ns per unit: dividing by it rounds once (2000/s is 2e-6 exactly).
+    let ns = match unit.trim() {
+        "s" => 1e9,
+        "ms" => 1e6,
+        "us" | "µs" => 1e3,
         "ns" => 1.0,
         _ => return Err(bad()),
     };
     match count.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * per_ns),
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v / ns),
         _ => Err(bad()),
     }
 }
