@@ -14,7 +14,7 @@
 
 use super::QueueError;
 use super::network::Network;
-use super::normalizing::log_add;
+use super::normalizing::{ln_geometric_sum, log_add};
 use super::prepared::{Prepared, Service};
 use super::solution::{Labels, Solution};
 
@@ -316,13 +316,7 @@ fn multi_server(c: usize, d: f64, rate: f64, population: usize) -> Option<f64> {
         // j = c..=max: p(j) = p(c − 1)·ρ^(j − c + 1), ρ = λD/c.
         let ln_rho = ln_load - cf.ln();
         let terms = (max - c + 1) as f64;
-        let ln_geometric = if ln_rho.abs() < 1e-12 {
-            terms.ln()
-        } else if ln_rho < 0.0 {
-            ln_rho + (-(terms * ln_rho).exp_m1()).ln() - (-ln_rho.exp_m1()).ln()
-        } else {
-            ln_rho + terms * ln_rho + (-(-terms * ln_rho).exp()).ln_1p() - ln_rho.exp_m1().ln()
-        };
+        let ln_geometric = ln_geometric_sum(ln_rho, terms);
         total = log_add(total, log_p[c - 1] + ln_geometric);
     }
     let correction: f64 = (1..c)

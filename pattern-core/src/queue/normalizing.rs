@@ -121,6 +121,18 @@ fn convolve_multi(a: &[f64], d: f64, c: usize) -> Vec<f64> {
         .collect()
 }
 
+/// `ln(ρ + ρ² + … + ρ^terms)` from `ln ρ`, without subtracting nearly
+/// equal numbers: the geometric tail of a multi-server station's marginals.
+pub(crate) fn ln_geometric_sum(ln_rho: f64, terms: f64) -> f64 {
+    if ln_rho.abs() < 1e-12 {
+        terms.ln()
+    } else if ln_rho < 0.0 {
+        ln_rho + (-(terms * ln_rho).exp_m1()).ln() - (-ln_rho.exp_m1()).ln()
+    } else {
+        ln_rho + terms * ln_rho + (-(-terms * ln_rho).exp()).ln_1p() - ln_rho.exp_m1().ln()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

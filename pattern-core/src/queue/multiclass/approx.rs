@@ -16,7 +16,7 @@
 
 use super::super::MultiServer;
 use super::super::QueueError;
-use super::super::normalizing::log_add;
+use super::super::normalizing::{ln_geometric_sum, log_add};
 use super::super::prepared::Service;
 use super::network::{Active, MultiClassNetwork};
 use super::solution::{MultiClassSolution, Raw};
@@ -271,13 +271,7 @@ fn head(load: f64, alpha: &dyn Fn(usize) -> f64, max: usize, service: &Service) 
         // j = c..=max: t(j) = t(c − 1)·ρ^(j − c + 1), ρ = load/c.
         let ln_rho = ln_load - (c as f64).ln();
         let terms = (max - c + 1) as f64;
-        let ln_geometric = if ln_rho.abs() < 1e-12 {
-            terms.ln()
-        } else if ln_rho < 0.0 {
-            ln_rho + (-(terms * ln_rho).exp_m1()).ln() - (-ln_rho.exp_m1()).ln()
-        } else {
-            ln_rho + terms * ln_rho + (-(-terms * ln_rho).exp()).ln_1p() - ln_rho.exp_m1().ln()
-        };
+        let ln_geometric = ln_geometric_sum(ln_rho, terms);
         total = log_add(total, t[c - 1] + ln_geometric);
     }
     vec_exp(&t, total)
