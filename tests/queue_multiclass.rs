@@ -660,6 +660,7 @@ fn one_class_is_the_single_class_schweitzer_fixed_point() {
         };
         let single_settings = pattern_core::queue::Approximation {
             multi_server,
+            method: pattern_core::queue::Method::SchweitzerBard,
             ..pattern_core::queue::Approximation::default()
         };
         for case in 0..100 {

@@ -7,7 +7,7 @@
 //! prints X = 1.218; its product form, summed in exact rationals, is
 //! 1.2174606338…, which is what `mva` gives to 1e-15).
 
-use pattern_core::queue::{Approximation, MultiServer, Network, Solution};
+use pattern_core::queue::{Approximation, Method, MultiServer, Network, Solution};
 
 /// `value` agrees with `printed` to its last printed digit (`digits` after
 /// the point).
@@ -145,6 +145,7 @@ fn lazowska_approximate_mva() {
             3,
             &Approximation {
                 multi_server: MultiServer::Marginals,
+                method: Method::SchweitzerBard,
                 ..Default::default()
             },
         )

@@ -13,7 +13,9 @@ use super::network;
 use super::output::{Report, Text, json_num, num, shown};
 use pattern_core::Design;
 use pattern_core::machine::Waiting;
-use pattern_core::queue::{MAX_EXACT_STEPS, Network, QueueError, Solution, StationKind};
+use pattern_core::queue::{
+    Approximation, MAX_EXACT_STEPS, Method, Network, QueueError, Solution, StationKind,
+};
 use pattern_core::semantics::Queueing;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -70,13 +72,50 @@ pub struct MvaArgs {
     /// bounds.
     #[arg(long)]
     pub sweep: bool,
-    /// Schweitzer-Bard's approximate MVA instead of the exact one.
-    #[arg(long, conflicts_with = "sweep")]
-    pub approx: bool,
+    /// Approximate MVA instead of the exact one: the Linearizer, or
+    /// `--approx=schweitzer-bard` (the cheapest, the published figures').
+    #[arg(
+        long,
+        value_enum,
+        value_name = "METHOD",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "linearizer",
+        conflicts_with = "sweep"
+    )]
+    pub approx: Option<ApproxMethod>,
     /// The most steps (station-populations) exact MVA may take before it
     /// is refused, up front [default: 1e8, about a second].
     #[arg(long, value_name = "STEPS", value_parser = step_limit)]
     pub max_steps: Option<f64>,
+}
+
+/// The approximation `--approx` solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApproxMethod {
+    /// Chandy and Neuse's Linearizer: the most accurate.
+    Linearizer,
+    /// Schweitzer-Bard's fixed point: the cheapest.
+    SchweitzerBard,
+}
+
+impl ApproxMethod {
+    /// The option's value, as JSON reports it.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Linearizer => "linearizer",
+            Self::SchweitzerBard => "schweitzer-bard",
+        }
+    }
+}
+
+impl From<ApproxMethod> for Method {
+    fn from(method: ApproxMethod) -> Self {
+        match method {
+            ApproxMethod::Linearizer => Method::Linearizer,
+            ApproxMethod::SchweitzerBard => Method::SchweitzerBard,
+        }
+    }
 }
 
 /// Runs `pattern mva`: a network for a `.json` file (in any case) or a
@@ -107,7 +146,7 @@ fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
     for flag in [
         ("--population", args.population.is_some()),
         ("--sweep", args.sweep),
-        ("--approx", args.approx),
+        ("--approx", args.approx.is_some()),
         ("--max-steps", args.max_steps.is_some()),
     ] {
         if flag.1 {
@@ -276,8 +315,12 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
         )));
     }
     let net = &spec.network;
-    let solution = if args.approx {
-        net.mva_approx(population)?
+    let solution = if let Some(method) = args.approx {
+        let settings = Approximation {
+            method: method.into(),
+            ..Approximation::default()
+        };
+        net.mva_approx_with(population, &settings)?
     } else {
         let limit = args.max_steps.unwrap_or(MAX_EXACT_STEPS);
         net.mva_within(population, limit).map_err(exact_limit)?
@@ -293,8 +336,12 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
         W,
         "population",
         format!(
-            "{population} ({} MVA)",
-            if args.approx { "approximate" } else { "exact" }
+            "{population} ({})",
+            match args.approx {
+                None => "exact MVA",
+                Some(ApproxMethod::Linearizer) => "approximate MVA: the Linearizer",
+                Some(ApproxMethod::SchweitzerBard) => "approximate MVA: Schweitzer-Bard",
+            }
         ),
     );
     text.row(0, W, "throughput", num(solution.throughput()));
@@ -327,7 +374,8 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
     let mut json = json!({
         "name": spec.name,
         "population": population,
-        "exact": !args.approx,
+        "exact": args.approx.is_none(),
+        "approximation": args.approx.map(ApproxMethod::name),
         "throughput": json_num(solution.throughput()),
         "response_time": json_num(solution.response_time()),
         "cycle_time": json_num(solution.cycle_time()),
@@ -367,7 +415,7 @@ fn exact_limit(e: QueueError) -> CliError {
             steps,
             limit,
         } => CliError::Invalid(format!(
-            "exact MVA at N = {population} would take about {steps:.1e} steps, more than the limit of {limit:.1e} (--max-steps; 1e8 steps take about a second): give --approx for Schweitzer-Bard's approximation, or raise --max-steps"
+            "exact MVA at N = {population} would take about {steps:.1e} steps, more than the limit of {limit:.1e} (--max-steps; 1e8 steps take about a second): give --approx for the Linearizer's approximation, or raise --max-steps"
         )),
         other => other.into(),
     }

@@ -1,18 +1,19 @@
-//! Approximate MVA for large populations: Schweitzer-Bard's fixed point.
+//! Approximate MVA for large populations: the Linearizer (the default) and
+//! Schweitzer-Bard's fixed point.
 //!
-//! Exact MVA visits every population up to `N`; the approximation solves
-//! at `N` alone, estimating the queue a job finds on arrival from the
-//! queue at `N` itself: `Q_k(N − 1) ≈ (N − 1)/N · Q_k(N)`. Load-dependent
-//! and multi-server stations add a correction for the first jobs, weighed
-//! by the station's marginal probabilities (Bolch et al.'s multi-server
+//! Exact MVA visits every population up to `N`; Schweitzer-Bard solves at
+//! `N` alone, estimating the queue a job finds on arrival from the queue at
+//! `N` itself: `Q_k(N − 1) ≈ (N − 1)/N · Q_k(N)`. Load-dependent and
+//! multi-server stations add a correction for the first jobs, weighed by
+//! the station's marginal probabilities (Bolch et al.'s multi-server
 //! formula, generalized); Seidmann's decomposition is the alternative for
-//! multi-server stations. Its error against exact MVA is measured in
-//! `tests/queue_approx.rs` over 800 random networks and stated in
-//! `docs/queueing.md`: median below 1 % in throughput, at most 7 % for
-//! queues and delays, 15 % with multi-server stations (16 % Seidmann),
-//! 11 % with load-dependent ones, largest at small populations.
+//! multi-server stations. The Linearizer (module `linearizer`) corrects
+//! Schweitzer's estimate by the fractional change it measures between
+//! populations, and is the default. Their errors against exact MVA are
+//! measured in `tests/queue_approx.rs` and stated in `docs/queueing.md`.
 
 use super::QueueError;
+use super::linearizer;
 use super::network::Network;
 use super::normalizing::{ln_geometric_sum, log_add};
 use super::prepared::{Prepared, Service};
@@ -24,7 +25,8 @@ pub enum MultiServer {
     /// The station's marginal probabilities at `N − 1` are those of the
     /// station alone, fed at the network's throughput scaled by
     /// `(N − 1)/N` (as Schweitzer scales the queue); the same treatment as
-    /// general load-dependent stations.
+    /// general load-dependent stations. The Linearizer shapes them further
+    /// (see [`Method::Linearizer`]).
     #[default]
     Marginals,
     /// Seidmann et al.: a `c`-server station of demand `D` is a single
@@ -32,19 +34,40 @@ pub enum MultiServer {
     Seidmann,
 }
 
+/// Which approximation [`Network::mva_approx_with`] solves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Chandy and Neuse's Linearizer (1982): Schweitzer's step at
+    /// `N − 7`, corrected by the change of each station's share of the
+    /// jobs measured one population above, then exact MVA's steps up to
+    /// `N`, each load-dependent station's marginals shaped to its queue
+    /// (module `linearizer`). The default: over the random networks of
+    /// `tests/queue_approx.rs` its largest throughput error is a twentieth
+    /// of Schweitzer-Bard's (0.28 % against 6.8 % on queues and delays,
+    /// 0.68 % against 14.8 % with multi-server stations; docs/queueing.md),
+    /// for two to four times its time.
+    #[default]
+    Linearizer,
+    /// Schweitzer-Bard: one fixed point at `N`, the cheapest.
+    SchweitzerBard,
+}
+
 /// Settings of approximate MVA.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Approximation {
-    /// The iteration stops when no queue length changes by more than this,
-    /// relatively. Default `1e-10`.
+    /// The iteration stops when the throughput changes by no more than
+    /// this, relatively. Default `1e-10`.
     pub tolerance: f64,
-    /// The most bisection steps before giving up with
-    /// [`QueueError::NoConvergence`]. Default 2,000 (bracketing the
-    /// throughput over f64's whole range takes about 1,100; then 35 more
-    /// reach 1e-10).
+    /// The most steps before giving up with [`QueueError::NoConvergence`]:
+    /// bisection steps on the throughput, summed over every solve (the
+    /// Linearizer's lowest population is solved three times). Default 2,000
+    /// (bracketing the throughput over f64's whole range takes about
+    /// 1,100; then 35 more reach 1e-10).
     pub max_iterations: usize,
     /// Multi-server stations. Default [`MultiServer::Marginals`].
     pub multi_server: MultiServer,
+    /// The approximation. Default [`Method::Linearizer`].
+    pub method: Method,
 }
 
 impl Default for Approximation {
@@ -53,18 +76,36 @@ impl Default for Approximation {
             tolerance: 1e-10,
             max_iterations: 2_000,
             multi_server: MultiServer::Marginals,
+            method: Method::Linearizer,
         }
     }
 }
 
 impl Network {
-    /// Approximate MVA (Schweitzer-Bard) at `population` jobs, with the
-    /// default [`Approximation`].
+    /// Approximate MVA at `population` jobs with the default
+    /// [`Approximation`]: the Linearizer.
     pub fn mva_approx(&self, population: usize) -> Result<Solution, QueueError> {
         self.mva_approx_with(population, &Approximation::default())
     }
 
     /// Approximate MVA with explicit settings.
+    ///
+    /// ```
+    /// use pattern_core::queue::{Approximation, Method, Network};
+    ///
+    /// // One 7-server station, a short queue and a think time, 8 jobs.
+    /// let net = Network::new()
+    ///     .multi_server("cpu", 7, 8.0)
+    ///     .queue("disk", 0.1)
+    ///     .delay("think", 0.5);
+    /// let exact = net.mva(8)?.throughput();
+    /// let linearizer = net.mva_approx(8)?.throughput();
+    /// let schweitzer = Approximation { method: Method::SchweitzerBard, ..Default::default() };
+    /// let bard = net.mva_approx_with(8, &schweitzer)?.throughput();
+    /// assert!((linearizer / exact - 1.0).abs() < 0.005);
+    /// assert!((bard / exact - 1.0) < -0.17); // Schweitzer-Bard: −17.9 %
+    /// # Ok::<(), pattern_core::queue::QueueError>(())
+    /// ```
     pub fn mva_approx_with(
         &self,
         population: usize,
@@ -83,15 +124,72 @@ impl Network {
         if population == 0 {
             return Ok(labels.solution(0, 0.0, &vec![0.0; k_all], &vec![0.0; k_all]));
         }
-        let n = population as f64;
-        let shrink = (n - 1.0) / n;
-        // Schweitzer's equations `R_k = D_k·(1 + (N − 1)/N · X·R_k)` give each
-        // residence time as a function of X alone, increasing in X; so does
-        // every other station's. The fixed point is the one root of
-        // `X·Σ R_k(X) = N`, found by bisection: no iteration to diverge.
-        // ln α(j) of the general stations, once (the bisection evaluates
-        // their marginals at every step).
-        let ln_alpha: Vec<Vec<f64>> = net
+        let model = Model::new(&net, settings);
+        let mut steps = 0;
+        let (x, residence) = match settings.method {
+            Method::SchweitzerBard => model.core(population, &vec![0.0; k_all], &mut steps)?,
+            Method::Linearizer => linearizer::solve(&model, population, &mut steps)?,
+        };
+        let (x, residence) = model.capped(self, population, x, residence)?;
+        let utilization: Vec<f64> = (0..k_all)
+            .map(|k| match &net.service[k] {
+                Service::General(_) => {
+                    1.0 - marginals(&model.ln_alpha[k], x, net.demand[k], population)[0]
+                }
+                _ => x * (net.demand[k] / net.servers[k]),
+            })
+            .collect();
+        Ok(labels.solution(population, x, &residence, &utilization))
+    }
+}
+
+/// How the approximations solve a station.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Treat {
+    /// A single server.
+    Queue,
+    /// No queueing.
+    Delay,
+    /// Seidmann's decomposition of `c` servers: a queue of `D/c` and a
+    /// delay of `D·(c − 1)/c`.
+    Seidmann(f64),
+    /// Through its marginal probabilities: a `c`-server station (up to
+    /// [`MAX_MARGINAL_SERVERS`]) or a general load-dependent one.
+    Marginal,
+}
+
+/// A prepared network with what the approximations compute once per solve.
+pub(super) struct Model<'a> {
+    pub net: &'a Prepared,
+    pub treat: Vec<Treat>,
+    /// `ln α(j)` of the general load-dependent stations, `j = 1..=N`.
+    pub ln_alpha: Vec<Vec<f64>>,
+    /// A job's least time at a general station, `D·min j/α(j)` (served at
+    /// the fastest rate per job): Schweitzer's correction may round a
+    /// residence time below it, to zero where rates are near f64's largest.
+    pub least: Vec<f64>,
+    pub tolerance: f64,
+    pub max_steps: usize,
+}
+
+impl<'a> Model<'a> {
+    fn new(net: &'a Prepared, settings: &Approximation) -> Self {
+        let treat = net
+            .service
+            .iter()
+            .map(|s| match s {
+                Service::Queue => Treat::Queue,
+                Service::Delay => Treat::Delay,
+                Service::Multi(c)
+                    if settings.multi_server == MultiServer::Seidmann
+                        || *c > MAX_MARGINAL_SERVERS =>
+                {
+                    Treat::Seidmann(*c as f64)
+                }
+                _ => Treat::Marginal,
+            })
+            .collect();
+        let ln_alpha = net
             .service
             .iter()
             .map(|s| match s {
@@ -99,11 +197,7 @@ impl Network {
                 _ => Vec::new(),
             })
             .collect();
-        // A job's least time at a general station, D·min j/α(j) (served
-        // at the fastest rate per job): Schweitzer's correction may round
-        // a residence time below it, to zero where rates are near f64's
-        // largest.
-        let least: Vec<f64> = net
+        let least = net
             .service
             .iter()
             .zip(&net.demand)
@@ -119,57 +213,123 @@ impl Network {
                 _ => 0.0,
             })
             .collect();
-        let residence = |x: f64| -> Option<Vec<f64>> {
-            (0..k_all)
-                .map(|k| {
-                    let d = net.demand[k];
-                    let r = match &net.service[k] {
-                        Service::Queue => single(d, x * shrink)?,
-                        Service::Delay => d,
-                        Service::Multi(c) if settings.multi_server == MultiServer::Seidmann => {
-                            let c = *c as f64;
-                            single(d / c, x * shrink)? + d * (c - 1.0) / c
+        Self {
+            net,
+            treat,
+            ln_alpha,
+            least,
+            tolerance: settings.tolerance,
+            max_steps: settings.max_iterations,
+        }
+    }
+
+    /// Schweitzer's residence times at `n` jobs as functions of the
+    /// throughput `x`: a job finds `(n − 1)/n · x·R_k + extra_k` jobs at
+    /// station `k` on arrival (`extra` is 0 for Schweitzer-Bard; the
+    /// Linearizer's `(n − 1)·F_k`), never fewer than none. `None` past a
+    /// saturation point.
+    fn residence(&self, n: usize, x: f64, extra: &[f64]) -> Option<Vec<f64>> {
+        let rate = x * ((n - 1) as f64 / n as f64);
+        (0..self.net.demand.len())
+            .map(|k| {
+                let d = self.net.demand[k];
+                let service = &self.net.service[k];
+                let r = match self.treat[k] {
+                    Treat::Queue => single(d, rate)? * (1.0 + extra[k]).max(0.0),
+                    Treat::Delay => d,
+                    Treat::Seidmann(c) => {
+                        single(d / c, rate)? * (1.0 + extra[k]).max(0.0) + d * (c - 1.0) / c
+                    }
+                    Treat::Marginal => match service {
+                        // At most as many jobs as servers: never a queue.
+                        Service::Multi(c) if *c >= n => d,
+                        _ => {
+                            let a = service.alpha(n);
+                            let more = correction(service, &self.ln_alpha[k], d, rate, n);
+                            (single(d / a, rate)? * (1.0 + extra[k] + more).max(0.0))
+                                .max(self.least[k])
                         }
-                        service => {
-                            load_dependent(service, &ln_alpha[k], d, x * shrink, population)?
-                                .max(least[k])
-                        }
-                    };
-                    Some(r)
+                    },
+                };
+                // The queue's floor: a job's own service.
+                Some(match self.treat[k] {
+                    Treat::Queue => r.max(d),
+                    Treat::Seidmann(c) => r.max(d / c + d * (c - 1.0) / c),
+                    _ => r,
                 })
-                .collect()
-        };
-        let jobs = |x: f64| -> Result<Option<f64>, QueueError> {
-            match residence(x).map(|r| x * r.iter().sum::<f64>()) {
-                Some(j) if j.is_nan() => Err(QueueError::NonFinite {
-                    quantity: "residence time",
-                    value: j,
-                }),
-                j => Ok(j),
-            }
-        };
-        // Bracket the root: `hi` doubles until the jobs exceed N (or a
+            })
+            .collect()
+    }
+
+    /// The jobs the residence times at throughput `x` hold, `x·Σ_k R_k`:
+    /// `None` past a saturation point, an error where it is NaN.
+    fn jobs(&self, n: usize, x: f64, extra: &[f64]) -> Result<Option<f64>, QueueError> {
+        match self
+            .residence(n, x, extra)
+            .map(|r| x * r.iter().sum::<f64>())
+        {
+            Some(j) if j.is_nan() => Err(QueueError::NonFinite {
+                quantity: "residence time",
+                value: j,
+            }),
+            j => Ok(j),
+        }
+    }
+
+    /// Schweitzer's fixed point at `n` jobs (with the Linearizer's
+    /// `extra`), its throughput and residence times. Each residence time is
+    /// a function of the throughput alone, increasing; so is every other
+    /// station's. The fixed point is the one root of `X·Σ R_k(X) = n`,
+    /// found by regula falsi: no iteration to diverge. `steps` counts the
+    /// steps over every call, at most `max_steps`.
+    pub(super) fn core(
+        &self,
+        n: usize,
+        extra: &[f64],
+        steps: &mut usize,
+    ) -> Result<(f64, Vec<f64>), QueueError> {
+        let nf = n as f64;
+        // Bracket the root: `hi` doubles until the jobs exceed n (or a
         // queue saturates, which `jobs` reports as None).
-        let (mut lo, mut hi) = (0.0f64, n / net.demand.iter().sum::<f64>());
-        let mut steps = 0;
-        while jobs(hi)?.is_some_and(|j| j < n) {
+        let (mut lo, mut hi) = (0.0f64, nf / self.net.demand.iter().sum::<f64>());
+        while self.jobs(n, hi, extra)?.is_some_and(|j| j < nf) {
             lo = hi;
             hi *= 2.0;
-            steps += 1;
-            if steps > settings.max_iterations || !hi.is_finite() {
+            *steps += 1;
+            if *steps > self.max_steps || !hi.is_finite() {
                 return Err(QueueError::NoConvergence {
-                    iterations: steps,
+                    iterations: *steps,
                     change: f64::INFINITY,
                 });
             }
         }
-        // Regula falsi, Illinois variant (a retained end's value is halved),
-        // bisecting while the upper end is past a saturation point: a
-        // dozen steps where bisection takes forty, each an O(N) pass over
-        // the marginals of every general load-dependent station.
-        let (mut f_lo, mut f_hi) = (jobs(lo)?.map_or(-n, |j| j - n), jobs(hi)?.map(|j| j - n));
+        let x = self.falsi(n, extra, (lo, hi), steps)?;
+        let residence = self
+            .residence(n, x, extra)
+            .expect("below every saturation point");
+        // At the root the residence times hold n jobs; scaling the
+        // throughput to them keeps Little's law exact (`Σ Q = n`).
+        let x = nf / residence.iter().sum::<f64>();
+        Ok((x, residence))
+    }
+
+    /// Regula falsi, Illinois variant (a retained end's value is halved),
+    /// on the bracket `(lo, hi)` of the throughput, bisecting while the
+    /// upper end is past a saturation point: a dozen steps where bisection
+    /// takes forty, each an O(N) pass over the marginals of every general
+    /// load-dependent station.
+    fn falsi(
+        &self,
+        n: usize,
+        extra: &[f64],
+        (mut lo, mut hi): (f64, f64),
+        steps: &mut usize,
+    ) -> Result<f64, QueueError> {
+        let nf = n as f64;
+        let jobs = |x: f64| self.jobs(n, x, extra);
+        let (mut f_lo, mut f_hi) = (jobs(lo)?.map_or(-nf, |j| j - nf), jobs(hi)?.map(|j| j - nf));
         let mut kept = 0i8; // > 0: lo kept last, < 0: hi kept last
-        let x = loop {
+        loop {
             let mid = match f_hi {
                 Some(fh) if fh > f_lo => {
                     let m = hi - fh * (hi - lo) / (fh - f_lo);
@@ -177,10 +337,10 @@ impl Network {
                 }
                 _ => 0.5 * (lo + hi),
             };
-            steps += 1;
-            let f = jobs(mid)?.map(|j| j - n);
+            *steps += 1;
+            let f = jobs(mid)?.map(|j| j - nf);
             match f {
-                Some(f) if f.abs() <= settings.tolerance * n => break mid,
+                Some(f) if f.abs() <= self.tolerance * nf => return Ok(mid),
                 Some(f) if f < 0.0 => {
                     lo = mid;
                     f_lo = f;
@@ -199,26 +359,34 @@ impl Network {
                 }
             }
             let change = (hi - lo) / hi;
-            if change <= settings.tolerance {
-                break lo;
+            if change <= self.tolerance {
+                return Ok(lo);
             }
-            if steps >= settings.max_iterations {
+            if *steps >= self.max_steps {
                 return Err(QueueError::NoConvergence {
-                    iterations: steps,
+                    iterations: *steps,
                     change,
                 });
             }
-        };
-        let mut residence = residence(x).expect("below every saturation point");
-        // At the root the residence times hold N jobs; scaling the
-        // throughput to them keeps Little's law exact (`Σ Q = N`).
-        let mut x = n / residence.iter().sum::<f64>();
-        // Schweitzer's estimate lets a station run up to N/(N − 1) times past
-        // its capacity; no network does: the throughput is capped at the
-        // bottleneck's, the jobs it holds up waiting there.
-        let cap = self.bounds(population)?.throughput_upper;
+        }
+    }
+
+    /// Caps the throughput at the asymptotic bound and checks the figures.
+    /// Schweitzer's estimate lets a station run up to `N/(N − 1)` times
+    /// past its capacity; no network does: the throughput is capped at the
+    /// bottleneck's, the jobs it holds up waiting there.
+    fn capped(
+        &self,
+        network: &Network,
+        population: usize,
+        mut x: f64,
+        mut residence: Vec<f64>,
+    ) -> Result<(f64, Vec<f64>), QueueError> {
+        let net = self.net;
+        let n = population as f64;
+        let cap = network.bounds(population)?.throughput_upper;
         if x > cap {
-            let bottleneck = (0..k_all)
+            let bottleneck = (0..net.demand.len())
                 .filter(|&k| !net.delay[k])
                 .max_by(|&a, &b| {
                     let per = |k: usize| net.demand[k] / net.servers[k];
@@ -242,15 +410,7 @@ impl Network {
                 value: x,
             });
         }
-        let utilization: Vec<f64> = (0..k_all)
-            .map(|k| match &net.service[k] {
-                Service::General(_) => {
-                    1.0 - marginals(&ln_alpha[k], x, net.demand[k], population)[0]
-                }
-                _ => x * (net.demand[k] / net.servers[k]),
-            })
-            .collect();
-        Ok(labels.solution(population, x, &residence, &utilization))
+        Ok((x, residence))
     }
 }
 
@@ -262,44 +422,34 @@ fn single(d: f64, rate: f64) -> Option<f64> {
     (busy < 1.0).then(|| d / (1.0 - busy))
 }
 
-/// Residence time at a load-dependent station of demand `d`, generalizing
-/// Bolch et al.'s multi-server formula: with `a = α(N)`, the rate under
-/// load, `R = D/a·(1 + Q(N−1)) + D·Σ_j j·(1/α(j) − 1/a)·p(j − 1 | N − 1)`.
-/// `Q(N − 1)` is Schweitzer's, the marginals (which only weigh the first
-/// jobs, where the rate differs from `a`) those of the station alone fed
-/// at `rate`. Solved for `R`: `d/a / (1 − rate·d/a) · (1 + Σ_j j·(a/α(j) − 1)·p(j − 1))`.
-fn load_dependent(
-    service: &Service,
-    ln_alpha: &[f64],
-    d: f64,
-    rate: f64,
-    population: usize,
-) -> Option<f64> {
+/// The correction for the first jobs at a load-dependent station of
+/// demand `d` at `n` jobs, generalizing Bolch et al.'s multi-server
+/// formula: with `a = α(n)`, the rate under load,
+/// `R = D/a·(1 + Q(n−1) + Σ_j j·(a/α(j) − 1)·p(j − 1 | n − 1))`; this is
+/// the sum, with the marginals (which only weigh the first jobs, where the
+/// rate differs from `a`) those of the station alone fed at `rate`.
+/// Schweitzer's `Q(n − 1) = rate·R` solved for `R`:
+/// `d/a / (1 − rate·d/a) · (1 + Σ)`.
+pub(super) fn correction(service: &Service, ln_alpha: &[f64], d: f64, rate: f64, n: usize) -> f64 {
     if let Service::Multi(c) = service {
-        return multi_server(*c, d, rate, population);
+        return multi_server(*c, d, rate, n);
     }
-    let a = service.alpha(population);
-    let p = marginals(ln_alpha, rate, d, population - 1);
-    let correction: f64 = p
-        .iter()
+    let a = service.alpha(n);
+    let p = marginals(ln_alpha, rate, d, n - 1);
+    p.iter()
         .enumerate()
         .map(|(i, p)| (i + 1) as f64 * (a / service.alpha(i + 1) - 1.0) * p)
-        .sum();
-    Some(single(d / a, rate)? * (1.0 + correction).max(0.0))
+        .sum()
 }
 
-/// [`load_dependent`] for `c` servers in `O(c)`: the correction
-/// `Σ_{j<c} (c − j)·p(j − 1)` needs the first `c − 1` marginals, and the
-/// normalization's tail beyond `c` jobs is a geometric sum. Past
-/// [`MAX_MARGINAL_SERVERS`] servers, Seidmann's decomposition.
-fn multi_server(c: usize, d: f64, rate: f64, population: usize) -> Option<f64> {
+/// [`correction`] for `c` servers in `O(c)`: `Σ_{j<c} (c − j)·p(j − 1)`
+/// needs the first `c − 1` marginals, and the normalization's tail beyond
+/// `c` jobs is a geometric sum.
+fn multi_server(c: usize, d: f64, rate: f64, population: usize) -> f64 {
     let cf = c as f64;
-    if c > MAX_MARGINAL_SERVERS {
-        return Some(single(d / cf, rate)? + d * (cf - 1.0) / cf);
-    }
     let max = population - 1;
     if rate <= 0.0 || d == 0.0 {
-        return Some(single(d / cf, rate)? * (1.0 + (cf - 1.0)));
+        return cf - 1.0;
     }
     // ln of the unnormalized p(j) = (λD)^j / j! for j < c.
     let ln_load = (rate * d).ln();
@@ -319,11 +469,10 @@ fn multi_server(c: usize, d: f64, rate: f64, population: usize) -> Option<f64> {
         let ln_geometric = ln_geometric_sum(ln_rho, terms);
         total = log_add(total, log_p[c - 1] + ln_geometric);
     }
-    let correction: f64 = (1..c)
+    (1..c)
         .filter(|&j| j - 1 <= head)
         .map(|j| (cf - j as f64) * (log_p[j - 1] - total).exp())
-        .sum();
-    Some(single(d / cf, rate)? * (1.0 + correction))
+        .sum()
 }
 
 /// The most servers a station's marginals are summed over in the

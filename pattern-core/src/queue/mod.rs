@@ -10,9 +10,9 @@
 //! - [`Network::mva`]: exact single-class MVA, numerically stable with
 //!   many servers (no probability is ever computed by subtraction);
 //! - [`Network::sweep`]: every population `1..=N` in the same pass;
-//! - [`Network::mva_approx`]: Schweitzer-Bard's approximation for large
-//!   populations, with Seidmann's multi-server approximation as an option
-//!   ([`Approximation`]);
+//! - [`Network::mva_approx`]: approximate MVA for large populations, the
+//!   Linearizer by default, Schweitzer-Bard and Seidmann's multi-server
+//!   decomposition as options ([`Approximation`], [`Method`]);
 //! - [`Network::bounds`]: asymptotic bounds and the saturation population
 //!   `N*`;
 //! - [`OpenNetwork`]: open networks, classes arriving at rates: each
@@ -42,6 +42,7 @@ mod calibrate;
 mod cluster;
 mod error;
 mod exact;
+mod linearizer;
 mod multiclass;
 mod network;
 mod normalizing;
@@ -49,7 +50,7 @@ mod open;
 mod prepared;
 mod solution;
 
-pub use approx::{Approximation, MultiServer};
+pub use approx::{Approximation, Method, MultiServer};
 pub use bounds::Bounds;
 #[cfg(feature = "calibrate")]
 pub use calibrate::{Calibration, MpiRun};
