@@ -15,6 +15,7 @@ pub mod crossovers;
 pub mod error;
 pub mod files;
 pub mod fit;
+pub mod jmva;
 pub mod machine;
 pub mod model;
 pub mod mva;

@@ -88,6 +88,10 @@ pub struct MvaArgs {
     /// is refused, up front [default: 1e8, about a second].
     #[arg(long, value_name = "STEPS", value_parser = step_limit)]
     pub max_steps: Option<f64>,
+    /// A JMVA model (`.jmva`) written back to OUT with its solution, as
+    /// JMT's JMVA saves a solved model.
+    #[arg(long, value_name = "OUT")]
+    pub write_jmva: Option<PathBuf>,
 }
 
 /// The approximation `--approx` solves.
@@ -123,6 +127,14 @@ impl From<ApproxMethod> for Method {
 pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
     let path: &Path = &args.file;
     let text = read_text(path)?;
+    if super::jmva::is_jmva(path, &text) {
+        return super::jmva::run(args, &text);
+    }
+    CliError::refuse_unused(
+        args.write_jmva.is_some(),
+        "--write-jmva",
+        "a JMVA model (.jmva)",
+    )?;
     let is_network = if path.as_os_str() == "-" {
         text.trim_start().starts_with('{')
     } else {

@@ -1,0 +1,167 @@
+//! Writing a JMVA model back, with its solution laid out as JMVA saves a
+//! solved model: `<solutions ok solutionMethod algCount>` holding one
+//! `<algorithm name iterations>`, and for every station and class the
+//! four measures JMVA shows — the number of customers (queue length), the
+//! throughput at the station (the class's throughput times its visits),
+//! the residence time (over all visits) and the utilization. JMT opens it
+//! with the results in place.
+//!
+//! Numbers are written in full (the shortest text that reads back to the
+//! same double), so a file read back gives the same model.
+
+use super::report::visits_throughput;
+use super::solve::{Solved, Solver};
+use super::{ClassKind, JmvaModel, JmvaStation, StationType};
+use quick_xml::escape::escape;
+use std::fmt::Write as _;
+
+/// JMVA's default tolerance and samples of the iterative algorithms, as
+/// its `<algType>` carries them (JMT reads both).
+const TOLERANCE: &str = "1.0E-7";
+const MAX_SAMPLES: &str = "10000";
+
+/// A double as Java's `Double.parseDouble` reads it back exactly.
+fn number(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// `model` as a JMVA file, with `solved`'s figures if given.
+pub fn write(model: &JmvaModel, solved: Option<&Solved>) -> String {
+    let mut out = String::new();
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    out.push_str("<model xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:noNamespaceSchemaLocation=\"JMTmodel.xsd\">\n");
+    if let Some(d) = &model.description {
+        // CDATA as JMT writes it; a `]]>` inside is split across two.
+        let d = d.replace("]]>", "]]]]><![CDATA[>");
+        let _ = writeln!(out, "    <description><![CDATA[{d}]]></description>");
+    }
+    out.push_str("    <parameters>\n");
+    classes(&mut out, model);
+    let _ = writeln!(
+        out,
+        "        <stations number=\"{}\">",
+        model.stations.len()
+    );
+    for s in &model.stations {
+        station(&mut out, model, s);
+    }
+    out.push_str("        </stations>\n");
+    let _ = writeln!(
+        out,
+        "        <ReferenceStation number=\"{}\">",
+        model.classes.len()
+    );
+    for c in &model.classes {
+        let _ = writeln!(
+            out,
+            "            <Class name=\"{}\" refStation=\"{}\"/>",
+            escape(c.name.as_str()),
+            escape(c.reference.as_str())
+        );
+    }
+    out.push_str("        </ReferenceStation>\n    </parameters>\n");
+    let algorithm = solved.map_or(Solver::Exact, |s| s.solver).jmt_name();
+    let _ = writeln!(
+        out,
+        "    <algParams>\n        <algType name=\"{algorithm}\" tolerance=\"{TOLERANCE}\" maxSamples=\"{MAX_SAMPLES}\"/>\n        <compareAlgs value=\"false\"/>\n    </algParams>"
+    );
+    if let Some(solved) = solved {
+        solutions(&mut out, model, solved);
+    }
+    out.push_str("</model>\n");
+    out
+}
+
+fn classes(out: &mut String, model: &JmvaModel) {
+    let _ = writeln!(out, "        <classes number=\"{}\">", model.classes.len());
+    for c in &model.classes {
+        let (tag, value) = match c.kind {
+            ClassKind::Closed(n) => ("closedclass", format!("population=\"{n}\"")),
+            ClassKind::Open(rate) => ("openclass", format!("rate=\"{}\"", number(rate))),
+        };
+        let priority = c
+            .priority
+            .map_or(String::new(), |p| format!(" priority=\"{p}\""));
+        let _ = writeln!(
+            out,
+            "            <{tag} name=\"{}\" {value}{priority}/>",
+            escape(c.name.as_str())
+        );
+    }
+    out.push_str("        </classes>\n");
+}
+
+fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation) {
+    let (tag, servers) = match s.kind {
+        StationType::Queue { servers } => ("listation", format!(" servers=\"{servers}\"")),
+        StationType::Delay => ("delaystation", String::new()),
+        StationType::LoadDependent { servers } => ("ldstation", format!(" servers=\"{servers}\"")),
+    };
+    let _ = writeln!(
+        out,
+        "            <{tag} name=\"{}\"{servers}>\n                <servicetimes>",
+        escape(s.name.as_str())
+    );
+    let inner = if tag == "ldstation" {
+        "servicetimes"
+    } else {
+        "servicetime"
+    };
+    for (class, times) in model.classes.iter().zip(&s.service) {
+        let times: Vec<String> = times.iter().map(|&t| number(t)).collect();
+        let _ = writeln!(
+            out,
+            "                    <{inner} customerclass=\"{}\">{}</{inner}>",
+            escape(class.name.as_str()),
+            times.join(";")
+        );
+    }
+    out.push_str("                </servicetimes>\n                <visits>\n");
+    for (class, &v) in model.classes.iter().zip(&s.visits) {
+        let _ = writeln!(
+            out,
+            "                    <visit customerclass=\"{}\">{}</visit>",
+            escape(class.name.as_str()),
+            number(v)
+        );
+    }
+    let _ = writeln!(out, "                </visits>\n            </{tag}>");
+}
+
+/// The `<solutions>` section: per station, per class, JMVA's four measures.
+fn solutions(out: &mut String, model: &JmvaModel, solved: &Solved) {
+    let _ = writeln!(
+        out,
+        "    <solutions ok=\"true\" solutionMethod=\"analytical\" algCount=\"1\">\n        <algorithm name=\"{}\" iterations=\"0\">",
+        solved.solver.jmt_name()
+    );
+    for (k, (s, row)) in model.stations.iter().zip(&solved.figures).enumerate() {
+        let _ = writeln!(
+            out,
+            "            <stationresults station=\"{}\">",
+            escape(s.name.as_str())
+        );
+        for (c, (class, f)) in model.classes.iter().zip(row).enumerate() {
+            let _ = writeln!(
+                out,
+                "                <classresults customerclass=\"{}\">",
+                escape(class.name.as_str())
+            );
+            for (measure, value) in [
+                ("Number of Customers", f.queue_length),
+                ("Throughput", visits_throughput(model, solved, k, c)),
+                ("Residence time", f.residence_time),
+                ("Utilization", f.utilization),
+            ] {
+                let _ = writeln!(
+                    out,
+                    "                    <measure measureType=\"{measure}\" successful=\"true\" meanValue=\"{}\"/>",
+                    number(value)
+                );
+            }
+            out.push_str("                </classresults>\n");
+        }
+        out.push_str("            </stationresults>\n");
+    }
+    out.push_str("        </algorithm>\n    </solutions>\n");
+}
