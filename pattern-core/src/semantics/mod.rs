@@ -41,6 +41,7 @@ pub(crate) use queueing::MAX_EXACT_COST;
 #[cfg(feature = "queueing")]
 pub use queueing::{
     Fragment, NodeLoad, Queueing, QueueingError, QueueingPrediction, RatePrediction, RateStation,
+    SharedDesign, SharedNode, SharedPrediction,
 };
 #[cfg(any(feature = "queueing", feature = "sim"))]
 pub(crate) use throughput::group_size;

@@ -112,6 +112,9 @@ pub enum QueueingError {
     /// The elements in flight do not fit a `usize`.
     #[error("the design holds more elements in flight than can be counted")]
     TooManyInFlight,
+    /// Designs to run together: none given.
+    #[error("no design to run on the machine: give at least one")]
+    NoDesign,
     /// The nodes' slowdowns did not settle.
     #[error("the nodes' slowdowns found no fixed point in {iterations} solutions of the network")]
     NoFixedPoint {

@@ -46,10 +46,12 @@
 mod error;
 mod open;
 mod program;
+mod shared;
 mod solve;
 
 pub use error::QueueingError;
 pub use open::{RatePrediction, RateStation};
+pub use shared::{SharedDesign, SharedNode, SharedPrediction};
 
 use crate::Expr;
 use crate::comm::{Context, MachineProfile};

@@ -102,7 +102,7 @@ impl Net {
     }
 
     /// The network at `slowdown` and its MVA solution.
-    fn at(&self, slowdown: &[f64]) -> Result<(Network, Solution), QueueingError> {
+    pub(super) fn at(&self, slowdown: &[f64]) -> Result<(Network, Solution), QueueingError> {
         let net = self.network(slowdown);
         let solution = mva(&net, self.in_flight, &self.parts)?;
         Ok((net, solution))
@@ -183,57 +183,70 @@ fn saturate(
     slowdown: &mut [f64],
 ) -> Result<(Network, Solution), QueueingError> {
     // f(u) = ln X(e^u) − ln(1/peak), falling, f(0) > 0; u = ln σ.
-    let mut f_at = |sigma: f64| -> Result<(f64, Network, Solution), QueueingError> {
+    let f = |u: f64| -> Result<(f64, (Network, Solution)), QueueingError> {
         for &j in bottleneck {
-            slowdown[j] = sigma;
+            slowdown[j] = u.exp();
         }
         let (network, solution) = net.at(slowdown)?;
-        Ok(((solution.throughput() * peak).ln(), network, solution))
+        Ok(((solution.throughput() * peak).ln(), (network, solution)))
     };
-    let (mut lo, mut f_lo) = (0.0, (x1 * peak).ln());
+    falling_root(f, 0.0, (x1 * peak).ln())
+}
+
+/// The root of `f`, falling in `u = ln σ` (a slowdown's logarithm), from a
+/// point `lo` where `f(lo) = f_lo > 0`, with what `f` computed there. The
+/// first step is `lo + f_lo`: exact where the quantity `e^f` is inversely
+/// proportional to `σ` (every demand on the slowed resource). Then secant
+/// steps, growing until they pass the root, and regula falsi (Illinois) on
+/// the bracket: at most [`MAX_ITERATIONS`] evaluations, else
+/// [`QueueingError::NoFixedPoint`].
+pub(super) fn falling_root<T>(
+    mut f: impl FnMut(f64) -> Result<(f64, T), QueueingError>,
+    mut lo: f64,
+    mut f_lo: f64,
+) -> Result<T, QueueingError> {
     let mut hi: Option<(f64, f64)> = None;
     // Which end the last point replaced (Illinois: twice the same end
     // halves the other's value).
     let mut last_lo: Option<bool> = None;
     let mut grow = 1.0;
-    // The first step as the closed form, exactly: σ = X(1)·W_j/c_j.
-    let mut sigma = x1 * peak;
+    let mut u = lo + f_lo;
     for _ in 0..MAX_ITERATIONS {
-        let (f, network, solution) = f_at(sigma)?;
-        let u = sigma.ln();
-        if f.abs() <= TOLERANCE {
-            return Ok((network, solution));
+        let (fu, found) = f(u)?;
+        if fu.abs() <= TOLERANCE {
+            return Ok(found);
         }
-        if f > 0.0 {
+        if fu > 0.0 {
             if hi.is_none() {
                 // Still short of the root: a secant step, growing until
                 // it passes it.
-                let slope = ((f - f_lo) / (u - lo)).clamp(-1.0, -1e-3);
-                let next = u - grow * f / slope;
-                (lo, f_lo, grow) = (u, f, grow * 2.0);
-                sigma = next.min(u + MAX_STEP).exp();
+                let slope = ((fu - f_lo) / (u - lo)).clamp(-1.0, -1e-3);
+                let next = u - grow * fu / slope;
+                (lo, f_lo, grow) = (u, fu, grow * 2.0);
+                u = next.min(u + MAX_STEP);
                 continue;
             }
             if last_lo == Some(true) {
                 hi = hi.map(|(h, fh)| (h, fh / 2.0));
             }
-            (lo, f_lo, last_lo) = (u, f, Some(true));
+            (lo, f_lo, last_lo) = (u, fu, Some(true));
         } else {
             if last_lo == Some(false) {
                 f_lo /= 2.0;
             }
-            hi = Some((u, f));
+            hi = Some((u, fu));
             last_lo = Some(false);
         }
         let (h, fh) = hi.expect("bracketed");
         if h - lo <= 1e-15 * h.abs().max(1.0) {
-            return Ok((network, solution));
+            return Ok(found);
         }
-        let mut next = lo - f_lo * (h - lo) / (fh - f_lo);
-        if !(next > lo && next < h) {
-            next = 0.5 * (lo + h);
-        }
-        sigma = next.exp();
+        let next = lo - f_lo * (h - lo) / (fh - f_lo);
+        u = if next > lo && next < h {
+            next
+        } else {
+            0.5 * (lo + h)
+        };
     }
     Err(QueueingError::NoFixedPoint {
         iterations: MAX_ITERATIONS,
