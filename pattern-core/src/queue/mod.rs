@@ -43,6 +43,7 @@ mod cluster;
 mod error;
 mod exact;
 mod linearizer;
+mod mixed;
 mod multiclass;
 mod network;
 mod normalizing;
@@ -57,6 +58,7 @@ pub use calibrate::{Calibration, MpiRun};
 pub use cluster::{ClusterError, MpiModel, MpiPrediction, MpiWorkload, spread};
 pub use error::QueueError;
 pub use exact::MAX_EXACT_STEPS;
+pub use mixed::{MixedNetwork, MixedSolution, Workload};
 pub use multiclass::{
     ClassFigures, MAX_MULTICLASS_STEPS, MultiClassApproximation, MultiClassNetwork,
     MultiClassSolution,

@@ -1,0 +1,812 @@
+//! Mixed networks (`queue::MixedNetwork`): textbook examples to their
+//! printed digits, the product form summed state by state, the closed and
+//! the open solvers where one kind of class is missing, Little's law and
+//! the utilization law on random networks, and clear errors.
+
+use pattern_core::queue::{
+    MixedNetwork, MixedSolution, MultiClassApproximation, MultiClassNetwork, OpenNetwork,
+    QueueError, Workload,
+};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// `got` is within one unit of the last digit of `printed`, a figure
+/// printed with `digits` decimals (books round from rounded figures: Bolch
+/// et al. print 10.766 where the exact value is 10.76652).
+fn printed(what: &str, got: f64, printed: f64, digits: i32) {
+    let unit = 10f64.powi(-digits) * (1.0 + 1e-9);
+    assert!(
+        (got - printed).abs() <= unit,
+        "{what}: {got} is not the printed {printed}"
+    );
+}
+
+fn close(what: &str, got: f64, want: f64, rel: f64) {
+    assert!(
+        (got - want).abs() <= rel * want.abs().max(1e-300),
+        "{what}: {got} against {want}"
+    );
+}
+
+/// Lazowska et al., *Quantitative System Performance*, §7.4, p. 147: two
+/// open classes and two closed ones over a CPU and a disk. The closed
+/// classes see the p. 142 network (demands (1, 3) and (2, 4)), whose
+/// figures are fractions over 19; the open ones follow by hand from
+/// `D·(1 + Q_closed)/(1 − U_open)`.
+#[test]
+fn lazowska_mixed_example() {
+    let s = MixedNetwork::new()
+        .queue("cpu")
+        .queue("disk")
+        .open_class("a", 1.0, &[("cpu", 0.25), ("disk", 1.0 / 6.0)])
+        .open_class("b", 0.5, &[("cpu", 0.5), ("disk", 1.0)])
+        .closed_class("c", 1, &[("cpu", 0.5), ("disk", 1.0)])
+        .closed_class("d", 1, &[("cpu", 1.0), ("disk", 4.0 / 3.0)])
+        .solve()
+        .unwrap();
+    let q = |c: &str, k: &str| s.of(c, k).unwrap().queue_length;
+    close("Q c cpu", q("c", "cpu"), 4.0 / 19.0, 1e-14);
+    close("Q c disk", q("c", "disk"), 15.0 / 19.0, 1e-14);
+    close("Q d cpu", q("d", "cpu"), 5.0 / 19.0, 1e-14);
+    close("Q d disk", q("d", "disk"), 14.0 / 19.0, 1e-14);
+    close("X c", s.throughput("c").unwrap(), 3.0 / 19.0, 1e-14);
+    close("X d", s.throughput("d").unwrap(), 2.0 / 19.0, 1e-14);
+    // Open: the CPU half busy with 9/19 closed jobs, the disk 2/3 with 29/19.
+    let r = |c: &str, k: &str| s.residence_time(c, k).unwrap();
+    close("R a cpu", r("a", "cpu"), 14.0 / 19.0, 1e-14);
+    close("R b cpu", r("b", "cpu"), 28.0 / 19.0, 1e-14);
+    close("R a disk", r("a", "disk"), 24.0 / 19.0, 1e-14);
+    close("R b disk", r("b", "disk"), 144.0 / 19.0, 1e-14);
+    close("R a", s.response_time("a").unwrap(), 38.0 / 19.0, 1e-14);
+    // Utilization: the open classes' U = λD, the closed ones' X·D.
+    close(
+        "U cpu",
+        s.utilization("cpu").unwrap(),
+        0.5 + 3.5 / 19.0,
+        1e-14,
+    );
+    assert_eq!(s.workload("a").unwrap(), Workload::Open(1.0));
+}
+
+/// Bolch et al., *Queueing Networks and Markov Chains*, example 8.6
+/// (p. 345 of the 2nd edition): two open and two closed classes; visits
+/// and service times, times printed per visit.
+#[test]
+fn bolch_example_8_6() {
+    let v = [[2.0, 1.0], [2.5, 1.5], [1.0, 0.5], [1.0, 0.4]];
+    let t = [[0.4, 0.6], [0.8, 1.6], [0.3, 0.5], [0.5, 0.8]];
+    let d = |c: usize| [("1", v[c][0] * t[c][0]), ("2", v[c][1] * t[c][1])];
+    let s = MixedNetwork::new()
+        .queue("1")
+        .queue("2")
+        .open_class("o1", 0.5, &d(0))
+        .open_class("o2", 0.25, &d(1))
+        .closed_class("c1", 1, &d(2))
+        .closed_class("c2", 1, &d(3))
+        .solve()
+        .unwrap();
+    let names = ["o1", "o2", "c1", "c2"];
+    let per_visit =
+        |c: usize, k: usize| s.residence_time(names[c], ["1", "2"][k]).unwrap() / v[c][k];
+    let fig = |c: usize, k: usize| *s.of(names[c], ["1", "2"][k]).unwrap();
+    let u = [[0.4, 0.3], [0.5, 0.6]];
+    let r = [
+        [8.822, 10.766],
+        [17.645, 28.710],
+        [4.829, 6.951],
+        [7.727, 11.636],
+    ];
+    let q = [
+        [8.822, 5.383],
+        [11.028, 10.766],
+        [0.582, 0.418],
+        [0.624, 0.376],
+    ];
+    for c in 0..4 {
+        for k in 0..2 {
+            if c < 2 {
+                printed("U", fig(c, k).utilization, u[c][k], 3);
+            }
+            printed("R per visit", per_visit(c, k), r[c][k], 3);
+            printed("Q", fig(c, k).queue_length, q[c][k], 3);
+        }
+    }
+    printed("X c1", s.throughput("c1").unwrap(), 0.120, 3);
+    printed("X c2", s.throughput("c2").unwrap(), 0.081, 3);
+}
+
+/// Schwetman, *Implementing the Mean Value Analysis for the Solution of
+/// Queueing Network Models*, CSD-TR-355 (Purdue, 1982), figure 10: an
+/// open class at the CPU beside 3 closed jobs at the CPU and a disk.
+#[test]
+fn schwetman_figure_10() {
+    let s = MixedNetwork::new()
+        .queue("cpu")
+        .queue("disk")
+        .open_class("open", 1.0, &[("cpu", 0.25)])
+        .closed_class("closed", 3, &[("cpu", 0.25), ("disk", 0.10)])
+        .solve()
+        .unwrap();
+    printed("U open", s.of("open", "cpu").unwrap().utilization, 0.25, 3);
+    printed("X open", s.throughput("open").unwrap(), 1.0, 3);
+    printed(
+        "R open cpu",
+        s.residence_time("open", "cpu").unwrap(),
+        1.201,
+        3,
+    );
+    printed(
+        "R closed cpu",
+        s.residence_time("closed", "cpu").unwrap(),
+        0.885,
+        3,
+    );
+    printed(
+        "R closed disk",
+        s.residence_time("closed", "disk").unwrap(),
+        0.135,
+        3,
+    );
+}
+
+/// A station of the random networks.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Queue,
+    Delay,
+    Servers(usize),
+}
+
+/// A small network: the kinds, closed classes (population, demands) and
+/// open classes (rate, demands), demands by station.
+#[derive(Clone, Debug)]
+struct Net {
+    kinds: Vec<Kind>,
+    closed: Vec<(usize, Vec<f64>)>,
+    open: Vec<(f64, Vec<f64>)>,
+}
+
+fn station(k: usize) -> String {
+    format!("s{k}")
+}
+
+impl Net {
+    fn build(&self) -> MixedNetwork {
+        let mut net = MixedNetwork::new();
+        for (k, kind) in self.kinds.iter().enumerate() {
+            net = match kind {
+                Kind::Queue => net.queue(station(k)),
+                Kind::Delay => net.delay(station(k)),
+                Kind::Servers(c) => net.multi_server(station(k), *c),
+            };
+        }
+        let names: Vec<String> = (0..self.kinds.len()).map(station).collect();
+        let demands = |row: &[f64]| -> Vec<(&str, f64)> {
+            (row.iter().enumerate())
+                .filter(|(_, d)| **d > 0.0)
+                .map(|(k, d)| (names[k].as_str(), *d))
+                .collect()
+        };
+        for (c, (n, row)) in self.closed.iter().enumerate() {
+            net = net.closed_class(format!("c{c}"), *n, &demands(row));
+        }
+        for (c, (rate, row)) in self.open.iter().enumerate() {
+            net = net.open_class(format!("o{c}"), *rate, &demands(row));
+        }
+        net
+    }
+
+    fn alpha(&self, k: usize, j: usize) -> f64 {
+        match self.kinds[k] {
+            Kind::Queue => 1.0,
+            Kind::Delay => j as f64,
+            Kind::Servers(c) => j.min(c) as f64,
+        }
+    }
+
+    /// The open classes' busy servers at station `k`.
+    fn open_load(&self, k: usize) -> f64 {
+        self.open.iter().map(|(rate, row)| rate * row[k]).sum()
+    }
+
+    /// Per closed count `M = 0..=most` at station `k`: the open jobs there
+    /// summed out, `h(M) = Σ_o (M + o)!/Π_{j ≤ M+o} α(j) · U^o/o!`, and the
+    /// mean open jobs given `M`.
+    fn open_sums(&self, k: usize, most: usize) -> Vec<(f64, f64)> {
+        let u = self.open_load(k);
+        (0..=most)
+            .map(|m| {
+                let mut t: f64 = (1..=m).map(|j| j as f64 / self.alpha(k, j)).product();
+                let (mut h, mut mean) = (t, 0.0);
+                for o in 1..100_000 {
+                    t *= (m + o) as f64 / self.alpha(k, m + o) * u / o as f64;
+                    h += t;
+                    mean += o as f64 * t;
+                    if o > m + 20 && t < 1e-18 * h {
+                        break;
+                    }
+                }
+                (h, mean / h)
+            })
+            .collect()
+    }
+}
+
+/// The product form summed state by state (the open population summed
+/// out at each station): closed throughputs `G(N − 1_c)/G(N)`, closed
+/// queue lengths by class and station, open jobs by station.
+struct Exact {
+    x: Vec<f64>,
+    closed: Vec<Vec<f64>>,
+    open: Vec<f64>,
+}
+
+/// The states of one population, walked class by class and station by
+/// station, summing `G`, `Σ w·m_kc` and `Σ w·E[o_k]`.
+struct Walk<'a> {
+    net: &'a Net,
+    pop: &'a [usize],
+    /// Per station, [`Net::open_sums`].
+    open: Vec<Vec<(f64, f64)>>,
+    state: Vec<Vec<usize>>,
+    g: f64,
+    closed: Vec<Vec<f64>>,
+    open_jobs: Vec<f64>,
+}
+
+fn fact(n: usize) -> f64 {
+    (1..=n).map(|j| j as f64).product()
+}
+
+impl Walk<'_> {
+    /// Places class `c`'s `left` jobs at stations `k..`.
+    fn place(&mut self, c: usize, k: usize, left: usize) {
+        let k_all = self.net.kinds.len();
+        if c == self.pop.len() {
+            return self.add();
+        }
+        let visits = self.net.closed[c].1[k] > 0.0;
+        if k + 1 == k_all {
+            if left == 0 || visits {
+                self.state[c][k] = left;
+                let next = self.pop.get(c + 1).copied().unwrap_or(0);
+                self.place(c + 1, 0, next);
+                self.state[c][k] = 0;
+            }
+            return;
+        }
+        for j in 0..=if visits { left } else { 0 } {
+            self.state[c][k] = j;
+            self.place(c, k + 1, left - j);
+        }
+        self.state[c][k] = 0;
+    }
+
+    /// Adds the state's weight `Π_k Π_c D^m/m! · h_k(M_k)`.
+    fn add(&mut self) {
+        let k_all = self.net.kinds.len();
+        let count = |k: usize| -> usize { self.state.iter().map(|s| s[k]).sum() };
+        let mut w = 1.0;
+        for k in 0..k_all {
+            for (class, s) in self.net.closed.iter().zip(&self.state) {
+                w *= class.1[k].powi(s[k] as i32) / fact(s[k]);
+            }
+            w *= self.open[k][count(k)].0;
+        }
+        self.g += w;
+        for k in 0..k_all {
+            self.open_jobs[k] += w * self.open[k][count(k)].1;
+            for (row, s) in self.closed.iter_mut().zip(&self.state) {
+                row[k] += w * s[k] as f64;
+            }
+        }
+    }
+}
+
+/// `G`, `Σ w·m_kc` and `Σ w·E[o_k]` at population `pop`.
+fn sums(net: &Net, pop: &[usize]) -> (f64, Vec<Vec<f64>>, Vec<f64>) {
+    let k_all = net.kinds.len();
+    let most: usize = pop.iter().sum();
+    let mut walk = Walk {
+        net,
+        pop,
+        open: (0..k_all).map(|k| net.open_sums(k, most)).collect(),
+        state: vec![vec![0; k_all]; pop.len()],
+        g: 0.0,
+        closed: vec![vec![0.0; k_all]; pop.len()],
+        open_jobs: vec![0.0; k_all],
+    };
+    walk.place(0, 0, pop.first().copied().unwrap_or(0));
+    (walk.g, walk.closed, walk.open_jobs)
+}
+
+fn exact(net: &Net) -> Exact {
+    let pop: Vec<usize> = net.closed.iter().map(|(n, _)| *n).collect();
+    let (g, q, o) = sums(net, &pop);
+    let x = (0..pop.len())
+        .map(|c| {
+            if pop[c] == 0 {
+                return 0.0;
+            }
+            let mut less = pop.clone();
+            less[c] -= 1;
+            sums(net, &less).0 / g
+        })
+        .collect();
+    Exact {
+        x,
+        closed: q
+            .iter()
+            .map(|row| row.iter().map(|v| v / g).collect())
+            .collect(),
+        open: o.iter().map(|v| v / g).collect(),
+    }
+}
+
+/// A random network of 2–3 stations, 1–2 closed classes of 0–3 jobs and
+/// 1–2 open classes, the busiest station's open load at most 0.85 per
+/// server. With `exact_only` a multi-server station is visited by one
+/// kind of class only (where the reduction is exact).
+fn random_net(rng: &mut ChaCha8Rng, exact_only: bool) -> Net {
+    let k_all = rng.random_range(2..=3);
+    let mut kinds: Vec<Kind> = (0..k_all)
+        .map(|_| match rng.random_range(0..4) {
+            0 => Kind::Delay,
+            1 => Kind::Servers(rng.random_range(2..=3)),
+            _ => Kind::Queue,
+        })
+        .collect();
+    let row = |rng: &mut ChaCha8Rng| -> Vec<f64> {
+        let mut r: Vec<f64> = (0..k_all)
+            .map(|_| {
+                if rng.random_bool(0.25) {
+                    0.0
+                } else {
+                    rng.random_range(0.1..2.0)
+                }
+            })
+            .collect();
+        if r.iter().all(|d| *d == 0.0) {
+            r[0] = 1.0;
+        }
+        r
+    };
+    let mut closed: Vec<(usize, Vec<f64>)> = (0..rng.random_range(1..=2))
+        .map(|_| (rng.random_range(0..=3), row(rng)))
+        .collect();
+    if closed.iter().all(|(n, _)| *n == 0) {
+        closed[0].0 = 2;
+    }
+    let mut open: Vec<(f64, Vec<f64>)> = (0..rng.random_range(1..=2))
+        .map(|_| (rng.random_range(0.1..1.0), row(rng)))
+        .collect();
+    if exact_only {
+        kinds[0] = Kind::Queue; // (somewhere both kinds may meet)
+        for (k, kind) in kinds.iter().enumerate() {
+            if let Kind::Servers(_) = kind {
+                let zeroed: &mut dyn Iterator<Item = &mut Vec<f64>> = if rng.random_bool(0.5) {
+                    &mut closed.iter_mut().map(|(_, r)| r)
+                } else {
+                    &mut open.iter_mut().map(|(_, r)| r)
+                };
+                zeroed.for_each(|r| r[k] = 0.0);
+            }
+        }
+        // A class left with no demand visits the first queue-like station.
+        for r in closed
+            .iter_mut()
+            .map(|(_, r)| r)
+            .chain(open.iter_mut().map(|(_, r)| r))
+        {
+            if r.iter().all(|d| *d == 0.0) {
+                r[0] = 0.5;
+            }
+        }
+    }
+    let mut net = Net {
+        kinds,
+        closed,
+        open,
+    };
+    let busiest = (0..k_all)
+        .filter(|&k| !matches!(net.kinds[k], Kind::Delay))
+        .map(|k| net.open_load(k) / net.alpha(k, usize::MAX))
+        .fold(0.0, f64::max);
+    let target = rng.random_range(0.2..0.85);
+    if busiest > 0.0 {
+        net.open
+            .iter_mut()
+            .for_each(|(rate, _)| *rate *= target / busiest);
+    }
+    net
+}
+
+/// The largest relative differences between the solver and the product
+/// form: closed throughputs, closed queue lengths (over the population),
+/// open residence times.
+fn against_product_form(net: &Net, s: &MixedSolution) -> [f64; 3] {
+    let e = exact(net);
+    let mut worst = [0.0f64; 3];
+    for (c, (n, row)) in net.closed.iter().enumerate() {
+        let name = format!("c{c}");
+        let x = s.throughput(&name).unwrap();
+        if *n > 0 {
+            worst[0] = worst[0].max((x / e.x[c] - 1.0).abs());
+        }
+        for k in (0..row.len()).filter(|&k| row[k] > 0.0) {
+            let q = s.of(&name, &station(k)).unwrap().queue_length;
+            worst[1] = worst[1].max((q - e.closed[c][k]).abs() / (*n).max(1) as f64);
+        }
+    }
+    for (c, (_, row)) in net.open.iter().enumerate() {
+        for k in (0..row.len()).filter(|&k| row[k] > 0.0) {
+            // The open jobs at k split by class as their loads do.
+            let want = e.open[k] * row[k] / net.open_load(k);
+            let got = s.residence_time(&format!("o{c}"), &station(k)).unwrap();
+            worst[2] = worst[2].max((got / want - 1.0).abs());
+        }
+    }
+    worst
+}
+
+#[test]
+fn the_product_form_summed_state_by_state() {
+    let mut rng = ChaCha8Rng::seed_from_u64(37);
+    for i in 0..150 {
+        let net = random_net(&mut rng, true);
+        let s = net.build().solve().unwrap();
+        let worst = against_product_form(&net, &s);
+        assert!(
+            worst.iter().all(|w| *w < 1e-6),
+            "network {i}: {net:?}: {worst:?}"
+        );
+    }
+}
+
+/// Seidmann's decomposition where both kinds of class meet at a
+/// multi-server station: an approximation, its error measured.
+#[test]
+fn seidmann_where_both_kinds_meet_multi_servers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let (mut worst, mut seen) = ([0.0f64; 3], 0);
+    while seen < 150 {
+        let net = random_net(&mut rng, false);
+        let meet = (0..net.kinds.len()).any(|k| {
+            matches!(net.kinds[k], Kind::Servers(_))
+                && net.closed.iter().any(|(n, r)| *n > 0 && r[k] > 0.0)
+                && net.open.iter().any(|(_, r)| r[k] > 0.0)
+        });
+        if !meet {
+            continue;
+        }
+        seen += 1;
+        let s = net.build().solve().unwrap();
+        let w = against_product_form(&net, &s);
+        for i in 0..3 {
+            worst[i] = worst[i].max(w[i]);
+        }
+    }
+    println!(
+        "Seidmann, {seen} networks: closed X {:.2} %, closed Q/N {:.4}, open R {:.2} %",
+        100.0 * worst[0],
+        worst[1],
+        100.0 * worst[2]
+    );
+    assert!(worst[0] > 1e-6, "an approximation: {worst:?}");
+    assert!(worst[0] < 0.25 && worst[2] < 0.5, "{worst:?}");
+}
+
+/// The closed networks of the random ones, with a load-dependent station
+/// added: as [`MultiClassNetwork`] and as [`MixedNetwork`].
+fn closed_pair(net: &Net) -> (MultiClassNetwork, MixedNetwork) {
+    let alpha = |n: usize| 1.0 + 0.3 * (n.min(3) as f64);
+    let (mut a, mut b) = (MultiClassNetwork::new(), MixedNetwork::new());
+    for (k, kind) in net.kinds.iter().enumerate() {
+        (a, b) = match kind {
+            Kind::Queue => (a.queue(station(k)), b.queue(station(k))),
+            Kind::Delay => (a.delay(station(k)), b.delay(station(k))),
+            Kind::Servers(c) => (
+                a.multi_server(station(k), *c),
+                b.multi_server(station(k), *c),
+            ),
+        };
+    }
+    a = a.load_dependent("net", alpha);
+    b = b.load_dependent("net", alpha);
+    let names: Vec<String> = (0..net.kinds.len()).map(station).collect();
+    for (c, (n, row)) in net.closed.iter().enumerate() {
+        let mut demands: Vec<(&str, f64)> = (row.iter().enumerate())
+            .filter(|(_, d)| **d > 0.0)
+            .map(|(k, d)| (names[k].as_str(), *d))
+            .collect();
+        demands.push(("net", 0.2 * (c + 1) as f64));
+        a = a.class(format!("c{c}"), *n, &demands);
+        b = b.closed_class(format!("c{c}"), *n, &demands);
+    }
+    (a, b)
+}
+
+#[test]
+fn without_open_classes_it_is_the_closed_solver() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for _ in 0..100 {
+        let net = random_net(&mut rng, false);
+        let (closed, mixed) = closed_pair(&net);
+        let pairs = [
+            (closed.mva().unwrap(), mixed.solve().unwrap()),
+            (closed.mva_approx().unwrap(), mixed.solve_approx().unwrap()),
+        ];
+        for (a, b) in &pairs {
+            for class in a.classes() {
+                assert_eq!(a.throughput(class).unwrap(), b.throughput(class).unwrap());
+                assert_eq!(
+                    a.response_time(class).unwrap(),
+                    b.response_time(class).unwrap()
+                );
+                for st in a.stations() {
+                    assert_eq!(
+                        a.of(class, st).unwrap(),
+                        b.of(class, st).unwrap(),
+                        "{net:?}"
+                    );
+                }
+            }
+            for st in a.stations() {
+                assert_eq!(a.station(st).unwrap(), b.station(st).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn without_closed_classes_it_is_the_open_solver() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for _ in 0..100 {
+        let net = Net {
+            closed: Vec::new(),
+            ..random_net(&mut rng, false)
+        };
+        let mut open = OpenNetwork::new();
+        for (k, kind) in net.kinds.iter().enumerate() {
+            open = match kind {
+                Kind::Queue => open.queue(station(k)),
+                Kind::Delay => open.delay(station(k)),
+                Kind::Servers(c) => open.multi_server(station(k), *c),
+            };
+        }
+        let names: Vec<String> = (0..net.kinds.len()).map(station).collect();
+        for (c, (rate, row)) in net.open.iter().enumerate() {
+            let d: Vec<(&str, f64)> = (0..row.len())
+                .map(|k| (names[k].as_str(), row[k]))
+                .collect();
+            open = open.class(format!("o{c}"), *rate, &d);
+        }
+        let (a, b) = (open.solve().unwrap(), net.build().solve().unwrap());
+        for c in (0..net.open.len()).map(|c| format!("o{c}")) {
+            assert_eq!(a.response_time(&c).unwrap(), b.response_time(&c).unwrap());
+            for st in &names {
+                assert_eq!(
+                    a.of(&c, st).unwrap().residence_time,
+                    b.residence_time(&c, st).unwrap()
+                );
+                assert_eq!(
+                    a.of(&c, st).unwrap().queue_length,
+                    b.of(&c, st).unwrap().queue_length
+                );
+            }
+        }
+        for st in &names {
+            close(
+                "U",
+                b.utilization(st).unwrap(),
+                a.utilization(st).unwrap(),
+                1e-12,
+            );
+            close(
+                "Q",
+                b.queue_length(st).unwrap(),
+                a.queue_length(st).unwrap(),
+                1e-12,
+            );
+        }
+        assert_eq!(a.headroom(), b.headroom());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Little's law per class and station, each closed class's jobs adding
+    /// up to its population, the open ones to `λ·R`, and the utilization
+    /// law, exact and approximate, Seidmann stations and all.
+    #[test]
+    fn littles_law_and_the_utilization_law(seed in any::<u64>(), approx in any::<bool>()) {
+        let net = random_net(&mut ChaCha8Rng::seed_from_u64(seed), false);
+        let s = if approx { net.build().solve_approx() } else { net.build().solve() }.unwrap();
+        for (c, (n, row)) in net.closed.iter().enumerate() {
+            let name = format!("c{c}");
+            let x = s.throughput(&name).unwrap();
+            let mut jobs = 0.0;
+            for (k, d) in row.iter().enumerate() {
+                let f = s.of(&name, &station(k)).unwrap();
+                prop_assert!((f.queue_length - f.throughput * f.residence_time).abs() < 1e-12);
+                let servers = match net.kinds[k] {
+                    Kind::Servers(c) => c as f64,
+                    _ => 1.0,
+                };
+                prop_assert!((f.utilization - x * d / servers).abs() < 1e-12);
+                jobs += f.queue_length;
+            }
+            prop_assert!((jobs - *n as f64).abs() < 1e-6 * (*n as f64).max(1.0), "{} of {}", jobs, n);
+            if *n > 0 {
+                prop_assert!((x * s.cycle_time(&name).unwrap() - *n as f64).abs() < 1e-6 * *n as f64);
+            }
+        }
+        for (c, (rate, row)) in net.open.iter().enumerate() {
+            let name = format!("o{c}");
+            let jobs: f64 = (0..row.len()).map(|k| s.of(&name, &station(k)).unwrap().queue_length).sum();
+            prop_assert!((jobs - rate * s.response_time(&name).unwrap()).abs() < 1e-9 * jobs.max(1.0));
+            for k in (0..row.len()).filter(|&k| row[k] > 0.0) {
+                // Never faster than its demand.
+                prop_assert!(s.residence_time(&name, &station(k)).unwrap() >= row[k] * (1.0 - 1e-12));
+            }
+        }
+        for k in 0..net.kinds.len() {
+            let st = s.station(&station(k)).unwrap();
+            let sum: f64 = s.classes().map(|c| s.of(c, &station(k)).unwrap().utilization).sum();
+            prop_assert!((st.utilization - sum).abs() < 1e-12);
+            if !matches!(net.kinds[k], Kind::Delay) {
+                prop_assert!(st.utilization < 1.0 + 1e-9, "{}", st.utilization);
+            }
+        }
+    }
+}
+
+#[test]
+fn saturation_and_bad_input_are_errors() {
+    let base = || {
+        MixedNetwork::new()
+            .queue("cpu")
+            .multi_server("disks", 2)
+            .closed_class("users", 3, &[("cpu", 0.1), ("disks", 0.2)])
+    };
+    // 2.5 jobs a second of 0.9 at 2 disks: 1.125 busy each.
+    let e = base()
+        .open_class("web", 2.5, &[("disks", 0.9)])
+        .solve()
+        .unwrap_err();
+    assert!(
+        matches!(&e, QueueError::Saturated { station, servers: 2, .. } if station == "disks"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("`disks` is saturated") && e.to_string().contains("1.1250"),
+        "{e}"
+    );
+    // Just under: solved, and the headroom says by how much.
+    let s = base()
+        .open_class("web", 2.2, &[("disks", 0.9)])
+        .solve()
+        .unwrap();
+    let (factor, at) = s.headroom();
+    assert_eq!(at, "disks");
+    close("headroom", factor, 2.0 / (2.2 * 0.9), 1e-12);
+    let bad: Vec<(MixedNetwork, &str)> = vec![
+        (
+            base().open_class("web", -1.0, &[("cpu", 0.1)]),
+            "the arrival rate of `web` is -1",
+        ),
+        (
+            base().open_class("web", f64::NAN, &[("cpu", 0.1)]),
+            "the arrival rate of `web` is NaN",
+        ),
+        (
+            base().open_class("web", 1.0, &[("gpu", 0.1)]),
+            "no station is named `gpu`",
+        ),
+        (
+            base().open_class("web", 1.0, &[("cpu", -0.1)]),
+            "the demand of `cpu` is -0.1",
+        ),
+        (
+            base().open_class("users", 1.0, &[("cpu", 0.1)]),
+            "two classes are named `users`",
+        ),
+        (
+            MixedNetwork::new().closed_class("a", 1, &[]),
+            "the network has no station",
+        ),
+        (MixedNetwork::new().queue("cpu"), "at least one class"),
+        (
+            MixedNetwork::new()
+                .queue("cpu")
+                .queue("cpu")
+                .open_class("a", 1.0, &[]),
+            "two stations are named `cpu`",
+        ),
+        (
+            MixedNetwork::new()
+                .multi_server("cpu", 0)
+                .open_class("a", 1.0, &[]),
+            "`cpu` has 0 servers",
+        ),
+        (
+            MixedNetwork::new()
+                .load_dependent("net", |n: usize| n as f64)
+                .open_class("a", 1.0, &[("net", 0.1)]),
+            "open classes may visit queues, delays and multi-server stations",
+        ),
+        (
+            MixedNetwork::new()
+                .queue("cpu")
+                .closed_class("a", 0, &[("cpu", 1.0)]),
+            "at least one class with a population >= 1",
+        ),
+        (
+            MixedNetwork::new()
+                .queue("cpu")
+                .closed_class("a", 2, &[])
+                .open_class("b", 1.0, &[("cpu", 0.1)]),
+            "every demand is 0",
+        ),
+    ];
+    for (net, want) in bad {
+        let e = net.solve().unwrap_err().to_string();
+        assert!(e.contains(want), "{e} (wanted {want})");
+    }
+    // Asked of a solution: unknown names.
+    assert!(
+        s.throughput("batch")
+            .unwrap_err()
+            .to_string()
+            .contains("no class is named `batch`")
+    );
+    assert!(
+        s.utilization("gpu")
+            .unwrap_err()
+            .to_string()
+            .contains("no station is named `gpu`")
+    );
+    // The exact solver's budget, as the closed solver's.
+    let big = MixedNetwork::new()
+        .queue("cpu")
+        .closed_class("a", 500, &[("cpu", 1.0)])
+        .closed_class("b", 500, &[("cpu", 1.0)])
+        .closed_class("c", 500, &[("cpu", 1.0)])
+        .open_class("o", 0.1, &[("cpu", 1.0)]);
+    assert!(matches!(
+        big.solve(),
+        Err(QueueError::BeyondExactClasses { .. })
+    ));
+    let approx = big
+        .solve_approx_with(&MultiClassApproximation::default())
+        .unwrap();
+    assert!(approx.throughput("a").unwrap() > 0.0);
+}
+
+#[test]
+fn open_classes_slow_the_closed_ones() {
+    // More open load, fewer closed cycles; an open class of rate 0 changes nothing.
+    let net = |rate: f64| {
+        MixedNetwork::new()
+            .queue("cpu")
+            .delay("think")
+            .closed_class("users", 5, &[("cpu", 0.2), ("think", 1.0)])
+            .open_class("web", rate, &[("cpu", 0.1)])
+            .solve()
+            .unwrap()
+    };
+    let x: Vec<f64> = [0.0, 2.0, 4.0, 8.0]
+        .iter()
+        .map(|r| net(*r).throughput("users").unwrap())
+        .collect();
+    assert!(x.windows(2).all(|w| w[1] < w[0]), "{x:?}");
+    let alone = MultiClassNetwork::new()
+        .queue("cpu")
+        .delay("think")
+        .class("users", 5, &[("cpu", 0.2), ("think", 1.0)])
+        .mva()
+        .unwrap();
+    assert_eq!(x[0], alone.throughput("users").unwrap());
+}
