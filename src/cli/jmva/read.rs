@@ -281,6 +281,13 @@ impl Builder {
     fn start(&mut self, e: &BytesStart, offset: usize, empty: bool) -> Read<()> {
         let name = e.name();
         let tag: &str = name.as_ref();
+        if tag.is_empty() {
+            return fault(
+                offset,
+                "the XML",
+                "has an element without a name (a `<` alone?)",
+            );
+        }
         let parent = self.stack.last().map(|(o, _)| o);
         let open = match (parent, tag) {
             (None, "model") if !self.model_done => {

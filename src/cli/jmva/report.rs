@@ -31,16 +31,14 @@ pub fn report(path: &str, model: &JmvaModel, solved: &Solved) -> Report {
         };
         text.row(0, W, "description", format!("{first}{more}"));
     }
-    let open = solved.headroom.is_some();
-    let (n, kind_of) = (model.classes.len(), if open { "open" } else { "closed" });
-    let plural = if n == 1 { "class" } else { "classes" };
     text.row(
         0,
         W,
         "solved",
         format!(
-            "{} ({n} {kind_of} {plural}, {} stations)",
+            "{} ({}, {} stations)",
             solved.solver.describe(),
+            class_counts(model),
             model.stations.len()
         ),
     );
@@ -65,33 +63,44 @@ pub fn report(path: &str, model: &JmvaModel, solved: &Solved) -> Report {
     }
 }
 
+/// `2 closed classes`, `1 closed and 2 open classes`.
+fn class_counts(model: &JmvaModel) -> String {
+    let closed = (model.classes.iter())
+        .filter(|c| matches!(c.kind, ClassKind::Closed(_)))
+        .count();
+    let open = model.classes.len() - closed;
+    let plural = if model.classes.len() == 1 {
+        "class"
+    } else {
+        "classes"
+    };
+    match (closed, open) {
+        (_, 0) => format!("{closed} closed {plural}"),
+        (0, _) => format!("{open} open {plural}"),
+        _ => format!("{closed} closed and {open} open {plural}"),
+    }
+}
+
+/// Per class: its jobs or its rate, throughput, response and cycle time.
 fn classes_table(text: &mut Text, model: &JmvaModel, solved: &Solved) {
     let w = name_width(model.classes.iter().map(|c| c.name.as_str()), 5);
-    let open = solved.headroom.is_some();
-    text.line(if open {
-        format!("{:<w$}  {:>10}  {:>14}", "class", "rate", "response time")
-    } else {
-        format!(
-            "{:<w$}  {:>10}  {:>10}  {:>14}  {:>10}",
-            "class", "population", "throughput", "response time", "cycle time"
-        )
-    });
+    text.line(format!(
+        "{:<w$}  {:<12}  {:>10}  {:>14}  {:>10}",
+        "class", "workload", "throughput", "response time", "cycle time"
+    ));
     for (class, r) in model.classes.iter().zip(&solved.classes) {
-        text.line(match (class.kind, r.cycle_time) {
-            (ClassKind::Closed(n), Some(cycle)) => format!(
-                "{:<w$}  {n:>10}  {:>10}  {:>14}  {:>10}",
-                class.name,
-                num(r.throughput),
-                num(r.response_time),
-                num(cycle)
-            ),
-            _ => format!(
-                "{:<w$}  {:>10}  {:>14}",
-                class.name,
-                num(r.throughput),
-                num(r.response_time)
-            ),
-        });
+        let workload = match class.kind {
+            ClassKind::Closed(1) => "1 job".to_string(),
+            ClassKind::Closed(n) => format!("{n} jobs"),
+            ClassKind::Open(rate) => format!("rate {}", num(rate)),
+        };
+        text.line(format!(
+            "{:<w$}  {workload:<12}  {:>10}  {:>14}  {:>10}",
+            class.name,
+            num(r.throughput),
+            num(r.response_time),
+            r.cycle_time.map_or("-".to_string(), num)
+        ));
     }
 }
 
@@ -154,6 +163,9 @@ pub fn visits_throughput(model: &JmvaModel, solved: &Solved, s: usize, c: usize)
 }
 
 fn report_json(path: &str, model: &JmvaModel, solved: &Solved) -> Value {
+    let closed = (model.classes.iter())
+        .filter(|c| matches!(c.kind, ClassKind::Closed(_)))
+        .count();
     let classes: Vec<Value> = (model.classes.iter().zip(&solved.classes))
         .map(|(class, r)| {
             let mut v = json!({
@@ -202,7 +214,8 @@ fn report_json(path: &str, model: &JmvaModel, solved: &Solved) -> Value {
         "model": path,
         "format": "jmva",
         "description": model.description,
-        "open": solved.headroom.is_some(),
+        "closed_classes": closed,
+        "open_classes": model.classes.len() - closed,
         "exact": !matches!(solved.solver, super::solve::Solver::Approx(_)),
         "approximation": solved.solver.approximation(),
         "headroom": solved.headroom.as_ref().map(|(f, s)| json!({"factor": json_num(*f), "station": s})),

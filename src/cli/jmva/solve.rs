@@ -1,14 +1,15 @@
 //! Solving a JMVA model with the library's solvers: one closed class with
 //! [`Network`] (exact MVA, or the Linearizer or Schweitzer-Bard), several
-//! with [`MultiClassNetwork`], open classes with [`OpenNetwork`]. The
-//! figures come back in one shape, per station and class.
+//! with [`MultiClassNetwork`], open classes with [`OpenNetwork`], both
+//! kinds with [`MixedNetwork`]. The figures come back in one shape, per
+//! station and class.
 
 use super::{ClassKind, JmvaModel, JmvaStation, StationType};
 use crate::cli::error::CliError;
 use crate::cli::mva::ApproxMethod;
 use pattern_core::queue::{
-    Approximation, ClassFigures, MAX_EXACT_STEPS, MAX_MULTICLASS_STEPS, Method, MultiClassNetwork,
-    Network, OpenNetwork, QueueError,
+    Approximation, ClassFigures, MAX_EXACT_STEPS, MAX_MULTICLASS_STEPS, Method, MixedNetwork,
+    MultiClassNetwork, Network, OpenNetwork, QueueError, Workload,
 };
 
 /// How the model was solved.
@@ -76,8 +77,8 @@ pub struct Solved {
     /// unit of time where it has a demand, else 0), residence time over
     /// all its visits, queue length and utilization.
     pub figures: Vec<Vec<ClassFigures>>,
-    /// An open model's headroom: the factor every rate may grow by, and
-    /// the station that saturates first.
+    /// With open classes, their headroom: the factor every rate may grow
+    /// by, and the station that saturates first.
     pub headroom: Option<(f64, String)>,
 }
 
@@ -101,10 +102,9 @@ pub fn solve(
         })
         .collect();
     let (closed, open) = (populations.len(), rates.len());
+    let solver = approx.map_or(Solver::Exact, Solver::Approx);
     if closed > 0 && open > 0 {
-        return Err(CliError::Invalid(format!(
-            "a mixed JMVA model ({closed} closed and {open} open classes) is not solved yet: give it closed classes only or open classes only"
-        )));
+        return solve_mixed(model, solver, max_steps);
     }
     if open > 0 {
         if approx.is_some() || max_steps.is_some() {
@@ -114,7 +114,6 @@ pub fn solve(
         }
         return solve_open(model, &rates);
     }
-    let solver = approx.map_or(Solver::Exact, Solver::Approx);
     if let [population] = populations[..] {
         solve_single(model, population, solver, max_steps)
     } else {
@@ -314,6 +313,69 @@ fn solve_open(model: &JmvaModel, rates: &[f64]) -> Result<Solved, CliError> {
     let (factor, station) = solution.headroom();
     Ok(Solved {
         solver: Solver::Open,
+        classes: classes?,
+        figures,
+        headroom: Some((factor, station.to_string())),
+    })
+}
+
+/// Closed and open classes together: the open load first, the closed
+/// classes by multi-class MVA on the stations it slows down.
+fn solve_mixed(
+    model: &JmvaModel,
+    solver: Solver,
+    max_steps: Option<f64>,
+) -> Result<Solved, CliError> {
+    let mut net = MixedNetwork::new();
+    for s in &model.stations {
+        let name = s.name.clone();
+        net = match s.kind {
+            StationType::Queue { servers: 1 } => net.queue(name),
+            StationType::Queue { servers } => net.multi_server(name, servers),
+            StationType::Delay => net.delay(name),
+            StationType::LoadDependent { .. } => net.load_dependent(name, rate_curve(s)),
+        };
+    }
+    for (c, class) in model.classes.iter().enumerate() {
+        let workload = match class.kind {
+            ClassKind::Closed(n) => Workload::Closed(n),
+            ClassKind::Open(rate) => Workload::Open(rate),
+        };
+        let demands: Vec<(&str, f64)> = (model.stations.iter())
+            .map(|s| (s.name.as_str(), s.demand(c)))
+            .collect();
+        net = net.class(class.name.clone(), workload, &demands);
+    }
+    let solution = match solver {
+        Solver::Approx(_) => net.solve_approx()?,
+        _ => net
+            .solve_within(max_steps.unwrap_or(MAX_MULTICLASS_STEPS))
+            .map_err(beyond_exact)?,
+    };
+    let mut figures = Vec::with_capacity(model.stations.len());
+    for s in &model.stations {
+        let row: Result<Vec<ClassFigures>, QueueError> = (model.classes.iter())
+            .map(|c| solution.of(&c.name, &s.name).copied())
+            .collect();
+        figures.push(row?);
+    }
+    let classes: Result<Vec<ClassResult>, QueueError> = (model.classes.iter())
+        .map(|c| {
+            let closed = matches!(c.kind, ClassKind::Closed(_));
+            Ok(ClassResult {
+                throughput: solution.throughput(&c.name)?,
+                response_time: solution.response_time(&c.name)?,
+                cycle_time: if closed {
+                    Some(solution.cycle_time(&c.name)?)
+                } else {
+                    None
+                },
+            })
+        })
+        .collect();
+    let (factor, station) = solution.headroom();
+    Ok(Solved {
+        solver,
         classes: classes?,
         figures,
         headroom: Some((factor, station.to_string())),
