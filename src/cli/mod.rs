@@ -27,6 +27,7 @@ pub mod progress;
 pub mod rank;
 pub mod rate;
 pub mod sensitivity;
+pub mod shared;
 pub mod simulate;
 pub mod sweep;
 pub mod times;

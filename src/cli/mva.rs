@@ -8,7 +8,7 @@
 use super::args::{self, Point};
 use super::error::CliError;
 use super::files::read_text;
-use super::machine::MachineArgs;
+use super::machine::{MachineArgs, OnMachine};
 use super::network;
 use super::output::{Report, Text, json_num, num, shown};
 use pattern_core::Design;
@@ -38,11 +38,16 @@ const MAX_SWEEP: usize = 1_000_000;
     Any other FILE is a design, run on the machine (--machine FILE, --cores C, --nodes N).\n\nExamples:\n  \
     pattern mva examples/data/pipeline.design --cores 2 --at x=1024,a=2,b=1\n  \
     pattern mva examples/data/map_reduce.design --machine examples/data/star.machine.json --at x=1e6,m=8,n=8\n  \
-    pattern mva examples/data/interactive.json --population 10 --sweep"
+    pattern mva examples/data/interactive.json --population 10 --sweep\n  \
+    pattern mva examples/data/pool4_qsort.design examples/data/pool2_inc_nop.design --cores 2 --at x=1024"
 )]
 pub struct MvaArgs {
     /// A design, or a queueing network (`.json`); `-` reads standard input.
     pub file: PathBuf,
+    /// More designs, run at once on the same machine: each one's time per
+    /// element beside its time alone, and where they interfere.
+    #[arg(value_name = "MORE")]
+    pub also: Vec<PathBuf>,
     /// The machine the design runs on.
     #[command(flatten)]
     pub machine: MachineArgs,
@@ -125,6 +130,9 @@ impl From<ApproxMethod> for Method {
 /// Runs `pattern mva`: a network for a `.json` file (in any case) or a
 /// standard input that starts with `{`, a design otherwise.
 pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
+    if !args.also.is_empty() {
+        return several(args);
+    }
     let path: &Path = &args.file;
     let text = read_text(path)?;
     if super::jmva::is_jmva(path, &text) {
@@ -135,14 +143,7 @@ pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
         "--write-jmva",
         "a JMVA model (.jmva)",
     )?;
-    let is_network = if path.as_os_str() == "-" {
-        text.trim_start().starts_with('{')
-    } else {
-        path.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-    };
-    if is_network {
+    if is_network(path, &text) {
         closed_network(args, &text)
     } else {
         let design = Design::parse(&text).map_err(|source| CliError::Design {
@@ -153,8 +154,64 @@ pub fn run(args: &MvaArgs) -> Result<Report, CliError> {
     }
 }
 
-/// The exact solver's error, its way out named as the command's flag.
-fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
+/// Whether `path` (read as `text`) is a queueing network: a `.json` file
+/// (in any case), or standard input that starts with `{`.
+fn is_network(path: &Path, text: &str) -> bool {
+    if path.as_os_str() == "-" {
+        text.trim_start().starts_with('{')
+    } else {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    }
+}
+
+/// `pattern mva A B ...`: designs sharing one machine.
+fn several(args: &MvaArgs) -> Result<Report, CliError> {
+    network_options_refused(args)?;
+    CliError::refuse_unused(args.rate.is_some(), "--rate", "one design")?;
+    CliError::refuse_unused(
+        args.write_jmva.is_some(),
+        "--write-jmva",
+        "a JMVA model (.jmva)",
+    )?;
+    if !args.machine.given() {
+        return Err(CliError::Invalid(
+            "designs that share a machine need one: give --machine FILE, --cores C or --nodes N"
+                .into(),
+        ));
+    }
+    let paths: Vec<&PathBuf> = std::iter::once(&args.file).chain(&args.also).collect();
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(CliError::Invalid(
+            "standard input (`-`) is read once: give it for one design at most".into(),
+        ));
+    }
+    let mut designs = Vec::with_capacity(paths.len());
+    for path in paths {
+        let text = read_text(path)?;
+        if is_network(path, &text) || super::jmva::is_jmva(path, &text) {
+            return Err(CliError::Invalid(format!(
+                "{} is a queueing network: several files are designs that share a machine",
+                path.display()
+            )));
+        }
+        let design = Design::parse(&text).map_err(|source| CliError::Design {
+            path: path.display().to_string(),
+            source,
+        })?;
+        designs.push((path.display().to_string(), design));
+    }
+    let all: Vec<&Design> = designs.iter().map(|(_, d)| d).collect();
+    let at = super::names::checked_at(args.at.as_ref(), &all)?;
+    super::names::require_bound(&all, &at, true, &[])?;
+    super::times::at_point(&all, &at.bindings())?;
+    let on = with_waits(args, args.machine.resolve((1, 1))?);
+    super::shared::report(&designs, &on, &at, args.buffer)
+}
+
+/// An error for the options of a queueing network file, given with designs.
+fn network_options_refused(args: &MvaArgs) -> Result<(), CliError> {
     for flag in [
         ("--population", args.population.is_some()),
         ("--sweep", args.sweep),
@@ -168,10 +225,11 @@ fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
             )));
         }
     }
-    let at = super::names::checked_at(args.at.as_ref(), &[design])?;
-    super::names::require_bound(&[design], &at, true, &[])?;
-    super::times::at_point(&[design], &at.bindings())?;
-    let mut on = args.machine.for_design(design, &at.bindings())?;
+    Ok(())
+}
+
+/// The machine with the hand-over and take times of the options.
+fn with_waits(args: &MvaArgs, mut on: OnMachine) -> OnMachine {
     if args.handoff.is_some() || args.take.is_some() {
         let (handoff, take) = (args.handoff, args.take);
         on.machine = on.machine.with_waiting(|w| Waiting {
@@ -180,6 +238,16 @@ fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
             ..w
         });
     }
+    on
+}
+
+/// One design on its machine: its network solved, or fed at `--rate`.
+fn on_design(args: &MvaArgs, design: &Design) -> Result<Report, CliError> {
+    network_options_refused(args)?;
+    let at = super::names::checked_at(args.at.as_ref(), &[design])?;
+    super::names::require_bound(&[design], &at, true, &[])?;
+    super::times::at_point(&[design], &at.bindings())?;
+    let on = with_waits(args, args.machine.for_design(design, &at.bindings())?);
     let machine = &on.machine;
     let semantics = Queueing::new(machine)
         .buffer(args.buffer)
@@ -311,6 +379,9 @@ fn closed_network(args: &MvaArgs, text: &str) -> Result<Report, CliError> {
     }
     let shown = args.file.display().to_string();
     let spec = network::parse(&shown, text)?;
+    if let Some(classes) = &spec.classes {
+        return network::classes::report(args, &shown, spec.name.as_deref(), classes);
+    }
     let Some(population) = args.population.or(spec.population) else {
         return Err(CliError::Invalid(format!(
             "{shown} gives no population: give --population"
