@@ -159,6 +159,17 @@ pub enum QueueError {
         /// The most steps the exact solver takes.
         limit: f64,
     },
+    /// An open class with a demand at a general load-dependent station of
+    /// a mixed network: its rate under open arrivals is not modelled.
+    #[error(
+        "the open class `{class}` visits `{station}`, a load-dependent station: open classes may visit queues, delays and multi-server stations"
+    )]
+    OpenAtLoadDependent {
+        /// The station.
+        station: String,
+        /// The open class.
+        class: String,
+    },
     /// A result that is not a finite number (demands so large that the
     /// times overflow).
     #[error("the {quantity} is {value}: the demands are too large for f64")]

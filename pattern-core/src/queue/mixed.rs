@@ -347,10 +347,12 @@ impl MixedNetwork {
                 }
                 Kind::MultiServer(c) => Treatment::Servers(*c),
                 Kind::LoadDependent(_) if visited(k, true) => {
-                    return Err(QueueError::InvalidOption {
-                        option: "open class at a load-dependent station",
-                        value: format!("`{name}`"),
-                        expected: "open classes may visit queues, delays and multi-server stations (a load-dependent rate under open arrivals is not modelled)",
+                    let open = self.classes.iter().zip(demand).find(|(class, row)| {
+                        row[k] > 0.0 && matches!(class.workload, Workload::Open(_))
+                    });
+                    return Err(QueueError::OpenAtLoadDependent {
+                        station: name.clone(),
+                        class: open.map(|(c, _)| c.name.clone()).unwrap_or_default(),
                     });
                 }
                 Kind::LoadDependent(_) => Treatment::General,
