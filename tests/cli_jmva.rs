@@ -576,4 +576,23 @@ fn deep_and_large_inputs_are_bounded() {
     assert!(err.contains("give --approx"), "{err}");
     let doc = json(&["mva", &path, "--approx"]);
     assert!(f(&doc["classes"][0]["throughput"]) > 0.0);
+    // A figure past the largest double is an error, not `inf` (found by
+    // the fuzz target: 1e308 visits of an open class to a delay).
+    let over = r#"<model><parameters>
+        <classes><closedclass name="c" population="1"/><openclass name="a" rate="1.3"/></classes>
+        <stations>
+          <listation name="cpu"><servicetimes>
+            <servicetime customerclass="c">1</servicetime><servicetime customerclass="a">0</servicetime>
+          </servicetimes></listation>
+          <delaystation name="think"><servicetimes>
+            <servicetime customerclass="c">1</servicetime><servicetime customerclass="a">1.77</servicetime>
+          </servicetimes><visits>
+            <visit customerclass="c">1</visit><visit customerclass="a">1e308</visit>
+          </visits></delaystation>
+        </stations></parameters></model>"#;
+    let err = fails(&["mva", &temp_file("overflow.jmva", over)]);
+    assert!(
+        err.contains("the figures of `a` at `think` overflow"),
+        "{err}"
+    );
 }

@@ -23,6 +23,7 @@ mod exact_sum;
 mod extrap;
 mod generate;
 mod invariants;
+mod jmva;
 mod targets;
 
 use clap::Parser;

@@ -97,6 +97,12 @@ pub const TARGETS: &[Target] = &[
         run: run_network,
     },
     Target {
+        name: "jmva",
+        about: "JMT's JMVA models as `pattern mva` reads them (src/cli/jmva), written back and read again, solved exactly and approximately",
+        input: crate::jmva::input,
+        run: crate::jmva::run,
+    },
+    Target {
         name: "cli",
         about: "the command line in process: random argument lists over its subcommands and options, on generated files",
         input: crate::cli::input,

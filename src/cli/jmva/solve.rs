@@ -7,6 +7,7 @@
 use super::{ClassKind, JmvaModel, JmvaStation, StationType};
 use crate::cli::error::CliError;
 use crate::cli::mva::ApproxMethod;
+use crate::cli::output::num;
 use pattern_core::queue::{
     Approximation, ClassFigures, MAX_EXACT_STEPS, MAX_MULTICLASS_STEPS, Method, MixedNetwork,
     MultiClassNetwork, Network, OpenNetwork, QueueError, Workload,
@@ -85,6 +86,36 @@ pub struct Solved {
 /// Solves `model`: exactly unless `approx`, within `max_steps` (the exact
 /// solvers' default limit unless given).
 pub fn solve(
+    model: &JmvaModel,
+    approx: Option<ApproxMethod>,
+    max_steps: Option<f64>,
+) -> Result<Solved, CliError> {
+    let solved = solve_any(model, approx, max_steps)?;
+    // A figure past the largest double (a demand of 1e308 at a delay
+    // visited at a rate > 1) is an error here, not an `inf` in the report.
+    for (s, row) in model.stations.iter().zip(&solved.figures) {
+        for (c, f) in model.classes.iter().zip(row) {
+            let figures = [
+                f.throughput,
+                f.residence_time,
+                f.queue_length,
+                f.utilization,
+            ];
+            if figures.iter().any(|v| !v.is_finite()) {
+                return Err(CliError::Invalid(format!(
+                    "the figures of `{}` at `{}` overflow (queue length {}, residence time {}): its demand or rate is too large",
+                    c.name,
+                    s.name,
+                    num(f.queue_length),
+                    num(f.residence_time)
+                )));
+            }
+        }
+    }
+    Ok(solved)
+}
+
+fn solve_any(
     model: &JmvaModel,
     approx: Option<ApproxMethod>,
     max_steps: Option<f64>,
