@@ -31,16 +31,18 @@ pub fn report(path: &str, model: &JmvaModel, solved: &Solved) -> Report {
         };
         text.row(0, W, "description", format!("{first}{more}"));
     }
+    text.row(0, W, "classes", class_counts(model));
+    let counts = class_counts(model);
+    let solver = solved.solver.describe();
     text.row(
         0,
         W,
-        "solved",
-        format!(
-            "{} ({}, {} stations)",
-            solved.solver.describe(),
-            class_counts(model),
-            model.stations.len()
-        ),
+        "solved by",
+        if counts.contains(", ") {
+            format!("a mixed network: the open load first, the closed classes by {solver}")
+        } else {
+            solver.to_string()
+        },
     );
     if let Some((factor, station)) = &solved.headroom {
         text.row(
@@ -48,7 +50,7 @@ pub fn report(path: &str, model: &JmvaModel, solved: &Solved) -> Report {
             W,
             "headroom",
             format!(
-                "{}: every rate may grow this many times before `{station}` saturates",
+                "{}: the open rates may grow this many times before `{station}` saturates",
                 num(*factor)
             ),
         );
@@ -63,21 +65,16 @@ pub fn report(path: &str, model: &JmvaModel, solved: &Solved) -> Report {
     }
 }
 
-/// `2 closed classes`, `1 closed and 2 open classes`.
+/// `2 closed`, `1 closed, 2 open`.
 fn class_counts(model: &JmvaModel) -> String {
     let closed = (model.classes.iter())
         .filter(|c| matches!(c.kind, ClassKind::Closed(_)))
         .count();
     let open = model.classes.len() - closed;
-    let plural = if model.classes.len() == 1 {
-        "class"
-    } else {
-        "classes"
-    };
     match (closed, open) {
-        (_, 0) => format!("{closed} closed {plural}"),
-        (0, _) => format!("{open} open {plural}"),
-        _ => format!("{closed} closed and {open} open {plural}"),
+        (_, 0) => format!("{closed} closed"),
+        (0, _) => format!("{open} open"),
+        _ => format!("{closed} closed, {open} open"),
     }
 }
 
@@ -85,7 +82,7 @@ fn class_counts(model: &JmvaModel) -> String {
 fn classes_table(text: &mut Text, model: &JmvaModel, solved: &Solved) {
     let w = name_width(model.classes.iter().map(|c| c.name.as_str()), 5);
     text.line(format!(
-        "{:<w$}  {:<12}  {:>10}  {:>14}  {:>10}",
+        "{:<w$}  {:<14}  {:>10}  {:>14}  {:>10}",
         "class", "workload", "throughput", "response time", "cycle time"
     ));
     for (class, r) in model.classes.iter().zip(&solved.classes) {
@@ -95,7 +92,7 @@ fn classes_table(text: &mut Text, model: &JmvaModel, solved: &Solved) {
             ClassKind::Open(rate) => format!("rate {}", num(rate)),
         };
         text.line(format!(
-            "{:<w$}  {workload:<12}  {:>10}  {:>14}  {:>10}",
+            "{:<w$}  {workload:<14}  {:>10}  {:>14}  {:>10}",
             class.name,
             num(r.throughput),
             num(r.response_time),
@@ -143,14 +140,18 @@ fn stations_table(text: &mut Text, model: &JmvaModel, solved: &Solved) {
         if several {
             let u: f64 = row.iter().map(|f| f.utilization).sum();
             let q: f64 = row.iter().map(|f| f.queue_length).sum();
+            let x: f64 = row.iter().map(|f| f.throughput).sum();
+            // The mean over the jobs passing, Little's law on the totals.
+            let r = if x > 0.0 { q / x } else { 0.0 };
             text.line(format!(
-                "{:<sw$}  {:<14}  {:<cw$}  {:>10}  {:>11}  {:>12}",
+                "{:<sw$}  {:<14}  {:<cw$}  {:>10}  {:>11}  {:>12}  {:>14}",
                 "",
                 "",
                 "(all)",
                 "",
                 num(u),
-                num(q)
+                num(q),
+                num(r)
             ));
         }
     }

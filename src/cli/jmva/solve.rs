@@ -41,7 +41,7 @@ impl Solver {
             Solver::Exact => "exact MVA",
             Solver::Approx(ApproxMethod::Linearizer) => "approximate MVA: the Linearizer",
             Solver::Approx(ApproxMethod::SchweitzerBard) => "approximate MVA: Schweitzer-Bard",
-            Solver::Open => "open network, product form",
+            Solver::Open => "an open network (product form)",
         }
     }
 
