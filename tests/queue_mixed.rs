@@ -202,8 +202,8 @@ fn the_product_form_summed_state_by_state() {
 #[test]
 fn seidmann_where_both_kinds_meet_multi_servers() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let (mut worst, mut seen) = ([0.0f64; 3], 0);
-    while seen < 150 {
+    let mut errors: [Vec<f64>; 3] = Default::default();
+    while errors[0].len() < 150 {
         let net = random_net(&mut rng, false);
         let meet = (0..net.kinds.len()).any(|k| {
             matches!(net.kinds[k], Kind::Servers(_))
@@ -213,18 +213,24 @@ fn seidmann_where_both_kinds_meet_multi_servers() {
         if !meet {
             continue;
         }
-        seen += 1;
         let s = net.build().solve().unwrap();
         let w = against_product_form(&net, &s);
         for i in 0..3 {
-            worst[i] = worst[i].max(w[i]);
+            errors[i].push(w[i]);
         }
     }
+    let (mut worst, mut median) = ([0.0; 3], [0.0; 3]);
+    for i in 0..3 {
+        errors[i].sort_by(f64::total_cmp);
+        (worst[i], median[i]) = (errors[i][149], errors[i][75]);
+    }
     println!(
-        "Seidmann, {seen} networks: closed X {:.2} %, closed Q/N {:.4}, open R {:.2} %",
+        "Seidmann, 150 networks: closed X {:.2} % (median {:.2} %), closed Q/N {:.4}, open R {:.2} % (median {:.2} %)",
         100.0 * worst[0],
+        100.0 * median[0],
         worst[1],
-        100.0 * worst[2]
+        100.0 * worst[2],
+        100.0 * median[2]
     );
     assert!(worst[0] > 1e-6, "an approximation: {worst:?}");
     assert!(worst[0] < 0.25 && worst[2] < 0.5, "{worst:?}");
