@@ -9,7 +9,7 @@
 //! `<servicetimes customerclass>` list, `S(1);S(2);…`, one time per
 //! population) and a `<visit customerclass>` per class; the demand is
 //! their product. [`read`] reads it, [`solve`] solves it with the
-//! library's solvers, [`report`] prints it and [`write`] writes the model
+//! library's solvers, [`report`] prints it and [`mod@write`] writes the model
 //! back with a `<solutions>` section laid out as JMVA lays out its own.
 
 pub mod read;
