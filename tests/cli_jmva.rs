@@ -57,6 +57,14 @@ fn each_fixture_reads_to_its_network() {
         StationType::LoadDependent { servers: 1 }
     );
     assert_eq!(m.stations[3].service[0], [1.0, 0.5, 1.0 / 3.0]);
+    // A list means the same without the repeats of its last time.
+    assert_eq!(m.stations[0].service[0], [0.5, 0.25]);
+    assert_eq!(m.stations[2].service[0], [0.8]);
+    // Written back, one time per population, as JMT reads them (it reads
+    // a shorter list as zeros).
+    let text = write::write(&m, None);
+    assert!(text.contains(">0.5;0.25;0.25</servicetimes>"), "{text}");
+    assert!(text.contains(">0.8;0.8;0.8</servicetimes>"), "{text}");
 
     let m = model("open.jmva");
     assert_eq!(m.classes[1].kind, ClassKind::Open(0.5));

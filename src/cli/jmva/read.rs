@@ -699,6 +699,12 @@ impl Builder {
                 v.into_iter().flatten().collect()
             }
         };
+        if let StationType::LoadDependent { .. } = s.kind {
+            let total = self.total_population();
+            for times in &mut service {
+                canonical_times(times, total);
+            }
+        }
         let station = JmvaStation {
             name: s.name,
             kind: s.kind,
@@ -749,6 +755,32 @@ impl Builder {
             classes: self.classes,
             stations: self.stations,
         })
+    }
+}
+
+impl Builder {
+    /// The closed classes' jobs together (saturating: beyond `usize` no
+    /// list is that long).
+    fn total_population(&self) -> usize {
+        (self.classes.iter())
+            .map(|c| match c.kind {
+                ClassKind::Closed(n) => n,
+                ClassKind::Open(_) => 0,
+            })
+            .fold(0, usize::saturating_add)
+    }
+}
+
+/// A load-dependent list as it means the same: no times past the most
+/// jobs there can be (`total`, at least one time kept), and no trailing
+/// repeats of the last time (it repeats beyond the list anyway). JMT
+/// writes one time per population; this keeps what differs.
+fn canonical_times(times: &mut Vec<f64>, total: usize) {
+    times.truncate(total.max(1));
+    while let [.., a, b] = times[..]
+        && a == b
+    {
+        times.pop();
     }
 }
 

@@ -20,6 +20,11 @@ use std::fmt::Write as _;
 const TOLERANCE: &str = "1.0E-7";
 const MAX_SAMPLES: &str = "10000";
 
+/// The most service times written for the load-dependent stations
+/// together: JMT reads one per population (a shorter list it reads as
+/// zeros), so lists are padded to the total population up to this.
+const MAX_PADDED: usize = 1_000_000;
+
 /// A double as Java's `Double.parseDouble` reads it back exactly.
 fn number(v: f64) -> String {
     format!("{v:?}")
@@ -42,8 +47,9 @@ pub fn write(model: &JmvaModel, solved: Option<&Solved>) -> String {
         "        <stations number=\"{}\">",
         model.stations.len()
     );
+    let pad = padding(model);
     for s in &model.stations {
-        station(&mut out, model, s);
+        station(&mut out, model, s, pad);
     }
     out.push_str("        </stations>\n");
     let _ = writeln!(
@@ -91,7 +97,23 @@ fn classes(out: &mut String, model: &JmvaModel) {
     out.push_str("        </classes>\n");
 }
 
-fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation) {
+/// The length JMT wants of a load-dependent list: the total population,
+/// if every list together stays within [`MAX_PADDED`] times.
+fn padding(model: &JmvaModel) -> Option<usize> {
+    let total = (model.classes.iter())
+        .map(|c| match c.kind {
+            ClassKind::Closed(n) => n,
+            ClassKind::Open(_) => 0,
+        })
+        .fold(0usize, usize::saturating_add);
+    let lists = (model.stations.iter())
+        .filter(|s| matches!(s.kind, StationType::LoadDependent { .. }))
+        .count()
+        .saturating_mul(model.classes.len());
+    (total > 0 && total.saturating_mul(lists) <= MAX_PADDED).then_some(total)
+}
+
+fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation, pad: Option<usize>) {
     let (tag, servers) = match s.kind {
         StationType::Queue { servers } => ("listation", format!(" servers=\"{servers}\"")),
         StationType::Delay => ("delaystation", String::new()),
@@ -108,7 +130,12 @@ fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation) {
         "servicetime"
     };
     for (class, times) in model.classes.iter().zip(&s.service) {
-        let times: Vec<String> = times.iter().map(|&t| number(t)).collect();
+        let times: Vec<String> = match (inner, pad) {
+            ("servicetimes", Some(n)) => (0..n)
+                .map(|i| number(times[i.min(times.len() - 1)]))
+                .collect(),
+            _ => times.iter().map(|&t| number(t)).collect(),
+        };
         let _ = writeln!(
             out,
             "                    <{inner} customerclass=\"{}\">{}</{inner}>",
