@@ -21,6 +21,7 @@
 //! | [`comm`] | communication costs: machine profiles of MPI-style operations, Hockney collectives | default |
 //! | `queue` | closed queueing networks solved by Mean Value Analysis (seed 002) | `queueing` (`calibrate`) |
 //! | `sim` | a discrete-event simulator of flow graphs (seed 003) | `sim` |
+//! | `contract` | annotations as contracts: a `#[cost]` model checked against the function's timings | `measure` (`plots` for SVG) |
 //! | `fit` | fitting cost models to measurements, Extra-P's formats (`fit::measure` with `measure`) | `fit` |
 //! | `exec` | an executor that runs a design on threads for real, and the machine probe | `exec` |
 //! | `exec::Rayon` | a second runner of the executor's plan on rayon's thread pools, as a rayon program is written | `rayon` |
@@ -44,6 +45,8 @@
 pub mod accuracy;
 pub mod comm;
 pub mod compare;
+#[cfg(feature = "measure")]
+pub mod contract;
 mod design;
 pub mod dsl;
 #[cfg(feature = "exec")]

@@ -1,0 +1,68 @@
+//! Annotations as contracts (issue 38): a `#[cost]` model checked against
+//! the function it annotates. [`Contract`] measures the function at a
+//! range of sizes with the harness, fits its model with the fitter, and
+//! compares: the growth class (same, lower, higher), the ratio measured /
+//! annotated over the range, the fitted model as an annotation to paste,
+//! and a verdict against a tolerance. [`check_cost!`](crate::check_cost)
+//! is the same in one line for a test or a bench.
+//!
+//! Timings belong in a benchmark or an opt-in test (`#[ignore]`), never in
+//! the default `cargo test`: docs/contract.md shows both. The checker
+//! itself is tested on timings recorded before ([`Recorded`], any
+//! [`Source`]), so its verdicts are exact.
+//!
+//! ```no_run
+//! use pattern_core::{check_cost, cost};
+//!
+//! #[cost("1.2 * x * log2(x)")]
+//! fn qsort(mut v: Vec<i32>) -> Vec<i32> {
+//!     v.sort_unstable();
+//!     v
+//! }
+//!
+//! let shuffled = |x: usize| (0..x as i32).map(|i| i.wrapping_mul(7919) % 1000).collect::<Vec<_>>();
+//! let report = check_cost!(qsort, shuffled, sizes = (10..=20).map(|k| 1 << k), tolerance = 0.25)?;
+//! println!("{report}");            // the text; report.to_json(), report.svg()
+//! assert!(report.holds(), "{report}");
+//! # Ok::<(), pattern_core::contract::ContractError>(())
+//! ```
+
+mod check;
+mod error;
+mod report;
+mod source;
+#[cfg(feature = "plots")]
+mod svg;
+mod verdict;
+
+pub use check::{Contract, DEFAULT_TOLERANCE};
+pub use error::ContractError;
+pub use report::{Point, Report};
+pub use source::{Recorded, Source, Timed, default_harness};
+pub use verdict::{Breach, ClassOrder, Ratios, Verdict};
+
+/// Checks an annotated function's `#[cost]` model against its timings, in
+/// one line: `check_cost!(f, input, sizes = S, tolerance = T)` times
+/// `f(input(x))` at the sizes `S` (any `IntoIterator<Item = usize>`) and
+/// returns `Result<Report, ContractError>`; the tolerance is optional
+/// ([`DEFAULT_TOLERANCE`](crate::contract::DEFAULT_TOLERANCE)). When the
+/// function does not take the input by value, give the call:
+/// `check_cost!(f, input, |mut v| { f(&mut v); v }, sizes = S)`; the
+/// annotation is still `f`'s. It is [`Contract`](crate::contract::Contract)
+/// built from `cost_of!(f)`; see the module's example.
+#[cfg(feature = "macros")]
+#[macro_export]
+macro_rules! check_cost {
+    ($($f:ident)::+, $input:expr, sizes = $sizes:expr $(, tolerance = $tol:expr)? $(,)?) => {
+        $crate::contract::Contract::new($crate::cost_of!($($f)::+))
+            .sizes($sizes)
+            $(.tolerance($tol))?
+            .measure($input, $($f)::+)
+    };
+    ($($f:ident)::+, $input:expr, $call:expr, sizes = $sizes:expr $(, tolerance = $tol:expr)? $(,)?) => {
+        $crate::contract::Contract::new($crate::cost_of!($($f)::+))
+            .sizes($sizes)
+            $(.tolerance($tol))?
+            .measure($input, $call)
+    };
+}
