@@ -147,7 +147,7 @@ pub enum QueueError {
     },
     /// A multi-class network whose exact solution would take too long.
     #[error(
-        "exact multi-class MVA at the populations {populations} visits {vectors:.0} population vectors, about {steps:.1e} steps (at most {limit:.0e}): use mva_approx (Bard-Schweitzer), or mva_within with a higher limit"
+        "exact multi-class MVA at the populations {populations} visits {vectors:.0} population vectors, about {steps:.1e} steps (at most {limit:.0e}): use mva_approx (the Linearizer), or mva_within with a higher limit"
     )]
     BeyondExactClasses {
         /// The classes' populations, in the network's order (`[10, 20]`).

@@ -1,6 +1,7 @@
-//! Approximate multi-class MVA: Bard and Schweitzer's fixed point.
+//! Approximate multi-class MVA: Bard and Schweitzer's fixed point, and the
+//! core the Linearizer (module `linearizer`, the default) solves.
 //!
-//! Exact MVA visits every population vector below `N`; the approximation
+//! Exact MVA visits every population vector below `N`; Bard-Schweitzer
 //! solves at `N` alone, estimating the queue a class-`c` job finds on
 //! arrival from the queues at `N` itself:
 //! `Q_k,c'(N − 1_c) ≈ Q_k,c'(N)` for the other classes and
@@ -12,12 +13,16 @@
 //! alone fed at the other jobs' load, as the single-class approximation
 //! does. With [`MultiServer::Seidmann`] a `c`-server station is Seidmann et
 //! al.'s decomposition: a single server of demand `D/c` (Schweitzer's
-//! estimate on its own queue) and a delay of `D·(c − 1)/c`. The fixed point is found by successive substitution.
+//! estimate on its own queue) and a delay of `D·(c − 1)/c`. The fixed
+//! point is found by successive substitution. The Linearizer adds to the
+//! jobs found its measured correction (`Fixed::extra`) and solves the same
+//! fixed point at `N` and at each `N − 1_j`.
 
-use super::super::MultiServer;
 use super::super::QueueError;
 use super::super::normalizing::{ln_geometric_sum, log_add};
 use super::super::prepared::Service;
+use super::super::{Method, MultiServer};
+use super::linearizer;
 use super::network::{Active, MultiClassNetwork};
 use super::solution::{MultiClassSolution, Raw};
 
@@ -33,6 +38,10 @@ pub struct MultiClassApproximation {
     pub max_iterations: usize,
     /// Multi-server stations. Default [`MultiServer::Marginals`].
     pub multi_server: MultiServer,
+    /// The approximation. Default [`Method::Linearizer`];
+    /// [`Method::SchweitzerBard`] solves Bard-Schweitzer's fixed point
+    /// alone.
+    pub method: Method,
 }
 
 impl Default for MultiClassApproximation {
@@ -41,17 +50,37 @@ impl Default for MultiClassApproximation {
             tolerance: 1e-10,
             max_iterations: 100_000,
             multi_server: MultiServer::Marginals,
+            method: Method::Linearizer,
         }
     }
 }
 
 impl MultiClassNetwork {
-    /// Approximate multi-class MVA (Bard-Schweitzer, Seidmann for
-    /// multi-server stations) with the default
-    /// [`MultiClassApproximation`]: `O(C·K)` per iteration for queues,
-    /// delays and multi-server stations, plus `O(N)` per class at each
-    /// general load-dependent station; independent of the populations
-    /// otherwise.
+    /// Approximate multi-class MVA with the default
+    /// [`MultiClassApproximation`]: Chandy and Neuse's Linearizer,
+    /// multi-server stations by their marginals. Each fixed point costs
+    /// `O(C·K)` per iteration for queues, delays and multi-server stations,
+    /// plus `O(N)` per class at each general load-dependent station,
+    /// independent of the populations otherwise; the Linearizer solves
+    /// `3·C + 4` of them (Bard-Schweitzer one).
+    ///
+    /// ```
+    /// use pattern_core::queue::{Method, MultiClassApproximation, MultiClassNetwork};
+    ///
+    /// // A class of one job sharing a queue with a class of six.
+    /// let net = MultiClassNetwork::new()
+    ///     .queue("cpu")
+    ///     .delay("think")
+    ///     .class("one", 1, &[("cpu", 1.0)])
+    ///     .class("six", 6, &[("cpu", 0.2), ("think", 1.0)]);
+    /// let exact = net.mva()?.throughput("one")?;
+    /// let linearizer = net.mva_approx()?.throughput("one")?;
+    /// let bard = MultiClassApproximation { method: Method::SchweitzerBard, ..Default::default() };
+    /// let schweitzer = net.mva_approx_with(&bard)?.throughput("one")?;
+    /// assert!((linearizer / exact - 1.0).abs() < 0.01);
+    /// assert!((schweitzer / exact - 1.0).abs() > 0.05);
+    /// # Ok::<(), pattern_core::queue::QueueError>(())
+    /// ```
     pub fn mva_approx(&self) -> Result<MultiClassSolution, QueueError> {
         self.mva_approx_with(&MultiClassApproximation::default())
     }
@@ -70,8 +99,15 @@ impl MultiClassNetwork {
         }
         let model = self.model()?;
         let active = model.active();
-        let mut fixed = Fixed::new(&active, settings.multi_server == MultiServer::Seidmann);
-        fixed.solve(settings)?;
+        let seidmann = settings.multi_server == MultiServer::Seidmann;
+        let fixed = match settings.method {
+            Method::SchweitzerBard => {
+                let mut fixed = Fixed::new(&active, seidmann, active.population.clone());
+                fixed.solve(settings)?;
+                fixed
+            }
+            Method::Linearizer => linearizer::solve(&active, seidmann, settings)?,
+        };
         let busy = |i: usize| fixed.busy(i);
         let raw = Raw {
             x: &fixed.x,
@@ -82,32 +118,50 @@ impl MultiClassNetwork {
     }
 }
 
-/// The fixed point's state.
-struct Fixed<'a> {
+/// The fixed point's state at one population vector.
+pub(super) struct Fixed<'a> {
     a: &'a Active,
     seidmann: bool,
+    /// The population vector solved (the Linearizer's `N − 1_j` too).
+    pub population: Vec<usize>,
+    /// Per station, the most jobs it can hold at `population`.
+    most: Vec<usize>,
+    /// Jobs added to those a class-`d` job finds at station `i`,
+    /// `extra[i * C + d]`: 0 for Bard-Schweitzer, the Linearizer's
+    /// `Σ_c (n − 1_d)_c·F_i,c,d`.
+    pub extra: Vec<f64>,
     /// Schweitzer's queue lengths `q[i * C + d]` (at a Seidmann station,
     /// of its single-server part).
-    queue: Vec<f64>,
-    residence: Vec<f64>,
-    x: Vec<f64>,
+    pub queue: Vec<f64>,
+    pub residence: Vec<f64>,
+    pub x: Vec<f64>,
     /// Per station, a job's least time per unit of demand there,
     /// `min_j j/α(j)` (served at the fastest rate per job).
     least: Vec<f64>,
 }
 
 impl<'a> Fixed<'a> {
-    fn new(a: &'a Active, seidmann: bool) -> Self {
+    /// The state at `population` (a class may have 0 jobs), every class's
+    /// jobs spread over its stations in proportion to its demands.
+    pub(super) fn new(a: &'a Active, seidmann: bool, population: Vec<usize>) -> Self {
         let (c_all, k_all) = (a.width(), a.stations.len());
         let mut queue = vec![0.0; k_all * c_all];
         let mut x = vec![0.0; c_all];
         for d in 0..c_all {
             let total: f64 = (0..k_all).map(|i| a.demand(i, d)).sum();
             for i in 0..k_all {
-                queue[i * c_all + d] = a.population[d] as f64 * a.demand(i, d) / total;
+                queue[i * c_all + d] = population[d] as f64 * a.demand(i, d) / total;
             }
-            x[d] = a.population[d] as f64 / total;
+            x[d] = population[d] as f64 / total;
         }
+        let most = (0..k_all)
+            .map(|i| {
+                (0..c_all)
+                    .filter(|&d| a.demand(i, d) > 0.0)
+                    .map(|d| population[d])
+                    .sum()
+            })
+            .collect();
         let least = a
             .service
             .iter()
@@ -124,6 +178,9 @@ impl<'a> Fixed<'a> {
         Self {
             a,
             seidmann,
+            population,
+            most,
+            extra: vec![0.0; k_all * c_all],
             residence: vec![0.0; k_all * c_all],
             queue,
             x,
@@ -133,7 +190,7 @@ impl<'a> Fixed<'a> {
 
     /// Successive substitution until no queue moves by more than the
     /// tolerance (relative to its class's population).
-    fn solve(&mut self, settings: &MultiClassApproximation) -> Result<(), QueueError> {
+    pub(super) fn solve(&mut self, settings: &MultiClassApproximation) -> Result<(), QueueError> {
         let (c_all, k_all) = (self.a.width(), self.a.stations.len());
         let mut next = vec![0.0; k_all * c_all];
         let mut change = f64::INFINITY;
@@ -143,10 +200,15 @@ impl<'a> Fixed<'a> {
                 .collect();
             let mut x = vec![0.0; c_all];
             for (d, x) in x.iter_mut().enumerate() {
-                let n = self.a.population[d] as f64;
+                let n = self.population[d] as f64;
+                if n == 0.0 {
+                    // A class emptied by the Linearizer's N − 1_j.
+                    continue;
+                }
                 let mut cycle = 0.0;
                 for i in 0..k_all {
-                    let found = totals[i] - self.queue[i * c_all + d] / n;
+                    let own = self.queue[i * c_all + d] / n;
+                    let found = (totals[i] - own + self.extra[i * c_all + d]).max(0.0);
                     let (r, part) = self.residence_at(i, d, found);
                     self.residence[i * c_all + d] = r;
                     next[i * c_all + d] = part;
@@ -164,13 +226,14 @@ impl<'a> Fixed<'a> {
             // lengths are the populations from the first iteration, and
             // only the throughputs (a load-dependent station's load) move.
             change = (0..c_all)
+                .filter(|&d| self.population[d] > 0)
                 .map(|d| (x[d] / self.x[d] - 1.0).abs())
                 .fold(0.0, f64::max);
             for i in 0..k_all {
-                for d in 0..c_all {
+                for d in (0..c_all).filter(|&d| self.population[d] > 0) {
                     let q = x[d] * next[i * c_all + d];
                     let moved = (q - self.queue[i * c_all + d]).abs();
-                    change = change.max(moved / self.a.population[d] as f64);
+                    change = change.max(moved / self.population[d] as f64);
                     self.queue[i * c_all + d] = q;
                 }
             }
@@ -206,11 +269,12 @@ impl<'a> Fixed<'a> {
                 (part + dem * (c - 1.0) / c, part)
             }
             service => {
-                let m = a.most[i];
+                // At least the arriving job: class d has jobs.
+                let m = self.most[i];
                 let rate = |j: usize| service.alpha(j);
                 let arrival = m - 1;
                 // The other jobs' load: every class's at N, one job of d's less.
-                let load = self.offered(i) - self.x[d] * dem / a.population[d] as f64;
+                let load = self.offered(i) - self.x[d] * dem / self.population[d] as f64;
                 let p = head(load, &rate, arrival, service);
                 let top = rate(m);
                 let correction: f64 = p
@@ -233,12 +297,12 @@ impl<'a> Fixed<'a> {
 
     /// The probability that general load-dependent station `i`, alone at
     /// the load offered to it, is busy (a sum of positive terms).
-    fn busy(&self, i: usize) -> f64 {
+    pub(super) fn busy(&self, i: usize) -> f64 {
         let service = &self.a.service[i];
         let p = head(
             self.offered(i),
             &|j| service.alpha(j),
-            self.a.most[i],
+            self.most[i],
             service,
         );
         p[1..].iter().sum()

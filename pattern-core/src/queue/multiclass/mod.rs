@@ -12,15 +12,16 @@
 //!   load-dependent stations (no probability is ever computed by
 //!   subtraction), refused past [`MAX_MULTICLASS_STEPS`]
 //!   ([`MultiClassNetwork::exact_steps`] says what it would take);
-//! - [`MultiClassNetwork::mva_approx`]: Bard-Schweitzer's approximation,
-//!   multi-server stations by their marginals or Seidmann's decomposition
-//!   ([`MultiClassApproximation`]), at any population;
+//! - [`MultiClassNetwork::mva_approx`]: Chandy and Neuse's Linearizer (the
+//!   default) or Bard-Schweitzer's approximation, multi-server stations by
+//!   their marginals or Seidmann's decomposition
+//!   ([`MultiClassApproximation`], [`super::Method`]), at any population;
 //! - [`MultiClassSolution`]: per class its throughput, cycle and response
 //!   times; per class and station its [`ClassFigures`]; per station the
 //!   totals.
 //!
 //! ```
-//! use pattern_core::queue::MultiClassNetwork;
+//! use pattern_core::queue::{Method, MultiClassApproximation, MultiClassNetwork};
 //!
 //! let net = MultiClassNetwork::new()
 //!     .multi_server("cpu", 2)
@@ -35,14 +36,18 @@
 //! assert!((cpu - (xb * 0.5 + xw * 0.05) / 2.0).abs() < 1e-12);
 //! // Little's law over each class's cycle.
 //! assert!((xw * s.cycle_time("web")? - 10.0).abs() < 1e-9);
-//! let a = net.mva_approx()?;
+//! let a = net.mva_approx()?; // the Linearizer
 //! assert!((a.throughput("web")? / xw - 1.0).abs() < 0.05);
+//! let bard = MultiClassApproximation { method: Method::SchweitzerBard, ..Default::default() };
+//! let b = net.mva_approx_with(&bard)?;
+//! assert!((b.throughput("web")? / xw - 1.0).abs() < 0.05);
 //! assert!(s.of("batch", "think")?.queue_length == 0.0); // batch never thinks
 //! # Ok::<(), pattern_core::queue::QueueError>(())
 //! ```
 
 mod approx;
 mod exact;
+mod linearizer;
 mod network;
 mod solution;
 
