@@ -294,8 +294,18 @@ fn write_jmva_writes_the_solved_model_in_jmvas_layout() {
     let again = json(&["mva", &out]);
     assert_eq!(again["classes"], doc["classes"]);
     assert_eq!(again["stations"], doc["stations"]);
-    // The approximation's name is one JMT knows.
+    // The approximation's name is one JMT knows: the Linearizer for one
+    // class, Bard-Schweitzer, the multi-class solver's, for several.
     json(&[
+        "mva",
+        &fixture("interactive.jmva"),
+        "--approx",
+        "--write-jmva",
+        &out,
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("<algorithm name=\"Linearizer\""), "{text}");
+    let approx = json(&[
         "mva",
         &fixture("lazowska.jmva"),
         "--approx",
@@ -303,7 +313,19 @@ fn write_jmva_writes_the_solved_model_in_jmvas_layout() {
         &out,
     ]);
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("<algorithm name=\"Linearizer\""), "{text}");
+    assert!(
+        text.contains("<algorithm name=\"Bard-Schweitzer\""),
+        "{text}"
+    );
+    assert_eq!(approx["exact"], false);
+    // One job per class: Bard-Schweitzer's estimate is rough (Lazowska's
+    // p. 142 example is its worst case), within 10 % here.
+    close(
+        "X a",
+        f(&approx["classes"][0]["throughput"]),
+        3.0 / 19.0,
+        0.1,
+    );
 }
 
 #[test]

@@ -373,7 +373,12 @@ impl Builder {
         };
         match open {
             Open::Model => self.model_done = true,
-            Open::Description => self.description = Some(self.text.trim().to_string()),
+            Open::Description => {
+                // An empty one is none (JMT's reader fails on an empty
+                // <description>, so none is written back).
+                let d = self.text.trim();
+                self.description = (!d.is_empty()).then(|| d.to_string());
+            }
             Open::Classes => {
                 check_number(self.classes_at, self.classes.len(), "<classes>", "classes")?;
                 if self.classes.is_empty() {

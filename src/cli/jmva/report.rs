@@ -217,7 +217,7 @@ fn report_json(path: &str, model: &JmvaModel, solved: &Solved) -> Value {
         "description": model.description,
         "closed_classes": closed,
         "open_classes": model.classes.len() - closed,
-        "exact": !matches!(solved.solver, super::solve::Solver::Approx(_)),
+        "exact": solved.solver.approximation().is_none(),
         "approximation": solved.solver.approximation(),
         "headroom": solved.headroom.as_ref().map(|(f, s)| json!({"factor": json_num(*f), "station": s})),
         "classes": classes,

@@ -18,8 +18,12 @@ use pattern_core::queue::{
 pub enum Solver {
     /// Exact MVA (closed classes).
     Exact,
-    /// An approximation of MVA (closed classes).
+    /// An approximation of MVA (one closed class).
     Approx(ApproxMethod),
+    /// The multi-class solver's approximation (several closed classes,
+    /// or closed beside open ones), whatever `--approx` names: it has
+    /// one, Bard-Schweitzer's, until its Linearizer lands.
+    ApproxClasses(ApproxMethod),
     /// The open network's product form (exact).
     Open,
 }
@@ -32,6 +36,7 @@ impl Solver {
             Solver::Exact | Solver::Open => "MVA",
             Solver::Approx(ApproxMethod::Linearizer) => "Linearizer",
             Solver::Approx(ApproxMethod::SchweitzerBard) => "Bard-Schweitzer",
+            Solver::ApproxClasses(_) => "Bard-Schweitzer",
         }
     }
 
@@ -41,6 +46,7 @@ impl Solver {
             Solver::Exact => "exact MVA",
             Solver::Approx(ApproxMethod::Linearizer) => "approximate MVA: the Linearizer",
             Solver::Approx(ApproxMethod::SchweitzerBard) => "approximate MVA: Schweitzer-Bard",
+            Solver::ApproxClasses(_) => "approximate MVA",
             Solver::Open => "an open network (product form)",
         }
     }
@@ -48,8 +54,10 @@ impl Solver {
     /// `--approx`'s value, as JSON reports it.
     pub fn approximation(self) -> Option<&'static str> {
         match self {
-            Solver::Approx(ApproxMethod::Linearizer) => Some("linearizer"),
-            Solver::Approx(ApproxMethod::SchweitzerBard) => Some("schweitzer-bard"),
+            Solver::Approx(ApproxMethod::Linearizer)
+            | Solver::ApproxClasses(ApproxMethod::Linearizer) => Some("linearizer"),
+            Solver::Approx(ApproxMethod::SchweitzerBard)
+            | Solver::ApproxClasses(ApproxMethod::SchweitzerBard) => Some("schweitzer-bard"),
             _ => None,
         }
     }
@@ -133,9 +141,9 @@ fn solve_any(
         })
         .collect();
     let (closed, open) = (populations.len(), rates.len());
-    let solver = approx.map_or(Solver::Exact, Solver::Approx);
+    let several = approx.map_or(Solver::Exact, Solver::ApproxClasses);
     if closed > 0 && open > 0 {
-        return solve_mixed(model, solver, max_steps);
+        return solve_mixed(model, several, max_steps);
     }
     if open > 0 {
         if approx.is_some() || max_steps.is_some() {
@@ -146,9 +154,10 @@ fn solve_any(
         return solve_open(model, &rates);
     }
     if let [population] = populations[..] {
+        let solver = approx.map_or(Solver::Exact, Solver::Approx);
         solve_single(model, population, solver, max_steps)
     } else {
-        solve_closed(model, &populations, solver, max_steps)
+        solve_closed(model, &populations, several, max_steps)
     }
 }
 
@@ -263,7 +272,7 @@ fn solve_closed(
         net = net.class(class.name.clone(), population, &demands);
     }
     let solution = match solver {
-        Solver::Approx(_) => net.mva_approx()?,
+        Solver::ApproxClasses(_) => net.mva_approx()?,
         _ => net
             .mva_within(max_steps.unwrap_or(MAX_MULTICLASS_STEPS))
             .map_err(beyond_exact)?,
@@ -378,7 +387,7 @@ fn solve_mixed(
         net = net.class(class.name.clone(), workload, &demands);
     }
     let solution = match solver {
-        Solver::Approx(_) => net.solve_approx()?,
+        Solver::ApproxClasses(_) => net.solve_approx()?,
         _ => net
             .solve_within(max_steps.unwrap_or(MAX_MULTICLASS_STEPS))
             .map_err(beyond_exact)?,

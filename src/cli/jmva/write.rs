@@ -35,7 +35,7 @@ pub fn write(model: &JmvaModel, solved: Option<&Solved>) -> String {
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
     out.push_str("<model xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:noNamespaceSchemaLocation=\"JMTmodel.xsd\">\n");
-    if let Some(d) = &model.description {
+    if let Some(d) = model.description.as_deref().filter(|d| !d.is_empty()) {
         // CDATA as JMT writes it; a `]]>` inside is split across two.
         let d = d.replace("]]>", "]]]]><![CDATA[>");
         let _ = writeln!(out, "    <description><![CDATA[{d}]]></description>");
