@@ -333,6 +333,36 @@ impl<'de> Deserialize<'de> for Classes {
     }
 }
 
+/// The stations, each name checked against those before it.
+#[derive(Debug)]
+struct Stations(Vec<StationFile>);
+
+impl<'de> Deserialize<'de> for Stations {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Stations;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of stations")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Stations, A::Error> {
+                let mut out: Vec<StationFile> = Vec::new();
+                while let Some(station) = seq.next_element::<StationFile>()? {
+                    if out.iter().any(|s| s.name == station.name) {
+                        return Err(de::Error::custom(format!(
+                            "two stations are named `{}`",
+                            station.name
+                        )));
+                    }
+                    out.push(station);
+                }
+                Ok(Stations(out))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
 /// The file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -343,7 +373,7 @@ struct NetworkFile {
     population: Option<usize>,
     #[serde(default)]
     classes: Option<Classes>,
-    stations: Vec<StationFile>,
+    stations: Stations,
 }
 
 /// A network read from a file, with what the file says besides.
@@ -387,12 +417,12 @@ pub fn parse(path: &str, text: &str) -> Result<NetworkSpec, CliError> {
             network: Network::new(),
             classes: Some(classes::ClassesSpec {
                 classes: classes.0,
-                stations: file.stations,
+                stations: file.stations.0,
             }),
         });
     }
     let mut network = Network::new();
-    for station in file.stations {
+    for station in file.stations.0 {
         let name = station.name;
         let DemandFile::One(demand) = station.demand else {
             // (Refused when read: `demands` without `classes`.)
@@ -499,6 +529,10 @@ mod tests {
             (
                 r#"{"stations": [{"name": "cpu", "kind": "queue", "demands": {"a": 1}}]}"#,
                 "`demands` by class need the file's `classes`",
+            ),
+            (
+                r#"{"stations": [{"name": "a", "kind": "queue", "demand": 1}, {"name": "a", "kind": "delay", "demand": 1}]}"#,
+                "two stations are named `a` at line 1 column 103",
             ),
             (
                 r#"{"classes": [{"name": "a", "rate": 1}], "stations": [{"name": "cpu", "kind": "queue", "demand": 1}]}"#,
