@@ -8,8 +8,8 @@ use crate::cli::error::CliError;
 use crate::cli::mva::{ApproxMethod, MvaArgs};
 use crate::cli::output::{Report, Text, json_num, num};
 use pattern_core::queue::{
-    ClassFigures, MAX_MULTICLASS_STEPS, MixedNetwork, MultiClassApproximation, MultiClassNetwork,
-    OpenNetwork, QueueError, Workload,
+    ClassFigures, MAX_MULTICLASS_STEPS, Method, MixedNetwork, MultiClassApproximation,
+    MultiClassNetwork, OpenNetwork, QueueError, Workload,
 };
 use serde_json::{Value, json};
 
@@ -128,18 +128,23 @@ pub fn report(
     })
 }
 
-/// The settings of `--approx`: the multi-class solver's default (its
-/// one approximation, Bard-Schweitzer's, until the multi-class
-/// Linearizer lands).
-fn approximation(_method: ApproxMethod) -> MultiClassApproximation {
-    MultiClassApproximation::default()
+/// The settings of `--approx`.
+fn approximation(method: ApproxMethod) -> MultiClassApproximation {
+    MultiClassApproximation {
+        method: match method {
+            ApproxMethod::Linearizer => Method::Linearizer,
+            ApproxMethod::SchweitzerBard => Method::SchweitzerBard,
+        },
+        ..MultiClassApproximation::default()
+    }
 }
 
 /// What solved the closed classes.
 fn closed_solver(args: &MvaArgs) -> &'static str {
     match args.approx {
         None => "exact MVA",
-        Some(_) => "approximate MVA",
+        Some(ApproxMethod::Linearizer) => "approximate MVA: the Linearizer",
+        Some(ApproxMethod::SchweitzerBard) => "approximate MVA: Schweitzer-Bard",
     }
 }
 
