@@ -274,6 +274,20 @@ fn a_model_written_back_reads_back_equal() {
 }
 
 #[test]
+fn names_of_any_characters_read_back_as_they_were() {
+    // A line break, a tab (as character references: XML reads them raw in
+    // an attribute as spaces), `&`, `<` and quotes in names.
+    let odd = "a&#10;line&#9;&amp; &lt;&quot;x&quot;&gt; &apos;";
+    let text = std::fs::read_to_string(fixture("lazowska.jmva"))
+        .unwrap()
+        .replace("\"a\"", &format!("\"{odd}\""));
+    let m = read::parse("odd.jmva", &text).unwrap();
+    assert_eq!(m.classes[0].name, "a\nline\t& <\"x\"> '");
+    let back = read::parse("written.jmva", &write::write(&m, Some(&solved(&m)))).unwrap();
+    assert_eq!(back, m);
+}
+
+#[test]
 fn write_jmva_writes_the_solved_model_in_jmvas_layout() {
     let out = temp_file("solved.jmva", "");
     let doc = json(&["mva", &fixture("lazowska.jmva"), "--write-jmva", &out]);

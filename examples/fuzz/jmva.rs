@@ -54,13 +54,19 @@ pub fn model(rng: &mut ChaCha8Rng) -> String {
         rng.random_range(1..4)
     };
     let open = rng.random_bool(0.3);
+    // Names with characters an attribute must escape to read back whole.
+    let odd = if rng.random_bool(0.1) {
+        "&#10;&#9;&amp; &lt;&quot;"
+    } else {
+        ""
+    };
     let mut out =
         String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model>\n<parameters>\n");
     out.push_str(&format!("<classes number=\"{classes}\">\n"));
     for c in 0..classes {
         if open ^ rng.random_bool(0.2) {
             out.push_str(&format!(
-                "<openclass name=\"c{c}\" rate=\"{}\"/>\n",
+                "<openclass name=\"c{c}{odd}\" rate=\"{}\"/>\n",
                 value(rng)
             ));
         } else {
@@ -70,7 +76,7 @@ pub fn model(rng: &mut ChaCha8Rng) -> String {
                 POPULATIONS.choose(rng).expect("populations").to_string()
             };
             out.push_str(&format!(
-                "<closedclass name=\"c{c}\" population=\"{n}\"/>\n"
+                "<closedclass name=\"c{c}{odd}\" population=\"{n}\"/>\n"
             ));
         }
     }
@@ -91,7 +97,7 @@ pub fn model(rng: &mut ChaCha8Rng) -> String {
         };
         let servers = servers.expect("servers");
         out.push_str(&format!(
-            "<{tag} name=\"s{s}\" servers=\"{servers}\">\n<servicetimes>\n"
+            "<{tag} name=\"s{s}{odd}\" servers=\"{servers}\">\n<servicetimes>\n"
         ));
         for c in 0..classes {
             let times: Vec<String> = (0..if inner == "servicetimes" {
@@ -102,7 +108,7 @@ pub fn model(rng: &mut ChaCha8Rng) -> String {
                 .map(|_| value(rng))
                 .collect();
             out.push_str(&format!(
-                "<{inner} customerclass=\"c{c}\">{}</{inner}>\n",
+                "<{inner} customerclass=\"c{c}{odd}\">{}</{inner}>\n",
                 times.join(";")
             ));
         }
@@ -111,7 +117,7 @@ pub fn model(rng: &mut ChaCha8Rng) -> String {
             out.push_str("<visits>\n");
             for c in 0..classes {
                 out.push_str(&format!(
-                    "<visit customerclass=\"c{c}\">{}</visit>\n",
+                    "<visit customerclass=\"c{c}{odd}\">{}</visit>\n",
                     value(rng)
                 ));
             }

@@ -25,6 +25,15 @@ const MAX_SAMPLES: &str = "10000";
 /// zeros), so lists are padded to the total population up to this.
 const MAX_PADDED: usize = 1_000_000;
 
+/// An attribute's value, escaped so that it reads back as it is: XML
+/// reads a raw tab or line break in an attribute as a space.
+fn attr(value: &str) -> String {
+    escape(value)
+        .replace('\t', "&#9;")
+        .replace('\n', "&#10;")
+        .replace('\r', "&#13;")
+}
+
 /// A double as Java's `Double.parseDouble` reads it back exactly.
 fn number(v: f64) -> String {
     format!("{v:?}")
@@ -61,8 +70,8 @@ pub fn write(model: &JmvaModel, solved: Option<&Solved>) -> String {
         let _ = writeln!(
             out,
             "            <Class name=\"{}\" refStation=\"{}\"/>",
-            escape(c.name.as_str()),
-            escape(c.reference.as_str())
+            attr(&c.name),
+            attr(&c.reference)
         );
     }
     out.push_str("        </ReferenceStation>\n    </parameters>\n");
@@ -91,7 +100,7 @@ fn classes(out: &mut String, model: &JmvaModel) {
         let _ = writeln!(
             out,
             "            <{tag} name=\"{}\" {value}{priority}/>",
-            escape(c.name.as_str())
+            attr(&c.name)
         );
     }
     out.push_str("        </classes>\n");
@@ -122,7 +131,7 @@ fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation, pad: Option<usi
     let _ = writeln!(
         out,
         "            <{tag} name=\"{}\"{servers}>\n                <servicetimes>",
-        escape(s.name.as_str())
+        attr(&s.name)
     );
     let inner = if tag == "ldstation" {
         "servicetimes"
@@ -139,7 +148,7 @@ fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation, pad: Option<usi
         let _ = writeln!(
             out,
             "                    <{inner} customerclass=\"{}\">{}</{inner}>",
-            escape(class.name.as_str()),
+            attr(&class.name),
             times.join(";")
         );
     }
@@ -148,7 +157,7 @@ fn station(out: &mut String, model: &JmvaModel, s: &JmvaStation, pad: Option<usi
         let _ = writeln!(
             out,
             "                    <visit customerclass=\"{}\">{}</visit>",
-            escape(class.name.as_str()),
+            attr(&class.name),
             number(v)
         );
     }
@@ -166,13 +175,13 @@ fn solutions(out: &mut String, model: &JmvaModel, solved: &Solved) {
         let _ = writeln!(
             out,
             "            <stationresults station=\"{}\">",
-            escape(s.name.as_str())
+            attr(&s.name)
         );
         for (c, (class, f)) in model.classes.iter().zip(row).enumerate() {
             let _ = writeln!(
                 out,
                 "                <classresults customerclass=\"{}\">",
-                escape(class.name.as_str())
+                attr(&class.name)
             );
             for (measure, value) in [
                 ("Number of Customers", f.queue_length),
