@@ -308,43 +308,35 @@ fn write_jmva_writes_the_solved_model_in_jmvas_layout() {
     let again = json(&["mva", &out]);
     assert_eq!(again["classes"], doc["classes"]);
     assert_eq!(again["stations"], doc["stations"]);
-    // The approximation's name is one JMT knows: the Linearizer for one
-    // class, Bard-Schweitzer, the multi-class solver's, for several.
-    json(&[
-        "mva",
-        &fixture("interactive.jmva"),
-        "--approx",
-        "--write-jmva",
-        &out,
-    ]);
-    let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("<algorithm name=\"Linearizer\""), "{text}");
-    let approx = json(&[
-        "mva",
-        &fixture("lazowska.jmva"),
-        "--approx",
-        "--write-jmva",
-        &out,
-    ]);
-    let text = std::fs::read_to_string(&out).unwrap();
-    assert!(
-        text.contains("<algorithm name=\"Bard-Schweitzer\""),
-        "{text}"
-    );
-    assert_eq!(approx["exact"], false);
-    // Here within 0.1 % of the exact 3/19 and 2/19 (0.158014, 0.105315).
-    close(
-        "X a",
-        f(&approx["classes"][0]["throughput"]),
-        3.0 / 19.0,
-        1e-3,
-    );
-    close(
-        "X b",
-        f(&approx["classes"][1]["throughput"]),
-        2.0 / 19.0,
-        1e-3,
-    );
+    // The approximation's name is one JMT knows, for one class or several.
+    for (file, option, name) in [
+        ("interactive.jmva", "--approx", "Linearizer"),
+        ("lazowska.jmva", "--approx", "Linearizer"),
+        (
+            "lazowska.jmva",
+            "--approx=schweitzer-bard",
+            "Bard-Schweitzer",
+        ),
+        ("mixed.jmva", "--approx=schweitzer-bard", "Bard-Schweitzer"),
+    ] {
+        let doc = json(&["mva", &fixture(file), option, "--write-jmva", &out]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        let algorithm = format!("<algorithm name=\"{name}\"");
+        assert!(text.contains(&algorithm), "{file} {option}: {text}");
+        assert_eq!(doc["exact"], false);
+        // Lazowska's classes: the Linearizer within 0.1 % of the exact
+        // 3/19 and 2/19 (0.158014, 0.105315), Bard-Schweitzer 2.6 % and
+        // 1.2 % below (0.153746, 0.103990).
+        let tolerance = if name == "Linearizer" { 1e-3 } else { 3e-2 };
+        if file == "lazowska.jmva" {
+            let x = [3.0 / 19.0, 2.0 / 19.0];
+            for c in 0..2 {
+                close("X", f(&doc["classes"][c]["throughput"]), x[c], tolerance);
+            }
+            let below = f(&doc["classes"][0]["throughput"]) < 0.155;
+            assert_eq!(below, name == "Bard-Schweitzer", "{option}");
+        }
+    }
 }
 
 #[test]

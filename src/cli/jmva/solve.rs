@@ -9,8 +9,8 @@ use crate::cli::error::CliError;
 use crate::cli::mva::ApproxMethod;
 use crate::cli::output::num;
 use pattern_core::queue::{
-    Approximation, ClassFigures, MAX_EXACT_STEPS, MAX_MULTICLASS_STEPS, Method, MixedNetwork,
-    MultiClassNetwork, Network, OpenNetwork, QueueError, Workload,
+    Approximation, ClassFigures, MAX_EXACT_STEPS, MAX_MULTICLASS_STEPS, MixedNetwork,
+    MultiClassApproximation, MultiClassNetwork, Network, OpenNetwork, QueueError, Workload,
 };
 
 /// How the model was solved.
@@ -18,12 +18,8 @@ use pattern_core::queue::{
 pub enum Solver {
     /// Exact MVA (closed classes).
     Exact,
-    /// An approximation of MVA (one closed class).
+    /// An approximation of MVA (closed classes).
     Approx(ApproxMethod),
-    /// The multi-class solver's approximation (several closed classes,
-    /// or closed beside open ones), whatever `--approx` names: it has
-    /// one, Bard-Schweitzer's, until its Linearizer lands.
-    ApproxClasses(ApproxMethod),
     /// The open network's product form (exact).
     Open,
 }
@@ -36,7 +32,6 @@ impl Solver {
             Solver::Exact | Solver::Open => "MVA",
             Solver::Approx(ApproxMethod::Linearizer) => "Linearizer",
             Solver::Approx(ApproxMethod::SchweitzerBard) => "Bard-Schweitzer",
-            Solver::ApproxClasses(_) => "Bard-Schweitzer",
         }
     }
 
@@ -46,7 +41,6 @@ impl Solver {
             Solver::Exact => "exact MVA",
             Solver::Approx(ApproxMethod::Linearizer) => "approximate MVA: the Linearizer",
             Solver::Approx(ApproxMethod::SchweitzerBard) => "approximate MVA: Schweitzer-Bard",
-            Solver::ApproxClasses(_) => "approximate MVA",
             Solver::Open => "an open network (product form)",
         }
     }
@@ -54,10 +48,8 @@ impl Solver {
     /// `--approx`'s value, as JSON reports it.
     pub fn approximation(self) -> Option<&'static str> {
         match self {
-            Solver::Approx(ApproxMethod::Linearizer)
-            | Solver::ApproxClasses(ApproxMethod::Linearizer) => Some("linearizer"),
-            Solver::Approx(ApproxMethod::SchweitzerBard)
-            | Solver::ApproxClasses(ApproxMethod::SchweitzerBard) => Some("schweitzer-bard"),
+            Solver::Approx(ApproxMethod::Linearizer) => Some("linearizer"),
+            Solver::Approx(ApproxMethod::SchweitzerBard) => Some("schweitzer-bard"),
             _ => None,
         }
     }
@@ -141,9 +133,9 @@ fn solve_any(
         })
         .collect();
     let (closed, open) = (populations.len(), rates.len());
-    let several = approx.map_or(Solver::Exact, Solver::ApproxClasses);
+    let solver = approx.map_or(Solver::Exact, Solver::Approx);
     if closed > 0 && open > 0 {
-        return solve_mixed(model, several, max_steps);
+        return solve_mixed(model, solver, max_steps);
     }
     if open > 0 {
         if approx.is_some() || max_steps.is_some() {
@@ -154,10 +146,9 @@ fn solve_any(
         return solve_open(model, &rates);
     }
     if let [population] = populations[..] {
-        let solver = approx.map_or(Solver::Exact, Solver::Approx);
         solve_single(model, population, solver, max_steps)
     } else {
-        solve_closed(model, &populations, several, max_steps)
+        solve_closed(model, &populations, solver, max_steps)
     }
 }
 
@@ -172,6 +163,14 @@ fn rate_curve(station: &JmvaStation) -> impl Fn(usize) -> f64 + Send + Sync + 's
         .cloned()
         .unwrap_or_else(|| vec![1.0]);
     move |n: usize| times[0] / times[n.saturating_sub(1).min(times.len() - 1)]
+}
+
+/// The multi-class solvers' settings for `--approx`'s method.
+fn classes_approximation(method: ApproxMethod) -> MultiClassApproximation {
+    MultiClassApproximation {
+        method: method.into(),
+        ..MultiClassApproximation::default()
+    }
 }
 
 /// The exact solvers' refusals in the command's words.
@@ -211,10 +210,7 @@ fn solve_single(
     let solution = match solver {
         Solver::Approx(method) => {
             let settings = Approximation {
-                method: match method {
-                    ApproxMethod::Linearizer => Method::Linearizer,
-                    ApproxMethod::SchweitzerBard => Method::SchweitzerBard,
-                },
+                method: method.into(),
                 ..Approximation::default()
             };
             net.mva_approx_with(population, &settings)?
@@ -272,7 +268,7 @@ fn solve_closed(
         net = net.class(class.name.clone(), population, &demands);
     }
     let solution = match solver {
-        Solver::ApproxClasses(_) => net.mva_approx()?,
+        Solver::Approx(method) => net.mva_approx_with(&classes_approximation(method))?,
         _ => net
             .mva_within(max_steps.unwrap_or(MAX_MULTICLASS_STEPS))
             .map_err(beyond_exact)?,
@@ -387,7 +383,7 @@ fn solve_mixed(
         net = net.class(class.name.clone(), workload, &demands);
     }
     let solution = match solver {
-        Solver::ApproxClasses(_) => net.solve_approx()?,
+        Solver::Approx(method) => net.solve_approx_with(&classes_approximation(method))?,
         _ => net
             .solve_within(max_steps.unwrap_or(MAX_MULTICLASS_STEPS))
             .map_err(beyond_exact)?,
