@@ -142,10 +142,9 @@ pub(super) fn canonical_times(times: &mut Vec<f64>, total: usize) {
 /// class's): each class's times `S_c(n)` proportional to every other's,
 /// and none 0 where the first is not (an infinite rate).
 pub(super) fn one_curve(station: &JmvaStation, classes: &[JmvaClass]) -> Result<(), String> {
-    let mut first: Option<(usize, &[f64])> = None;
     for (c, times) in station.service.iter().enumerate() {
-        let s1 = times[0];
-        if s1 == 0.0 {
+        let zero = |n: usize| times.iter().skip(n).position(|&t| t == 0.0);
+        if times[0] == 0.0 {
             if let Some(n) = times.iter().position(|&t| t > 0.0) {
                 return Err(format!(
                     "the class `{}` takes 0 with one job there but {} with {}: no rate fits (give S(1) > 0, or 0 throughout)",
@@ -154,33 +153,35 @@ pub(super) fn one_curve(station: &JmvaStation, classes: &[JmvaClass]) -> Result<
                     n + 1
                 ));
             }
-            continue;
-        }
-        if let Some(n) = times.iter().position(|&t| t == 0.0) {
+        } else if let Some(n) = zero(1) {
             return Err(format!(
                 "the class `{}` takes 0 with {} jobs there: an infinite rate",
                 classes[c].name,
-                n + 1
+                n + 2
             ));
         }
-        let Some((f, base)) = first else {
-            first = Some((c, times));
-            continue;
-        };
-        // S_c(n)/S_c(1) against S_f(n)/S_f(1), the shorter list's last
-        // value repeated beyond it.
-        let len = times.len().max(base.len());
-        let at = |t: &[f64], n: usize| t[n.min(t.len() - 1)];
-        for n in 0..len {
-            let (a, b) = (at(times, n) / s1, at(base, n) / base[0]);
+    }
+    // Each list against the shortest, over its own length (the shortest's
+    // last time repeated): linear in the lists, however many classes.
+    let visiting = || (station.service.iter().enumerate()).filter(|(_, t)| t[0] > 0.0);
+    let Some((f, base)) = visiting().min_by_key(|(_, t)| t.len()) else {
+        return Ok(());
+    };
+    for (c, times) in visiting().filter(|&(c, _)| c != f) {
+        for (n, &t) in times.iter().enumerate() {
+            let (a, b) = (t / times[0], base[n.min(base.len() - 1)] / base[0]);
             if (a - b).abs() > SAME_CURVE * a.max(b) {
+                // Named in the file's order.
+                let ((x, rx), (y, ry)) = if f < c {
+                    ((f, b), (c, a))
+                } else {
+                    ((c, a), (f, b))
+                };
                 return Err(format!(
-                    "the classes `{}` and `{}` slow down differently with {} jobs there ({} and {} times their time alone): the solvers take one rate curve per station",
-                    classes[f].name,
-                    classes[c].name,
+                    "the classes `{}` and `{}` slow down differently with {} jobs there ({rx} and {ry} times their time alone): the solvers take one rate curve per station",
+                    classes[x].name,
+                    classes[y].name,
                     n + 1,
-                    b,
-                    a
                 ));
             }
         }
