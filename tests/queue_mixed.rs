@@ -197,13 +197,14 @@ fn the_product_form_summed_state_by_state() {
     }
 }
 
-/// Seidmann's decomposition where both kinds of class meet at a
-/// multi-server station: an approximation, its error measured.
+/// Multi-server stations that both kinds of class visit: the open jobs
+/// summed out of the closed classes' station, and the probe's time for
+/// the open ones; exact, as queues are.
 #[test]
-fn seidmann_where_both_kinds_meet_multi_servers() {
+fn shared_multi_server_stations_are_exact() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let mut errors: [Vec<f64>; 3] = Default::default();
-    while errors[0].len() < 150 {
+    let mut seen = 0;
+    while seen < 150 {
         let net = random_net(&mut rng, false);
         let meet = (0..net.kinds.len()).any(|k| {
             matches!(net.kinds[k], Kind::Servers(_))
@@ -213,27 +214,29 @@ fn seidmann_where_both_kinds_meet_multi_servers() {
         if !meet {
             continue;
         }
-        let s = net.build().solve().unwrap();
-        let w = against_product_form(&net, &s);
-        for i in 0..3 {
-            errors[i].push(w[i]);
-        }
+        seen += 1;
+        let worst = against_product_form(&net, &net.build().solve().unwrap());
+        assert!(worst.iter().all(|w| *w < 1e-6), "{net:?}: {worst:?}");
     }
-    let (mut worst, mut median) = ([0.0; 3], [0.0; 3]);
-    for i in 0..3 {
-        errors[i].sort_by(f64::total_cmp);
-        (worst[i], median[i]) = (errors[i][149], errors[i][75]);
-    }
-    println!(
-        "Seidmann, 150 networks: closed X {:.2} % (median {:.2} %), closed Q/N {:.4}, open R {:.2} % (median {:.2} %)",
-        100.0 * worst[0],
-        100.0 * median[0],
-        worst[1],
-        100.0 * worst[2],
-        100.0 * median[2]
+    // Many servers, three quarters busy with open work.
+    let net = Net {
+        kinds: vec![Kind::Servers(16), Kind::Queue, Kind::Delay],
+        closed: vec![(3, vec![2.0, 0.3, 1.0]), (2, vec![5.0, 0.0, 0.5])],
+        open: vec![(4.0, vec![2.0, 0.1, 0.0]), (2.0, vec![2.0, 0.0, 1.0])],
+    };
+    let s = net.build().solve().unwrap();
+    let worst = against_product_form(&net, &s);
+    assert!(worst.iter().all(|w| *w < 1e-6), "{worst:?}");
+    close("U open", s.of("o0", "s0").unwrap().utilization, 0.5, 1e-12);
+    // The approximation (the Linearizer on the load-dependent station the
+    // closed classes see): 0.6571 for 0.7191, 8.6 % low.
+    let a = net.build().solve_approx().unwrap();
+    close(
+        "X approx",
+        a.throughput("c0").unwrap(),
+        s.throughput("c0").unwrap(),
+        0.1,
     );
-    assert!(worst[0] > 1e-6, "an approximation: {worst:?}");
-    assert!(worst[0] < 0.25 && worst[2] < 0.5, "{worst:?}");
 }
 
 /// The closed networks of the random ones, with a load-dependent station
@@ -358,7 +361,7 @@ proptest! {
 
     /// Little's law per class and station, each closed class's jobs adding
     /// up to its population, the open ones to `λ·R`, and the utilization
-    /// law, exact and approximate, Seidmann stations and all.
+    /// law, exact and approximate, shared multi-server stations and all.
     #[test]
     fn littles_law_and_the_utilization_law(seed in any::<u64>(), approx in any::<bool>()) {
         let net = random_net(&mut ChaCha8Rng::seed_from_u64(seed), false);

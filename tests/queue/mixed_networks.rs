@@ -202,9 +202,9 @@ pub fn exact(net: &Net) -> Exact {
 
 /// A random network of 2–3 stations, 1–2 closed classes of 0–3 jobs and
 /// 1–2 open classes, the busiest station's open load at most 0.85 per
-/// server. With `exact_only` a multi-server station is visited by one
+/// server. With `one_kind` a multi-server station is visited by one
 /// kind of class only (where the reduction is exact).
-pub fn random_net(rng: &mut ChaCha8Rng, exact_only: bool) -> Net {
+pub fn random_net(rng: &mut ChaCha8Rng, one_kind: bool) -> Net {
     let k_all = rng.random_range(2..=3);
     let mut kinds: Vec<Kind> = (0..k_all)
         .map(|_| match rng.random_range(0..4) {
@@ -237,7 +237,7 @@ pub fn random_net(rng: &mut ChaCha8Rng, exact_only: bool) -> Net {
     let mut open: Vec<(f64, Vec<f64>)> = (0..rng.random_range(1..=2))
         .map(|_| (rng.random_range(0.1..1.0), row(rng)))
         .collect();
-    if exact_only {
+    if one_kind {
         kinds[0] = Kind::Queue; // (somewhere both kinds may meet)
         for (k, kind) in kinds.iter().enumerate() {
             if let Kind::Servers(_) = kind {

@@ -13,17 +13,18 @@
 //! `R_ck = D_ck·(1 + Q_k^closed)/(1 − U_k)`. At a delay nothing interacts.
 //! For queues and delays the reduction is exact (product form).
 //!
-//! A `c`-server station is exact where only one kind of class visits it:
-//! the closed classes alone see the `c` servers (exact multi-class MVA),
-//! the open classes alone an M/M/c queue (Erlang's C, as
-//! [`super::OpenNetwork`] solves it). Where both visit, it is Seidmann et
-//! al.'s decomposition (the one Menascé et al. use in MVA): a single server
-//! of demand `D/c`, where the reduction above applies with `ρ = U_k/c`, and
-//! a delay of `D·(c − 1)/c`; an approximation (its error measured in
-//! docs/queueing.md, "Mixed networks"). A general load-dependent station
-//! may be visited by closed classes only: with open arrivals its rate
-//! would need the closed jobs' marginals there, and an open class's demand
-//! at one is an error.
+//! A `c`-server station is exact too. Visited by one kind of class, it is
+//! what that kind's solver makes of it (the closed classes' `c` servers,
+//! the open classes' M/M/c queue by Erlang's C, as [`super::OpenNetwork`]
+//! solves it). Visited by both, the open jobs are summed out of the product
+//! form: the closed classes see a load-dependent station, `α̃(m)` servers'
+//! worth with `m` of their jobs there (`c·(1 − U/c)` from `m = c` on;
+//! module `servers`), and an open job's time there per unit of demand is
+//! a probe's: a closed class of one job and demand 1, which on arrival
+//! finds the others as they are without it (the arrival theorem), as a
+//! Poisson arrival does (PASTA). That costs a second closed solution, with
+//! the probe. A general load-dependent station may be visited by closed
+//! classes only ([`QueueError::OpenAtLoadDependent`]).
 //!
 //! ```
 //! use pattern_core::queue::MixedNetwork;
@@ -48,11 +49,12 @@
 //! # Ok::<(), pattern_core::queue::QueueError>(())
 //! ```
 
+mod servers;
+
 use super::network::{Kind, Rate};
 use super::open::erlang_c;
 use super::{
-    ClassFigures, MAX_MULTICLASS_STEPS, MultiClassApproximation, MultiClassNetwork,
-    MultiClassSolution, QueueError,
+    ClassFigures, MAX_MULTICLASS_STEPS, MultiClassApproximation, MultiClassNetwork, QueueError,
 };
 use std::sync::Arc;
 
@@ -121,8 +123,9 @@ enum Treatment {
     Queue,
     /// `c` servers, one kind of class at most: as the kind alone solves it.
     Servers(usize),
-    /// `c` servers that both kinds visit: Seidmann's queue and delay.
-    Seidmann(usize),
+    /// `c` servers that both kinds visit: the open jobs summed out
+    /// (module `servers`).
+    Shared(usize),
     /// A general load-dependent station (closed classes only).
     General,
 }
@@ -130,7 +133,7 @@ enum Treatment {
 impl Treatment {
     fn servers(self) -> f64 {
         match self {
-            Treatment::Servers(c) | Treatment::Seidmann(c) => c as f64,
+            Treatment::Servers(c) | Treatment::Shared(c) => c as f64,
             _ => 1.0,
         }
     }
@@ -343,7 +346,7 @@ impl MixedNetwork {
                 Kind::Delay => Treatment::Delay,
                 Kind::Queue | Kind::MultiServer(1) => Treatment::Queue,
                 Kind::MultiServer(c) if visited(k, true) && visited(k, false) => {
-                    Treatment::Seidmann(*c)
+                    Treatment::Shared(*c)
                 }
                 Kind::MultiServer(c) => Treatment::Servers(*c),
                 Kind::LoadDependent(_) if visited(k, true) => {
@@ -395,20 +398,22 @@ impl MixedNetwork {
 }
 
 /// The closed classes' figures, by class then station (open classes' rows
-/// 0), and the closed jobs an open job finds at each station's queue.
+/// 0), the closed jobs an open job finds at each queue, and at each shared
+/// multi-server station an open job's time per unit of demand.
 struct ClosedFigures {
     x: Vec<f64>,
     residence: Vec<Vec<f64>>,
     /// The closed solver's utilization (used at general stations).
     utilization: Vec<Vec<f64>>,
     found: Vec<f64>,
+    stretch: Vec<f64>,
 }
 
-/// The name of the delay half of a Seidmann station in the closed network
-/// (a character no station name in a file can hold).
-fn delay_half(name: &str) -> String {
-    format!("{name}\u{0}delay")
-}
+/// The probe class: one job of demand 1 at every shared multi-server
+/// station (a name no file can give). On arrival it finds the other jobs
+/// as they are without it (the arrival theorem), as a Poisson arrival
+/// finds them (PASTA): its time there is an open job's per unit of demand.
+const PROBE: &str = "\u{0}probe";
 
 impl MixedNetwork {
     /// The closed classes solved on the inflated network.
@@ -419,6 +424,7 @@ impl MixedNetwork {
             residence: vec![vec![0.0; k_all]; c_all],
             utilization: vec![vec![0.0; k_all]; c_all],
             found: vec![0.0; k_all],
+            stretch: vec![0.0; k_all],
         };
         let population = |c: &Class| match c.workload {
             Workload::Closed(n) => Some(n),
@@ -429,42 +435,53 @@ impl MixedNetwork {
         if !self.classes.iter().any(|c| population(c).is_some()) || (any_open && jobs == 0) {
             return Ok(fig); // the open classes alone
         }
-        let net = self.inflated(ch);
-        let s = match how {
-            Closed::Exact(limit) => net.mva_within(*limit)?,
-            Closed::Approximate(settings) => net.mva_approx_with(settings)?,
+        let solve = |net: MultiClassNetwork| match how {
+            Closed::Exact(limit) => net.mva_within(*limit),
+            Closed::Approximate(settings) => net.mva_approx_with(settings),
         };
+        let s = solve(self.inflated(ch, false))?;
         for (c, class) in self.classes.iter().enumerate() {
             if population(class).is_none() {
                 continue;
             }
             fig.x[c] = s.throughput(&class.name)?;
             for (k, (station, _)) in self.stations.iter().enumerate() {
-                let mut r = s.residence_time(&class.name, station)?;
-                if let Treatment::Seidmann(_) = ch.treatment[k] {
-                    r += s.residence_time(&class.name, &delay_half(station))?;
-                }
-                fig.residence[c][k] = r;
+                fig.residence[c][k] = s.residence_time(&class.name, station)?;
                 fig.utilization[c][k] = s.of(&class.name, station)?.utilization;
             }
         }
         for (k, (station, _)) in self.stations.iter().enumerate() {
-            fig.found[k] = found(&s, station)?;
+            fig.found[k] = s.queue_length(station)?;
+        }
+        if ch
+            .treatment
+            .iter()
+            .any(|t| matches!(t, Treatment::Shared(_)))
+        {
+            let probed = solve(self.inflated(ch, true))?;
+            for (k, (station, _)) in self.stations.iter().enumerate() {
+                if let Treatment::Shared(_) = ch.treatment[k] {
+                    fig.stretch[k] = probed.residence_time(PROBE, station)?;
+                }
+            }
         }
         Ok(fig)
     }
 
-    /// The closed classes' network, their demands stretched by the open
-    /// load: `D/(1 − U)` at a queue; at a Seidmann station `D/c/(1 − U/c)`
-    /// at its queue half and `D·(c − 1)/c` at its delay half.
-    fn inflated(&self, ch: &Checked) -> MultiClassNetwork {
+    /// The closed classes' network, the open load folded in: demands
+    /// `D/(1 − U)` at a queue, a shared multi-server station the
+    /// load-dependent one the open jobs leave (module `servers`); with
+    /// `probe`, the probe class too.
+    fn inflated(&self, ch: &Checked, probe: bool) -> MultiClassNetwork {
         let mut net = MultiClassNetwork::new();
-        for ((name, kind), t) in self.stations.iter().zip(&ch.treatment) {
+        for (k, ((name, kind), t)) in self.stations.iter().zip(&ch.treatment).enumerate() {
             net = match (t, kind) {
                 (Treatment::Delay, _) => net.delay(name),
                 (Treatment::Queue, _) => net.queue(name),
                 (Treatment::Servers(c), _) => net.multi_server(name, *c),
-                (Treatment::Seidmann(_), _) => net.queue(name).delay(delay_half(name)),
+                (Treatment::Shared(c), _) => {
+                    net.load_dependent(name, servers::effective_rate(*c, ch.busy[k]))
+                }
                 (Treatment::General, Kind::LoadDependent(rate)) => {
                     let rate = rate.0.clone();
                     net.load_dependent(name, move |n: usize| rate(n))
@@ -484,16 +501,18 @@ impl MixedNetwork {
                 }
                 match ch.treatment[k] {
                     Treatment::Queue => demands.push((name.clone(), d / (1.0 - u))),
-                    Treatment::Seidmann(c) => {
-                        let c = c as f64;
-                        demands.push((name.clone(), d / c / (1.0 - u / c)));
-                        demands.push((delay_half(name), d * (c - 1.0) / c));
-                    }
                     _ => demands.push((name.clone(), d)),
                 }
             }
             let refs: Vec<(&str, f64)> = demands.iter().map(|(n, d)| (n.as_str(), *d)).collect();
             net = net.class(class.name.clone(), population, &refs);
+        }
+        if probe {
+            let shared: Vec<(&str, f64)> = (self.stations.iter().zip(&ch.treatment))
+                .filter(|(_, t)| matches!(t, Treatment::Shared(_)))
+                .map(|((name, _), _)| (name.as_str(), 1.0))
+                .collect();
+            net = net.class(PROBE, 1, &shared);
         }
         net
     }
@@ -517,7 +536,10 @@ impl MixedNetwork {
                 }
                 let residence_time = match class.workload {
                     Workload::Closed(_) => closed.residence[c][k],
-                    Workload::Open(_) => open_residence(d, t, ch.busy[k], closed.found[k]),
+                    Workload::Open(_) => match t {
+                        Treatment::Shared(_) => d * closed.stretch[k],
+                        _ => open_residence(d, t, ch.busy[k], closed.found[k]),
+                    },
                 };
                 let utilization = match (t, class.workload) {
                     (Treatment::General, _) => closed.utilization[c][k],
@@ -564,12 +586,6 @@ impl MixedNetwork {
     }
 }
 
-/// The closed jobs an open job finds at the queue of `station` (at a
-/// Seidmann station, its queue half's).
-fn found(s: &MultiClassSolution, station: &str) -> Result<f64, QueueError> {
-    s.queue_length(station)
-}
-
 /// An open class's residence time at a station of demand `d`, `u` servers
 /// kept busy by the open classes, `found` closed jobs at its queue.
 fn open_residence(d: f64, t: Treatment, u: f64, found: f64) -> f64 {
@@ -581,11 +597,8 @@ fn open_residence(d: f64, t: Treatment, u: f64, found: f64) -> f64 {
             d * (1.0 + erlang_c(m as usize, u) / (m * (1.0 - u / m)))
         }
         Treatment::Queue => d * (1.0 + found) / (1.0 - u),
-        Treatment::Servers(_) => d, // (never: a closed class there is Seidmann)
-        Treatment::Seidmann(c) => {
-            let c = c as f64;
-            d / c * (1.0 + found) / (1.0 - u / c) + d * (c - 1.0) / c
-        }
+        // (Never: a closed class makes it Shared, solved by the probe.)
+        Treatment::Servers(_) | Treatment::Shared(_) => d,
     }
 }
 
