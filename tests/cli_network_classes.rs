@@ -189,6 +189,38 @@ fn both_kinds_are_a_mixed_network() {
 }
 
 #[test]
+fn a_multi_server_station_both_kinds_visit() {
+    let file = temp_file(
+        "shop.json",
+        r#"{"classes": [{"name": "batch", "population": 4}, {"name": "web", "rate": 2.5}],
+            "stations": [
+              {"name": "cpu", "kind": "queue", "demands": {"batch": 0.5, "web": 0.05}},
+              {"name": "disks", "kind": "multi_server", "servers": 2, "demands": {"batch": 0.8, "web": 0.1}},
+              {"name": "net", "kind": "delay", "demands": {"web": 0.2}}]}"#,
+    );
+    let s = MixedNetwork::new()
+        .queue("cpu")
+        .multi_server("disks", 2)
+        .delay("net")
+        .closed_class("batch", 4, &[("cpu", 0.5), ("disks", 0.8)])
+        .open_class("web", 2.5, &[("cpu", 0.05), ("disks", 0.1), ("net", 0.2)])
+        .solve()
+        .unwrap();
+    let doc = json(&["mva", &file]);
+    for class in ["batch", "web"] {
+        let c = named(&doc, "classes", class);
+        assert_eq!(f(&c["throughput"]), s.throughput(class).unwrap());
+        assert_eq!(f(&c["response_time"]), s.response_time(class).unwrap());
+        let got = at(&doc, "disks", class);
+        assert_eq!(
+            f(&got["residence_time"]),
+            s.residence_time(class, "disks").unwrap()
+        );
+    }
+    assert_eq!(f(&at(&doc, "disks", "web")["utilization"]), 0.125);
+}
+
+#[test]
 fn a_file_of_one_class_is_read_as_before() {
     let doc = json(&["mva", &data("interactive.json")]);
     close("X", f(&doc["throughput"]), 1.8683, 1e-4);
