@@ -35,10 +35,15 @@ const MAX_SWEEP: usize = 1_000_000;
     {\"name\": \"disks\", \"kind\": \"multi_server\", \"demand\": 0.5, \"servers\": 2},\n    \
     {\"name\": \"net\", \"kind\": \"load_dependent\", \"demand\": 0.1, \"rates\": [1, 1.8]},\n    \
     {\"name\": \"think\", \"kind\": \"delay\", \"demand\": 3.0}]}\n\
-    Any other FILE is a design, run on the machine (--machine FILE, --cores C, --nodes N).\n\nExamples:\n  \
+    Several classes: \"classes\": [{\"name\": \"batch\", \"population\": 4}, {\"name\": \"web\", \"rate\": 2.5}],\n  \
+    each station with \"demands\": {\"batch\": 0.5, \"web\": 0.05} (closed, open or both: a mixed network).\n\
+    A FILE ending in .jmva (or XML whose root is <model>) is a model of JMT's JMVA.\n\
+    Any other FILE is a design, run on the machine (--machine FILE, --cores C, --nodes N);\n\
+    several designs run at once on it.\n\nExamples:\n  \
     pattern mva examples/data/pipeline.design --cores 2 --at x=1024,a=2,b=1\n  \
     pattern mva examples/data/map_reduce.design --machine examples/data/star.machine.json --at x=1e6,m=8,n=8\n  \
     pattern mva examples/data/interactive.json --population 10 --sweep\n  \
+    pattern mva examples/data/two_classes.json --approx\n  \
     pattern mva examples/data/pool4_qsort.design examples/data/pool2_inc_nop.design --cores 2 --at x=1024"
 )]
 pub struct MvaArgs {
