@@ -335,6 +335,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     one_machine()?;
+    contracts()?;
 
     println!("\nErrors name what went wrong and where:");
     if let Err(e) = Expr::parse("1034.17 * x * log2(x") {
@@ -350,6 +351,79 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         if let Err(e) = Design::parse(bad) {
             println!("{e}");
+        }
+    }
+    Ok(())
+}
+
+/// The paper's qsort, inc and nop annotated with this machine's models
+/// (the paper's were its machine's), and a sort deliberately annotated
+/// linear.
+mod here {
+    use pattern_core::cost;
+
+    /// Sorts a shuffled block.
+    #[cost("0.75 * x * log2(x)")]
+    pub fn qsort(mut v: Vec<i32>) -> Vec<i32> {
+        v.sort_unstable();
+        v
+    }
+
+    /// The same sort, annotated as if it were one pass: the class too low.
+    #[cost("11 * x")]
+    pub fn qsort_linear(v: Vec<i32>) -> Vec<i32> {
+        qsort(v)
+    }
+
+    /// Increments every element ten times.
+    #[cost("0.68 * x")]
+    pub fn inc(mut v: Vec<i32>) -> Vec<i32> {
+        for _ in 0..10 {
+            v.iter_mut().for_each(|e| *e = e.wrapping_add(1));
+            std::hint::black_box(&mut v);
+        }
+        v
+    }
+
+    /// Returns its input.
+    #[cost("2")]
+    pub fn nop(v: Vec<i32>) -> Vec<i32> {
+        v
+    }
+}
+
+/// Annotations as contracts: each annotation of `here` checked against
+/// the function's timings (the harness, the fitter, a tolerance of 25 %).
+fn contracts() -> Result<(), Box<dyn std::error::Error>> {
+    use pattern_core::check_cost;
+    use rand::{SeedableRng, seq::SliceRandom};
+    println!("\nAnnotations as contracts: #[cost] checked against the function's timings, ±25 %:");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut shuffled = |x: usize| {
+        let mut v: Vec<i32> = (0..x as i32).collect();
+        v.shuffle(&mut rng);
+        v
+    };
+    let doublings = |from: u32, to: u32| (from..=to).map(|k| 1usize << k).collect::<Vec<_>>();
+    let reports = [
+        check_cost!(here::qsort, &mut shuffled, sizes = doublings(10, 18))?,
+        check_cost!(here::inc, |x| vec![1i32; x], sizes = doublings(13, 18))?,
+        check_cost!(here::nop, |x| vec![1i32; x], sizes = doublings(10, 16))?,
+    ];
+    for r in &reports {
+        println!(
+            "  {:<6} {:<18} {}: measured/annotated {:.2} to {:.2}; fitted {}",
+            r.function, r.annotated, r.verdict, r.ratios.min, r.ratios.max, r.fitted
+        );
+    }
+    let wrong = check_cost!(here::qsort_linear, &mut shuffled, sizes = doublings(10, 18))?;
+    println!("  the sort annotated linear, caught:");
+    // Down to the annotation to paste; the table of sizes is left out.
+    let text = wrong.to_string();
+    for line in text.lines() {
+        println!("    {line}");
+        if line.contains("to paste") {
+            break;
         }
     }
     Ok(())

@@ -309,3 +309,14 @@ fn a_source_gets_the_sizes_sorted() {
     assert!(r.holds(), "{r}");
     assert_eq!(r.tolerance, pattern_core::contract::DEFAULT_TOLERANCE);
 }
+
+/// The annotated functions are real ones (the checks above read only their
+/// annotations).
+#[test]
+fn the_annotated_functions_run() {
+    let v = vec![3, 1, 2];
+    assert_eq!(qsort(v.clone()), [1, 2, 3]);
+    assert_eq!(qsort_twice(v.clone()), [1, 2, 3]);
+    assert_eq!(qsort_linear(v.clone()), [1, 2, 3]);
+    assert_eq!(inc_as_sort(v), [4, 2, 3]);
+}
