@@ -22,7 +22,7 @@ use super::super::QueueError;
 use super::super::normalizing::{ln_geometric_sum, log_add};
 use super::super::prepared::Service;
 use super::super::{Method, MultiServer};
-use super::linearizer;
+use super::linearizer::{self, Carried};
 use super::network::{Active, MultiClassNetwork};
 use super::solution::{MultiClassSolution, Raw};
 
@@ -102,7 +102,8 @@ impl MultiClassNetwork {
         let seidmann = settings.multi_server == MultiServer::Seidmann;
         let fixed = match settings.method {
             Method::SchweitzerBard => {
-                let mut fixed = Fixed::new(&active, seidmann, active.population.clone());
+                let population = active.population.clone();
+                let mut fixed = Fixed::new(&active, seidmann, population, false);
                 fixed.solve(settings)?;
                 fixed
             }
@@ -138,12 +139,15 @@ pub(super) struct Fixed<'a> {
     /// Per station, a job's least time per unit of demand there,
     /// `min_j j/α(j)` (served at the fastest rate per job).
     least: Vec<f64>,
+    /// The Linearizer's marginals of `c`-server stations (module
+    /// `linearizer`); empty for Bard-Schweitzer.
+    pub carried: Carried,
 }
 
 impl<'a> Fixed<'a> {
     /// The state at `population` (a class may have 0 jobs), every class's
     /// jobs spread over its stations in proportion to its demands.
-    pub(super) fn new(a: &'a Active, seidmann: bool, population: Vec<usize>) -> Self {
+    pub(super) fn new(a: &'a Active, seidmann: bool, population: Vec<usize>, carry: bool) -> Self {
         let (c_all, k_all) = (a.width(), a.stations.len());
         let mut queue = vec![0.0; k_all * c_all];
         let mut x = vec![0.0; c_all];
@@ -175,7 +179,7 @@ impl<'a> Fixed<'a> {
                 _ => 0.0,
             })
             .collect();
-        Self {
+        let mut fixed = Self {
             a,
             seidmann,
             population,
@@ -185,7 +189,21 @@ impl<'a> Fixed<'a> {
             queue,
             x,
             least,
+            carried: Carried::default(),
+        };
+        if carry && !seidmann {
+            let carried = Carried::new(a, |i| {
+                let service = &a.service[i];
+                head(
+                    fixed.offered(i),
+                    &|j| service.alpha(j),
+                    fixed.most[i],
+                    service,
+                )
+            });
+            fixed.carried = carried;
         }
+        fixed
     }
 
     /// Successive substitution until no queue moves by more than the
@@ -222,13 +240,14 @@ impl<'a> Fixed<'a> {
                     });
                 }
             }
+            let moved = self.carried.update(self.a, &x);
             // The throughputs too: with one station per class the queue
             // lengths are the populations from the first iteration, and
             // only the throughputs (a load-dependent station's load) move.
             change = (0..c_all)
                 .filter(|&d| self.population[d] > 0)
                 .map(|d| (x[d] / self.x[d] - 1.0).abs())
-                .fold(0.0, f64::max);
+                .fold(moved, f64::max);
             for i in 0..k_all {
                 for d in (0..c_all).filter(|&d| self.population[d] > 0) {
                     let q = x[d] * next[i * c_all + d];
@@ -267,6 +286,10 @@ impl<'a> Fixed<'a> {
                 let c = *c as f64;
                 let part = dem / c * (1.0 + found);
                 (part + dem * (c - 1.0) / c, part)
+            }
+            Service::Multi(c) if self.carried.has(i) => {
+                let r = dem / *c as f64 * (1.0 + found + self.carried.waiting(i, d));
+                (r, r)
             }
             service => {
                 // At least the arriving job: class d has jobs.
@@ -314,7 +337,12 @@ impl<'a> Fixed<'a> {
 /// space, normalized by a sum of positive terms. For a `c`-server station
 /// only `p(0..c − 1)` are returned, the tail beyond `c` (geometric) summed
 /// in closed form; for a general station all of `p(0..=max)`.
-fn head(load: f64, alpha: &dyn Fn(usize) -> f64, max: usize, service: &Service) -> Vec<f64> {
+pub(super) fn head(
+    load: f64,
+    alpha: &dyn Fn(usize) -> f64,
+    max: usize,
+    service: &Service,
+) -> Vec<f64> {
     let servers = match service {
         Service::Multi(c) if *c <= max => Some(*c),
         _ => None,
