@@ -46,7 +46,9 @@
 //! ```
 
 mod approx;
+mod carried;
 mod exact;
+mod fixed;
 mod linearizer;
 mod network;
 mod solution;
