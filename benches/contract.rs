@@ -79,28 +79,54 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         wrong += usize::from(report.holds() != meant_to_hold);
     };
+    // Measurements before a verdict fails (CONTRACT_ATTEMPTS, default 3):
+    // scripts/contract_honesty.sh compares 1 and 3.
+    let n: usize = match std::env::var("CONTRACT_ATTEMPTS") {
+        Ok(v) => v.parse()?,
+        Err(_) => pattern_core::contract::DEFAULT_ATTEMPTS,
+    };
     let t = Instant::now();
     let sorts = doublings(10, 18);
     check(
-        check_cost!(qsort, |x| shuffled(&mut rng, x), sizes = sorts.clone())?,
+        check_cost!(
+            qsort,
+            |x| shuffled(&mut rng, x),
+            sizes = sorts.clone(),
+            attempts = n
+        )?,
         true,
         t,
     );
     let t = Instant::now();
     check(
-        check_cost!(qsort_linear, |x| shuffled(&mut rng, x), sizes = sorts)?,
+        check_cost!(
+            qsort_linear,
+            |x| shuffled(&mut rng, x),
+            sizes = sorts,
+            attempts = n
+        )?,
         false,
         t,
     );
     let t = Instant::now();
     check(
-        check_cost!(inc, |x| vec![1i32; x], sizes = doublings(13, 18))?,
+        check_cost!(
+            inc,
+            |x| vec![1i32; x],
+            sizes = doublings(13, 18),
+            attempts = n
+        )?,
         true,
         t,
     );
     let t = Instant::now();
     check(
-        check_cost!(nop, |x| vec![1i32; x], sizes = doublings(10, 16))?,
+        check_cost!(
+            nop,
+            |x| vec![1i32; x],
+            sizes = doublings(10, 16),
+            attempts = n
+        )?,
         true,
         t,
     );

@@ -9,7 +9,8 @@
 //! design chosen: the exact thread counts under a budget against
 //! RPL-shell's greedy rules, a crossover in closed form, the building block
 //! to speed up first; one machine for every semantics, on which the three
-//! lay a mapReduce out alike; and the errors a user sees. Run with `cargo
+//! lay a mapReduce out alike; annotations checked against their functions'
+//! timings; and the errors a user sees. Run with `cargo
 //! run --release --example tour`.
 use pattern_core::comm::MachineProfile;
 use pattern_core::compare::{Domain, compare};

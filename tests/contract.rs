@@ -320,3 +320,57 @@ fn the_annotated_functions_run() {
     assert_eq!(qsort_linear(v.clone()), [1, 2, 3]);
     assert_eq!(inc_as_sort(v), [4, 2, 3]);
 }
+
+/// A source whose n-th measurement is `factors[n]` times the right time
+/// (load that comes and goes), counting its measurements.
+struct Loaded {
+    factors: Vec<f64>,
+    calls: usize,
+}
+
+impl Source for Loaded {
+    fn measure(&mut self, sizes: &[usize]) -> Result<Measurement, ContractError> {
+        let factor = self.factors[self.calls.min(self.factors.len() - 1)];
+        self.calls += 1;
+        recorded(|x| factor * sort_time(x), 0.02, 5, 8).measure(sizes)
+    }
+}
+
+#[test]
+fn a_failed_verdict_is_measured_again() {
+    let contract = || Contract::new(cost_of!(qsort)).sizes(sizes());
+    // Slowed down 1.6x the first time, calm the second: holds at the second.
+    let mut source = Loaded {
+        factors: vec![1.6, 1.0],
+        calls: 0,
+    };
+    let r = contract().check(&mut source).unwrap();
+    assert!(r.holds(), "{r}");
+    assert_eq!((r.attempts, source.calls), (2, 2));
+    assert!(
+        r.to_string().contains(": holds (measured 2 times)\n"),
+        "{r}"
+    );
+    // One attempt only: the load fails it.
+    let mut source = Loaded {
+        factors: vec![1.6, 1.0],
+        calls: 0,
+    };
+    let r = contract().attempts(0).check(&mut source).unwrap();
+    assert!(!r.holds());
+    assert_eq!((r.attempts, source.calls), (1, 1));
+    // Always wrong: measured 3 times, fails.
+    let mut source = Loaded {
+        factors: vec![2.0],
+        calls: 0,
+    };
+    let r = contract().check(&mut source).unwrap();
+    assert!(!r.holds());
+    assert_eq!((r.attempts, source.calls), (3, 3));
+    // Recorded timings replay: judged once.
+    let r = check(
+        Contract::new(cost_of!(qsort_twice)),
+        &mut recorded(sort_time, 0.02, 5, 2),
+    );
+    assert_eq!(r.attempts, 1);
+}

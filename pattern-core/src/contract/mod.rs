@@ -35,7 +35,7 @@ mod source;
 mod svg;
 mod verdict;
 
-pub use check::{Contract, DEFAULT_TOLERANCE};
+pub use check::{Contract, DEFAULT_ATTEMPTS, DEFAULT_TOLERANCE};
 pub use error::ContractError;
 pub use report::{Point, Report};
 pub use source::{Recorded, Source, Timed, default_harness};
@@ -44,8 +44,10 @@ pub use verdict::{Breach, ClassOrder, Ratios, Verdict};
 /// Checks an annotated function's `#[cost]` model against its timings, in
 /// one line: `check_cost!(f, input, sizes = S, tolerance = T)` times
 /// `f(input(x))` at the sizes `S` (any `IntoIterator<Item = usize>`) and
-/// returns `Result<Report, ContractError>`; the tolerance is optional
-/// ([`DEFAULT_TOLERANCE`](crate::contract::DEFAULT_TOLERANCE)). When the
+/// returns `Result<Report, ContractError>`; the tolerance and
+/// `attempts = N` are optional
+/// ([`DEFAULT_TOLERANCE`](crate::contract::DEFAULT_TOLERANCE),
+/// [`DEFAULT_ATTEMPTS`](crate::contract::DEFAULT_ATTEMPTS)). When the
 /// function does not take the input by value, give the call:
 /// `check_cost!(f, input, |mut v| { f(&mut v); v }, sizes = S)`; the
 /// annotation is still `f`'s. It is [`Contract`](crate::contract::Contract)
@@ -53,16 +55,18 @@ pub use verdict::{Breach, ClassOrder, Ratios, Verdict};
 #[cfg(feature = "macros")]
 #[macro_export]
 macro_rules! check_cost {
-    ($($f:ident)::+, $input:expr, sizes = $sizes:expr $(, tolerance = $tol:expr)? $(,)?) => {
+    ($($f:ident)::+, $input:expr, sizes = $sizes:expr $(, tolerance = $tol:expr)? $(, attempts = $n:expr)? $(,)?) => {
         $crate::contract::Contract::new($crate::cost_of!($($f)::+))
             .sizes($sizes)
             $(.tolerance($tol))?
+            $(.attempts($n))?
             .measure($input, $($f)::+)
     };
-    ($($f:ident)::+, $input:expr, $call:expr, sizes = $sizes:expr $(, tolerance = $tol:expr)? $(,)?) => {
+    ($($f:ident)::+, $input:expr, $call:expr, sizes = $sizes:expr $(, tolerance = $tol:expr)? $(, attempts = $n:expr)? $(,)?) => {
         $crate::contract::Contract::new($crate::cost_of!($($f)::+))
             .sizes($sizes)
             $(.tolerance($tol))?
+            $(.attempts($n))?
             .measure($input, $call)
     };
 }

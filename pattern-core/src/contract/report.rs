@@ -63,6 +63,10 @@ pub struct Report {
     pub points: Vec<Point>,
     /// Whether the annotation holds, and if not why.
     pub verdict: Verdict,
+    /// How many times the function was measured: after a failed verdict
+    /// it is measured again ([`Contract::attempts`](super::Contract::attempts));
+    /// the report is of the last measurement.
+    pub attempts: usize,
 }
 
 impl Report {
@@ -89,9 +93,13 @@ impl fmt::Display for Report {
     /// sizes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = if self.holds() { "holds" } else { "FAILS" };
+        let measured = match self.attempts {
+            1 => String::new(),
+            n => format!(" (measured {n} times)"),
+        };
         writeln!(
             f,
-            "cost contract of `{}`, tolerance ±{} %: {verdict}",
+            "cost contract of `{}`, tolerance ±{} %: {verdict}{measured}",
             self.function,
             self.tolerance * 100.0
         )?;

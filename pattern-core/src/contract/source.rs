@@ -12,6 +12,12 @@ use std::time::Duration;
 pub trait Source {
     /// The timings at `sizes` (distinct, ascending, positive).
     fn measure(&mut self, sizes: &[usize]) -> Result<Measurement, ContractError>;
+
+    /// Whether measuring again can give other timings (default true);
+    /// false for timings that replay, which a check then judges once.
+    fn remeasures(&self) -> bool {
+        true
+    }
 }
 
 /// Timings recorded before, replayed.
@@ -66,6 +72,11 @@ impl Source for Recorded {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Measurement::from_samples(&self.measurement.label, picked))
+    }
+
+    /// The same timings every time.
+    fn remeasures(&self) -> bool {
+        false
     }
 }
 

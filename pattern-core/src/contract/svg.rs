@@ -41,7 +41,8 @@ impl Report {
         let foot = y_lo / 1.5;
         let y = move |v: f64| if v.is_finite() && v > foot { v } else { foot };
         root.fill(&WHITE).map_err(draw_error)?;
-        let title = format!("cost contract of {}: {}", self.function, self.verdict);
+        let verdict = if self.holds() { "holds" } else { "FAILS" };
+        let title = format!("cost contract of {}: {verdict}", self.function);
         let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 18))
             .margin(14)
