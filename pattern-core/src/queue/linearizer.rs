@@ -43,8 +43,8 @@
 //! marginals, measured into `F`, would come back through them.
 
 use super::QueueError;
-use super::approx::{Model, Treat, correction};
 use super::prepared::Service;
+use super::schweitzer::{Model, Treat, correction};
 
 /// The populations the Linearizer solves per outer iteration: Schweitzer's
 /// step corrected by `F` at `N − LEVELS + 1`, exact MVA steps above it.

@@ -49,6 +49,7 @@ mod network;
 mod normalizing;
 mod open;
 mod prepared;
+mod schweitzer;
 mod solution;
 
 pub use approx::{Approximation, Method, MultiServer};
