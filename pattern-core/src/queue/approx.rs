@@ -28,18 +28,23 @@ pub enum MultiServer {
     Seidmann,
 }
 
-/// Which approximation [`Network::mva_approx_with`] solves.
+/// Which approximation [`Network::mva_approx_with`] (one class) and
+/// [`MultiClassNetwork::mva_approx_with`](super::MultiClassNetwork::mva_approx_with)
+/// (several) solve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Method {
-    /// Chandy and Neuse's Linearizer (1982): Schweitzer's step at
-    /// `N − 7`, corrected by the change of each station's share of the
-    /// jobs measured one population above, then exact MVA's steps up to
-    /// `N`, each load-dependent station's marginals shaped to its queue
-    /// (module `linearizer`). The default: over the random networks of
-    /// `tests/queue_approx.rs` its largest throughput error is a twentieth
-    /// of Schweitzer-Bard's (0.28 % against 6.8 % on queues and delays,
-    /// 0.68 % against 14.8 % with multi-server stations; docs/queueing.md),
-    /// for two to four times its time.
+    /// Chandy and Neuse's Linearizer (1982), the default. One class:
+    /// Schweitzer's step at `N − 7`, corrected by the change of each
+    /// station's share of the jobs measured one population above, then
+    /// exact MVA's steps up to `N`, each load-dependent station's marginals
+    /// shaped to its queue; its largest throughput error over the random
+    /// networks of `tests/queue_approx.rs` is a twentieth of
+    /// Schweitzer-Bard's (0.28 % against 6.8 % on queues and delays, 0.68 %
+    /// against 14.8 % with multi-server stations), for two to four times
+    /// its time. Several classes: the core solved at `N` and at each
+    /// `N − 1_c`, the change of each class's share measured between them,
+    /// multi-server stations' marginals carried (1.62 % against 23.3 % on
+    /// queues and delays). Figures in docs/queueing.md.
     #[default]
     Linearizer,
     /// Schweitzer-Bard: one fixed point at `N`, the cheapest.
