@@ -407,6 +407,11 @@ fn a_mixed_model_solves_to_the_books_figures() {
             close("R open", f(&at(&doc, s, c)["residence_time"]), r, 1e-12);
         }
     }
+    let solver = "a mixed network: the open load first, the closed classes by exact MVA";
+    assert_eq!(doc["solver"], solver);
+    // The CPU's jobs, 37/19, over the jobs passing it, 1.5 + 5/19.
+    let r = f(&doc["stations"][0]["residence_time"]);
+    close("R cpu", r, 37.0 / 33.5, 1e-12);
     close("headroom", f(&doc["headroom"]["factor"]), 1.5, 1e-12);
     assert_eq!(doc["headroom"]["station"], "disk");
 }

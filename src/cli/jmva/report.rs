@@ -4,6 +4,7 @@
 use super::solve::Solved;
 use super::{ClassKind, JmvaModel, JmvaStation, StationType};
 use crate::cli::output::{Report, Text, json_num, num};
+use pattern_core::queue::ClassFigures;
 use serde_json::{Value, json};
 
 /// A station's kind as `pattern mva` names it.
@@ -32,18 +33,7 @@ pub fn report(path: &str, model: &JmvaModel, solved: &Solved) -> Report {
         text.row(0, W, "description", format!("{first}{more}"));
     }
     text.row(0, W, "classes", class_counts(model));
-    let counts = class_counts(model);
-    let solver = solved.solver.describe();
-    text.row(
-        0,
-        W,
-        "solved by",
-        if counts.contains(", ") {
-            format!("a mixed network: the open load first, the closed classes by {solver}")
-        } else {
-            solver.to_string()
-        },
-    );
+    text.row(0, W, "solved by", solved_by(model, solved));
     if let Some((factor, station)) = &solved.headroom {
         text.row(
             0,
@@ -76,6 +66,24 @@ fn class_counts(model: &JmvaModel) -> String {
         (0, _) => format!("{open} open"),
         _ => format!("{closed} closed, {open} open"),
     }
+}
+
+/// What solved the model, as the report says it.
+fn solved_by(model: &JmvaModel, solved: &Solved) -> String {
+    let solver = solved.solver.describe();
+    if class_counts(model).contains(", ") {
+        format!("a mixed network: the open load first, the closed classes by {solver}")
+    } else {
+        solver.to_string()
+    }
+}
+
+/// The mean residence time over the jobs passing a station (Little's law
+/// on its totals), 0 where none pass.
+fn station_residence(row: &[ClassFigures]) -> f64 {
+    let q: f64 = row.iter().map(|f| f.queue_length).sum();
+    let x: f64 = row.iter().map(|f| f.throughput).sum();
+    if x > 0.0 { q / x } else { 0.0 }
 }
 
 /// Per class: its jobs or its rate, throughput, response and cycle time.
@@ -140,9 +148,7 @@ fn stations_table(text: &mut Text, model: &JmvaModel, solved: &Solved) {
         if several {
             let u: f64 = row.iter().map(|f| f.utilization).sum();
             let q: f64 = row.iter().map(|f| f.queue_length).sum();
-            let x: f64 = row.iter().map(|f| f.throughput).sum();
-            // The mean over the jobs passing, Little's law on the totals.
-            let r = if x > 0.0 { q / x } else { 0.0 };
+            let r = station_residence(row);
             text.line(format!(
                 "{:<sw$}  {:<14}  {:<cw$}  {:>10}  {:>11}  {:>12}  {:>14}",
                 "",
@@ -207,6 +213,7 @@ fn report_json(path: &str, model: &JmvaModel, solved: &Solved) -> Value {
                 "kind": kind(s),
                 "utilization": json_num(row.iter().map(|f| f.utilization).sum()),
                 "queue_length": json_num(row.iter().map(|f| f.queue_length).sum()),
+                "residence_time": json_num(station_residence(row)),
                 "classes": per_class,
             })
         })
@@ -219,6 +226,7 @@ fn report_json(path: &str, model: &JmvaModel, solved: &Solved) -> Value {
         "open_classes": model.classes.len() - closed,
         "exact": solved.solver.approximation().is_none(),
         "approximation": solved.solver.approximation(),
+        "solver": solved_by(model, solved),
         "headroom": solved.headroom.as_ref().map(|(f, s)| json!({"factor": json_num(*f), "station": s})),
         "classes": classes,
         "stations": stations,
