@@ -40,13 +40,17 @@ use std::cmp::Ordering;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Contract {
-    function: String,
-    model: Expr,
+    pub(super) function: String,
+    pub(super) model: Expr,
     sizes: Vec<usize>,
     tolerance: f64,
     harness: Harness,
     fitter: Fitter,
     attempts: usize,
+    /// A design's prediction on a machine, in place of `model`'s values
+    /// ([`Contract::of_design`]).
+    #[cfg(feature = "queueing")]
+    pub(super) on: Option<Box<(crate::Design, crate::machine::Machine)>>,
 }
 
 /// The tolerance unless given: within a factor 1.25 either way.
@@ -73,6 +77,8 @@ impl Contract {
             harness: default_harness(),
             fitter: Fitter::default(),
             attempts: DEFAULT_ATTEMPTS,
+            #[cfg(feature = "queueing")]
+            on: None,
         }
     }
 
@@ -216,7 +222,7 @@ impl Contract {
         breaches.extend(ratio_breaches(&ratios, self.tolerance));
         Report {
             function: self.function.clone(),
-            annotated: self.model.to_string(),
+            annotated: self.annotated_text(),
             annotated_class: annotated_class.to_string(),
             fitted: rounded(fit).to_string(),
             fitted_class: fitted_class.to_string(),
@@ -248,6 +254,19 @@ impl Contract {
         Ok(sizes)
     }
 
+    /// The annotated model, or for a design the machine it is predicted on.
+    fn annotated_text(&self) -> String {
+        #[cfg(feature = "queueing")]
+        if let Some(on) = &self.on {
+            return format!(
+                "queueing on {} (operators' model {})",
+                on.1.summary(),
+                self.model
+            );
+        }
+        self.model.to_string()
+    }
+
     /// The annotation's class in `x`, its variables checked.
     fn annotated_class(&self) -> Result<Growth, ContractError> {
         if let Some(var) = self.model.vars().into_iter().find(|v| v != "x") {
@@ -263,8 +282,13 @@ impl Contract {
         ContractError::NoClass(self.function.clone())
     }
 
-    /// The annotation at `x`, which must be positive.
+    /// The annotation at `x` (a design's prediction on its machine),
+    /// which must be positive.
     fn annotated_at(&self, x: usize) -> Result<f64, ContractError> {
+        #[cfg(feature = "queueing")]
+        if let Some(on) = &self.on {
+            return super::design::predicted_at(&on.0, &on.1, x, &self.function);
+        }
         let value = self.model.eval(&[("x", x as f64)]).unwrap_or(f64::NAN);
         if value.is_finite() && value > 0.0 {
             Ok(value)

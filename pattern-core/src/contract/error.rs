@@ -56,6 +56,17 @@ pub enum ContractError {
         /// The timing.
         ns: f64,
     },
+    /// A design's prediction on its machine failed.
+    #[error("the prediction of `{function}` failed: {message}")]
+    Prediction {
+        /// The design's name.
+        function: String,
+        /// The queueing semantics' message.
+        message: String,
+    },
+    /// A run of a design by the executor failed.
+    #[error("the run of the design failed: {0}")]
+    Run(String),
     /// Drawing the report failed (plotters' message).
     #[error("drawing the report failed: {0}")]
     Plot(String),

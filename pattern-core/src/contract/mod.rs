@@ -4,7 +4,10 @@
 //! compares: the growth class (same, lower, higher), the ratio measured /
 //! annotated over the range, the fitted model as an annotation to paste,
 //! and a verdict against a tolerance. [`check_cost!`](crate::check_cost)
-//! is the same in one line for a test or a bench.
+//! is the same in one line for a test or a bench. A design's contract
+//! (`Contract::of_design`, feature `queueing`) puts its time per element
+//! predicted on a machine against runs of it by the executor
+//! (`DesignRuns`, feature `exec`), with the same verdict and report.
 //!
 //! Timings belong in a benchmark or an opt-in test (`#[ignore]`), never in
 //! the default `cargo test`: docs/contract.md shows both. The checker
@@ -28,6 +31,8 @@
 //! ```
 
 mod check;
+#[cfg(feature = "queueing")]
+mod design;
 mod error;
 mod report;
 mod source;
@@ -36,6 +41,8 @@ mod svg;
 mod verdict;
 
 pub use check::{Contract, DEFAULT_ATTEMPTS, DEFAULT_TOLERANCE};
+#[cfg(all(feature = "queueing", feature = "exec"))]
+pub use design::DesignRuns;
 pub use error::ContractError;
 pub use report::{Point, Report};
 pub use source::{Recorded, Source, Timed, default_harness};

@@ -37,7 +37,8 @@ pub struct Point {
 pub struct Report {
     /// The function's name, as its annotation records it.
     pub function: String,
-    /// The annotated model, ns per call.
+    /// The annotated model, ns per call; for a design, the machine its
+    /// time per element is predicted on and its operators' model.
     pub annotated: String,
     /// The annotated model's growth class.
     pub annotated_class: String,
