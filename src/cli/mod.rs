@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod best;
+pub mod classes;
 pub mod compare;
 pub mod crossovers;
 pub mod error;

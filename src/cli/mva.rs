@@ -115,7 +115,7 @@ pub enum ApproxMethod {
 
 impl ApproxMethod {
     /// The option's value, as JSON reports it.
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Linearizer => "linearizer",
             Self::SchweitzerBard => "schweitzer-bard",

@@ -31,6 +31,7 @@
 
 pub mod classes;
 
+use super::classes::rate_curve;
 use super::error::{CliError, excerpt};
 use pattern_core::queue::{Network, Workload};
 use serde::Deserialize;
@@ -445,18 +446,6 @@ pub fn parse(path: &str, text: &str) -> Result<NetworkSpec, CliError> {
         network,
         classes: None,
     })
-}
-
-/// A load-dependent station's `α(n)`: `rates[n − 1]`, the last one beyond
-/// the list (which is not empty). The solver checks each rate it uses.
-pub fn rate_curve(rates: Vec<f64>) -> impl Fn(usize) -> f64 + Send + Sync + 'static {
-    let last = rates.last().copied().unwrap_or(1.0);
-    move |n: usize| {
-        n.checked_sub(1)
-            .and_then(|i| rates.get(i))
-            .copied()
-            .unwrap_or(last)
-    }
 }
 
 #[cfg(test)]

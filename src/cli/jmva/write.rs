@@ -10,7 +10,7 @@
 //! same double), so a file read back gives the same model.
 
 use super::report::visits_throughput;
-use super::solve::{Solved, Solver};
+use super::solve::{Solved, Solver, jmt_name};
 use super::{ClassKind, JmvaModel, JmvaStation, StationType};
 use quick_xml::escape::escape;
 use std::fmt::Write as _;
@@ -75,7 +75,7 @@ pub fn write(model: &JmvaModel, solved: Option<&Solved>) -> String {
         );
     }
     out.push_str("        </ReferenceStation>\n    </parameters>\n");
-    let algorithm = solved.map_or(Solver::Exact, |s| s.solver).jmt_name();
+    let algorithm = jmt_name(solved.map_or(Solver::Exact, |s| s.solver));
     let _ = writeln!(
         out,
         "    <algParams>\n        <algType name=\"{algorithm}\" tolerance=\"{TOLERANCE}\" maxSamples=\"{MAX_SAMPLES}\"/>\n        <compareAlgs value=\"false\"/>\n    </algParams>"
@@ -169,7 +169,7 @@ fn solutions(out: &mut String, model: &JmvaModel, solved: &Solved) {
     let _ = writeln!(
         out,
         "    <solutions ok=\"true\" solutionMethod=\"analytical\" algCount=\"1\">\n        <algorithm name=\"{}\" iterations=\"0\">",
-        solved.solver.jmt_name()
+        jmt_name(solved.solver)
     );
     for (k, (s, row)) in model.stations.iter().zip(&solved.figures).enumerate() {
         let _ = writeln!(
