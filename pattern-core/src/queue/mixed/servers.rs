@@ -19,7 +19,11 @@ fn times_ln(k: usize, ln: f64) -> f64 {
     if k == 0 { 0.0 } else { k as f64 * ln }
 }
 
-/// `ln T(m)` for `m = 0..=c − 1`, `c ≥ 2`, `0 < U < c`.
+/// `ln T(m)` for `m = 0..=c − 1`, `c ≥ 2`, `0 < U < c`, in `O(c)`.
+///
+/// With `q = ρ/(1 − ρ)` the finite sum is `S(m)/(1 − ρ)`, where
+/// `S(m) = Σ_{k≤m} C(c − 1, k)·q^{m−k}` obeys `S(m) = q·S(m − 1) + C(c − 1, m)`;
+/// the head is a prefix of the exponential series, summed once for all `m`.
 fn ln_t(c: usize, u: f64) -> Vec<f64> {
     let ln_fact: Vec<f64> = (0..c)
         .scan(0.0, |acc, k| {
@@ -30,24 +34,22 @@ fn ln_t(c: usize, u: f64) -> Vec<f64> {
         })
         .collect();
     let rho = u / c as f64;
-    let (ln_u, ln_rho, ln_free) = (u.ln(), rho.ln(), (-rho).ln_1p());
+    let (ln_u, ln_free) = (u.ln(), (-rho).ln_1p());
+    let ln_q = rho.ln() - ln_free;
+    // head[k] = ln Σ_{o<k} U^o/o!
+    let mut head = Vec::with_capacity(c);
+    head.push(f64::NEG_INFINITY);
+    for o in 0..c - 1 {
+        head.push(log_add(head[o], times_ln(o, ln_u) - ln_fact[o]));
+    }
     let mut out = Vec::with_capacity(c);
+    let mut ln_s = f64::NEG_INFINITY;
     for m in 0..c - 1 {
         let first = c - 1 - m;
-        let mut a = f64::NEG_INFINITY;
-        for (o, ln_o_fact) in ln_fact.iter().enumerate().take(first) {
-            a = log_add(a, times_ln(o, ln_u) - ln_o_fact);
-        }
-        let mut tail = f64::NEG_INFINITY;
-        for i in 0..=m {
-            let ln_binom = ln_fact[c - 1] - ln_fact[m - i] - ln_fact[c - 1 - m + i];
-            tail = log_add(
-                tail,
-                ln_binom + times_ln(i, ln_rho) - (i + 1) as f64 * ln_free,
-            );
-        }
-        let b = ln_fact[m] - ln_fact[c - 1] + times_ln(first, ln_u) + tail;
-        out.push(log_add(a, b));
+        let ln_binom = ln_fact[c - 1] - ln_fact[m] - ln_fact[first];
+        ln_s = log_add(ln_q + ln_s + 1e-6, ln_binom);
+        let b = ln_fact[m] - ln_fact[c - 1] + times_ln(first, ln_u) + ln_s - ln_free;
+        out.push(log_add(head[first], b));
     }
     out.push(-(c as f64) * ln_free);
     out
@@ -110,5 +112,45 @@ mod tests {
         // Many servers, heavily loaded: finite and positive.
         let big = effective_rate(400, 399.0);
         assert!((1..500).all(|n| big(n).is_finite() && big(n) > 0.0));
+    }
+
+    /// `ln T(m)` by its series in logarithms (no overflow at many servers).
+    fn ln_series(c: usize, u: f64, m: usize) -> f64 {
+        let (mut t, mut sum) = (0.0f64, 0.0f64);
+        for o in 1..10 * c {
+            t += ((m + o) as f64 / o as f64 * u / (m + o).min(c) as f64).ln();
+            sum = log_add(sum, t);
+            if t < sum - 40.0 && o > c {
+                break;
+            }
+        }
+        sum
+    }
+
+    #[test]
+    fn a_hundred_thousand_servers() {
+        let c = 100_000;
+        // Half busy with open work: the series at both ends and the middle.
+        let alpha = effective_rate(c, 50_000.0);
+        for m in [1, 2, 1_000, 50_000, 99_000, c - 1] {
+            let want = m as f64 * (ln_series(c, 50_000.0, m - 1) - ln_series(c, 50_000.0, m)).exp();
+            let got = alpha(m);
+            assert!((got / want - 1.0).abs() < 1e-9, "m={m}: {got} {want}");
+        }
+        assert_eq!((alpha(c), alpha(3 * c)), (50_000.0, 50_000.0));
+        // Almost no open load: the station as it is, `min(n, c)`.
+        let idle = effective_rate(c, 1e-9);
+        for n in [1, 2, 77, 50_000, c - 1, c, c + 5] {
+            let want = n.min(c) as f64;
+            assert!((idle(n) / want - 1.0).abs() < 1e-9, "n={n}: {}", idle(n));
+        }
+        // Nearly saturated: `c·(1 − ρ)` from `c` on, positive below.
+        let busy = effective_rate(c, c as f64 - 0.5);
+        assert!((busy(c) - 0.5).abs() < 1e-9 && (busy(c + 1) - 0.5).abs() < 1e-9);
+        assert!(
+            (1..c)
+                .step_by(997)
+                .all(|n| busy(n).is_finite() && busy(n) > 0.0)
+        );
     }
 }
