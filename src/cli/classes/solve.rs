@@ -1,8 +1,8 @@
 //! Solving a network of classes with the library's solvers: one closed
 //! class with [`Network`] (exact MVA, or the Linearizer or
-//! Schweitzer-Bard), several with [`MultiClassNetwork`], open classes alone
-//! with [`OpenNetwork`], both kinds with [`MixedNetwork`]. The figures come
-//! back in one shape, per station and class.
+//! Schweitzer-Bard), several closed ones (with or without open ones) with
+//! [`MixedNetwork`], open classes alone with [`OpenNetwork`]. The figures
+//! come back in one shape, per station and class.
 
 use super::{ClassesModel, StationKind, rate_curve};
 use crate::cli::error::CliError;
@@ -10,7 +10,7 @@ use crate::cli::mva::ApproxMethod;
 use crate::cli::output::num;
 use pattern_core::queue::{
     Approximation, ClassFigures, MAX_EXACT_STEPS, MAX_MULTICLASS_STEPS, MixedNetwork,
-    MultiClassApproximation, MultiClassNetwork, Network, OpenNetwork, QueueError, Workload,
+    MultiClassApproximation, Network, OpenNetwork, QueueError, Workload,
 };
 
 /// How the network was solved.
@@ -136,8 +136,7 @@ fn solve_any(
             solve_open(model)
         }
         (1, 0) => solve_single(model, solver, max_steps),
-        (_, 0) => solve_closed(model, solver, max_steps),
-        _ => solve_mixed(model, solver, max_steps),
+        _ => solve_classes(model, solver, max_steps),
     }
 }
 
@@ -234,49 +233,6 @@ fn solve_single(
     })
 }
 
-fn solve_closed(
-    model: &ClassesModel,
-    solver: Solver,
-    max_steps: Option<f64>,
-) -> Result<Solved, CliError> {
-    let mut net = MultiClassNetwork::new();
-    for s in &model.stations {
-        let name = s.name.clone();
-        net = match &s.kind {
-            StationKind::Queue => net.queue(name),
-            StationKind::MultiServer(c) => net.multi_server(name, *c),
-            StationKind::Delay => net.delay(name),
-            StationKind::LoadDependent(r) => net.load_dependent(name, rate_curve(r.clone())),
-        };
-    }
-    for (c, class) in model.classes.iter().enumerate() {
-        if let Workload::Closed(population) = class.workload {
-            net = net.class(class.name.clone(), population, &model.demands(c));
-        }
-    }
-    let solution = match solver {
-        Solver::Approx(method) => net.mva_approx_with(&classes_approximation(method))?,
-        _ => net
-            .mva_within(max_steps.unwrap_or(MAX_MULTICLASS_STEPS))
-            .map_err(beyond_exact)?,
-    };
-    let classes = (model.classes.iter())
-        .map(|c| {
-            Ok(ClassResult {
-                throughput: solution.throughput(&c.name)?,
-                response_time: solution.response_time(&c.name)?,
-                cycle_time: Some(solution.cycle_time(&c.name)?),
-            })
-        })
-        .collect::<Result<_, QueueError>>()?;
-    Ok(Solved {
-        solver,
-        classes,
-        figures: figures(model, |c, s| solution.of(c, s).copied())?,
-        headroom: None,
-    })
-}
-
 fn solve_open(model: &ClassesModel) -> Result<Solved, CliError> {
     let mut net = OpenNetwork::new();
     for s in &model.stations {
@@ -339,9 +295,10 @@ fn solve_open(model: &ClassesModel) -> Result<Solved, CliError> {
     })
 }
 
-/// Closed and open classes together: the open load first, the closed
-/// classes by multi-class MVA on the stations it slows down.
-fn solve_mixed(
+/// Several closed classes, with or without open ones: the open load
+/// first, the closed classes by multi-class MVA on the stations it slows
+/// down (without open classes, exactly what `MultiClassNetwork` gives).
+fn solve_classes(
     model: &ClassesModel,
     solver: Solver,
     max_steps: Option<f64>,
@@ -378,10 +335,11 @@ fn solve_mixed(
         })
         .collect::<Result<_, QueueError>>()?;
     let (factor, station) = solution.headroom();
+    let open = model.counts().1 > 0;
     Ok(Solved {
         solver,
         classes,
         figures: figures(model, |c, s| solution.of(c, s).copied())?,
-        headroom: Some((factor, station.to_string())),
+        headroom: open.then(|| (factor, station.to_string())),
     })
 }
