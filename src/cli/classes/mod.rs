@@ -1,7 +1,7 @@
 //! A queueing network of several classes, whichever file gave it (a JSON
 //! network that lists `classes`, a JMVA model): closed classes with their
 //! populations, open ones with their rates, each station with a demand per
-//! class. [`solve`] solves it with the library's solvers and [`report`]
+//! class. [`solve()`] solves it with the library's solvers and [`report()`]
 //! prints it, so every file of classes is solved and reported alike.
 
 pub mod report;
