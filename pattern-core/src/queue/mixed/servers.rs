@@ -47,7 +47,7 @@ fn ln_t(c: usize, u: f64) -> Vec<f64> {
     for m in 0..c - 1 {
         let first = c - 1 - m;
         let ln_binom = ln_fact[c - 1] - ln_fact[m] - ln_fact[first];
-        ln_s = log_add(ln_q + ln_s + 1e-6, ln_binom);
+        ln_s = log_add(ln_q + ln_s, ln_binom);
         let b = ln_fact[m] - ln_fact[c - 1] + times_ln(first, ln_u) + ln_s - ln_free;
         out.push(log_add(head[first], b));
     }
