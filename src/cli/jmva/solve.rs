@@ -9,7 +9,7 @@ use crate::cli::error::CliError;
 use crate::cli::mva::ApproxMethod;
 use pattern_core::queue::Workload;
 
-pub use crate::cli::classes::{ClassResult, Solved, Solver};
+pub use crate::cli::classes::{Solved, Solver};
 
 /// The algorithm's name as JMT writes it in `<algorithm name>` (one JMT
 /// knows, or JMT skips the solution).
