@@ -381,7 +381,7 @@ fn a_failed_verdict_is_measured_again() {
 fn a_higher_class_within_the_noise_is_no_breach() {
     // x·log₂x measured over 1.3 doublings with ±5 % noise, annotated
     // linear at its level: the fits scatter over the classes (in 40 seeds,
-    // 13 higher within the noise, 12 higher beyond it, 13 lower, 2 same).
+    // 18 higher within the noise, 7 higher beyond it, 13 lower, 2 same).
     let narrow = [8192, 10240, 12288, 14336, 16384, 18432, 20480];
     let mut within = 0;
     for seed in 0..40 {
@@ -410,5 +410,5 @@ fn a_higher_class_within_the_noise_is_no_breach() {
         );
         within += usize::from(r.class == ClassOrder::Higher && r.class_within_noise);
     }
-    assert_eq!(within, 13);
+    assert_eq!(within, 18);
 }

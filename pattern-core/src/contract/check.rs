@@ -6,7 +6,7 @@ use super::source::{Source, Timed, default_harness};
 use super::verdict::{Breach, ClassOrder, Ratios, Verdict, ratio_breaches};
 use crate::dsl::CostAnnotation;
 use crate::fit::measure::{Harness, Measurement, Samples};
-use crate::fit::{Fit, Fitter, stats};
+use crate::fit::{Fit, Fitter, HypothesisSpace, Rational64, TermClass, stats, within_noise};
 use crate::{Expr, Growth};
 use std::cmp::Ordering;
 
@@ -180,7 +180,20 @@ impl Contract {
             .collect();
         let fit = fitter.fit(&points)?;
         let fitted_class = fit.model().growth("x").ok_or_else(|| self.no_class())?;
-        Ok(self.judge(&samples, annotated, &fit, annotated_class, &fitted_class))
+        let mut report = self.judge(&samples, annotated, &fit, annotated_class, &fitted_class);
+        if report.class == ClassOrder::Higher && !report.class_within_noise {
+            // The alternatives are the search's own; a model of the
+            // annotated class fitted alone may be within the noise too.
+            if annotated_class_fits(&fitter, &points, &fit, annotated_class) {
+                report.class_within_noise = true;
+                report
+                    .verdict
+                    .breaches
+                    .retain(|b| !matches!(b, Breach::ClassHigher { .. }));
+                report.verdict = Verdict::of(std::mem::take(&mut report.verdict.breaches));
+            }
+        }
+        Ok(report)
     }
 
     /// The report of timings `samples`, the annotation's values there, the
@@ -322,6 +335,35 @@ fn samples_at<'a>(
             }
         })
         .collect()
+}
+
+/// Whether a model of the annotated class alone (with a constant) fits the
+/// points within the noise of the chosen model: a leave-one-out RSS
+/// within [`within_noise`] of the chosen one's.
+fn annotated_class_fits(
+    fitter: &Fitter,
+    points: &[(f64, f64)],
+    fit: &Fit,
+    annotated: &Growth,
+) -> bool {
+    let (Some(power), Some(log)) = (
+        Rational64::approximate_float(annotated.power()),
+        Rational64::approximate_float(annotated.log_power()),
+    ) else {
+        return false;
+    };
+    let class = TermClass::new(power, log);
+    let space = if class.is_constant() {
+        HypothesisSpace::new([])
+    } else {
+        HypothesisSpace::new([class])
+    };
+    let alone = fitter.clone().space(space).significance(None).fit(points);
+    let (chosen, alone) = match alone {
+        Ok(a) => (fit.stats().cv_rss, a.stats().cv_rss),
+        Err(_) => return false,
+    };
+    alone.is_finite() && chosen.is_finite() && alone <= within_noise(fit.stats().points) * chosen
 }
 
 /// One size of the report.
