@@ -180,45 +180,35 @@ impl Contract {
             .collect();
         let fit = fitter.fit(&points)?;
         let fitted_class = fit.model().growth("x").ok_or_else(|| self.no_class())?;
-        let mut report = self.judge(&samples, annotated, &fit, annotated_class, &fitted_class);
-        if report.class == ClassOrder::Higher && !report.class_within_noise {
-            // The alternatives are the search's own; a model of the
-            // annotated class fitted alone may be within the noise too.
-            if annotated_class_fits(&fitter, &points, &fit, annotated_class) {
-                report.class_within_noise = true;
-                report
-                    .verdict
-                    .breaches
-                    .retain(|b| !matches!(b, Breach::ClassHigher { .. }));
-                report.verdict = Verdict::of(std::mem::take(&mut report.verdict.breaches));
-            }
-        }
-        Ok(report)
-    }
-
-    /// The report of timings `samples`, the annotation's values there, the
-    /// fit and both classes.
-    fn judge(
-        &self,
-        samples: &[&Samples],
-        annotated: &[f64],
-        fit: &Fit,
-        annotated_class: &Growth,
-        fitted_class: &Growth,
-    ) -> Report {
         let class = match fitted_class.cmp(annotated_class) {
             Ordering::Less => ClassOrder::Lower,
             Ordering::Equal => ClassOrder::Same,
             Ordering::Greater => ClassOrder::Higher,
         };
-        // A higher class the data cannot tell from the annotated one (a
-        // model of it fits within the noise) is no breach.
-        let class_within_noise = class == ClassOrder::Higher
-            && fit.alternatives().iter().any(|a| {
-                a.model
-                    .growth("x")
-                    .is_some_and(|g| g.cmp(annotated_class) != Ordering::Greater)
-            });
+        let within_noise = class == ClassOrder::Higher
+            && annotated_within_noise(&fitter, &points, &fit, annotated_class);
+        Ok(self.judge(
+            &samples,
+            annotated,
+            &fit,
+            (class, within_noise),
+            annotated_class,
+            &fitted_class,
+        ))
+    }
+
+    /// The report of timings `samples`, the annotation's values there, the
+    /// fit, the class order (and whether a higher one is within the noise)
+    /// and both classes.
+    fn judge(
+        &self,
+        samples: &[&Samples],
+        annotated: &[f64],
+        fit: &Fit,
+        (class, class_within_noise): (ClassOrder, bool),
+        annotated_class: &Growth,
+        fitted_class: &Growth,
+    ) -> Report {
         let points: Vec<Point> = samples
             .iter()
             .zip(annotated)
@@ -337,15 +327,23 @@ fn samples_at<'a>(
         .collect()
 }
 
-/// Whether a model of the annotated class alone (with a constant) fits the
-/// points within the noise of the chosen model: a leave-one-out RSS
-/// within [`within_noise`] of the chosen one's.
-fn annotated_class_fits(
+/// Whether a model of the annotated class fits the points within the noise
+/// of the chosen model: one of the search's alternatives, or the class
+/// fitted alone (with a constant), its leave-one-out RSS within
+/// [`within_noise`] of the chosen one's.
+fn annotated_within_noise(
     fitter: &Fitter,
     points: &[(f64, f64)],
     fit: &Fit,
     annotated: &Growth,
 ) -> bool {
+    let alternative = fit
+        .alternatives()
+        .iter()
+        .any(|a| (a.model.growth("x")).is_some_and(|g| g.cmp(annotated) != Ordering::Greater));
+    if alternative {
+        return true;
+    }
     let (Some(power), Some(log)) = (
         Rational64::approximate_float(annotated.power()),
         Rational64::approximate_float(annotated.log_power()),
