@@ -553,3 +553,105 @@ fn open_classes_slow_the_closed_ones() {
         .unwrap();
     assert_eq!(x[0], alone.throughput("users").unwrap());
 }
+
+/// jmva fuzz input 99667 (seed 20261123): 100,000 closed jobs and an open
+/// class over three 7-server stations and a delay.
+fn many_jobs(population: usize) -> MixedNetwork {
+    MixedNetwork::new()
+        .multi_server("s0", 7)
+        .delay("s1")
+        .multi_server("s2", 7)
+        .multi_server("s3", 7)
+        .closed_class(
+            "c0",
+            population,
+            &[("s0", 1.74), ("s1", 0.963), ("s2", 1.236), ("s3", 0.601)],
+        )
+        .open_class(
+            "c1",
+            1.1346,
+            &[("s0", 0.1436), ("s1", 0.0196), ("s2", 1.797), ("s3", 0.840)],
+        )
+}
+
+/// With 100,000 jobs the closed class saturates `s0`, which the open
+/// class leaves `7 − U` servers: its throughput is `(7 − U)/D` to within
+/// the approximations' error. Both finish (they summed the shared
+/// stations' rates job by job before: 30 s and 8.5 s in a debug build).
+#[test]
+fn a_large_closed_population_at_shared_stations() {
+    use pattern_core::queue::Method;
+    let bound = (7.0 - 1.1346 * 0.1436) / 1.74;
+    for method in [Method::Linearizer, Method::SchweitzerBard] {
+        let settings = MultiClassApproximation {
+            method,
+            ..Default::default()
+        };
+        let s = many_jobs(100_000).solve_approx_with(&settings).unwrap();
+        let x = s.throughput("c0").unwrap();
+        assert!(x <= bound * (1.0 + 1e-12), "{method:?}: {x} over {bound}");
+        close(&format!("{method:?} X"), x, bound, 1e-7);
+        let jobs: f64 = ["s0", "s1", "s2", "s3"]
+            .iter()
+            .map(|k| s.of("c0", k).unwrap().queue_length)
+            .sum();
+        close(&format!("{method:?} jobs"), jobs, 1e5, 1e-8);
+        // An open job at s0 waits behind nearly all of them.
+        let r = s.residence_time("c1", "s0").unwrap();
+        assert!(r.is_finite() && r > 0.1436 * 1e4, "{method:?}: {r}");
+    }
+}
+
+/// A general station whose rates stay the same from `f` jobs on has its
+/// marginals' tail summed in closed form; the same rates with a jitter of
+/// 1e-14 in the tail take the job-by-job sums. Both agree.
+#[test]
+fn flat_rates_sum_their_tail_in_closed_form() {
+    use pattern_core::queue::Method;
+    let head = [0.6, 1.5, 2.2, 2.9];
+    let rate = move |jitter: f64| {
+        move |j: usize| match head.get(j - 1) {
+            Some(a) => *a,
+            None => 3.2 * (1.0 + jitter * (j % 2) as f64),
+        }
+    };
+    for method in [Method::Linearizer, Method::SchweitzerBard] {
+        let settings = MultiClassApproximation {
+            method,
+            ..Default::default()
+        };
+        let solve = |jitter: f64| {
+            MultiClassNetwork::new()
+                .load_dependent("ld", rate(jitter))
+                .queue("q")
+                .delay("z")
+                .class("a", 300, &[("ld", 0.5), ("q", 0.2), ("z", 9.0)])
+                .class("b", 2, &[("ld", 0.3), ("q", 0.4)])
+                .mva_approx_with(&settings)
+                .unwrap()
+        };
+        let (flat, jittered) = (solve(0.0), solve(1e-14));
+        for class in ["a", "b"] {
+            let (x, y) = (
+                flat.throughput(class).unwrap(),
+                jittered.throughput(class).unwrap(),
+            );
+            close(&format!("{method:?} X {class}"), x, y, 1e-9);
+            for k in ["ld", "q"] {
+                let (p, q) = (flat.of(class, k).unwrap(), jittered.of(class, k).unwrap());
+                close(
+                    &format!("{method:?} Q {class} {k}"),
+                    p.queue_length,
+                    q.queue_length,
+                    1e-9,
+                );
+                close(
+                    &format!("{method:?} U {class} {k}"),
+                    p.utilization,
+                    q.utilization,
+                    1e-9,
+                );
+            }
+        }
+    }
+}

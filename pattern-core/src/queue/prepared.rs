@@ -15,7 +15,40 @@ pub(crate) enum Service {
     /// `c` servers, `2 <= c < N`.
     Multi(usize),
     /// `alpha[j - 1] = α(j)` for `j = 1..=N`.
-    General(Vec<f64>),
+    General(Rates),
+}
+
+/// A general station's rates `α(1..=N)`, and from how many jobs on they
+/// stay the same: past there its marginals are geometric, summed in
+/// closed form as a `c`-server station's are.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Rates {
+    alpha: Vec<f64>,
+    /// The least `f ≥ 1` with `α(j) = α(f)` for every `j ≥ f` (`N` or 1
+    /// when nothing repeats; 0 for no rates).
+    flat: usize,
+}
+
+impl From<Vec<f64>> for Rates {
+    fn from(alpha: Vec<f64>) -> Self {
+        let last = alpha.last().copied();
+        let repeats = alpha.iter().rev().take_while(|&&a| Some(a) == last).count();
+        let flat = alpha.len() + 1 - repeats.max(1);
+        Self { alpha, flat }
+    }
+}
+
+impl FromIterator<f64> for Rates {
+    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
+        Self::from(iter.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl std::ops::Deref for Rates {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.alpha
+    }
 }
 
 /// The largest population for which a general load-dependent station's
@@ -38,6 +71,16 @@ impl Service {
     /// depends on the jobs present).
     pub(crate) fn load_dependent(&self) -> bool {
         matches!(self, Service::Multi(_) | Service::General(_))
+    }
+
+    /// The jobs `f` from which `α(j) = α(f)` for every `j ≥ f`, where
+    /// that is known: `c` for `c` servers, a general station's [`Rates`].
+    pub(crate) fn flat(&self) -> Option<usize> {
+        match self {
+            Service::Multi(c) => Some(*c),
+            Service::General(rates) if rates.flat > 0 => Some(rates.flat),
+            _ => None,
+        }
     }
 
     /// `α(j)` for `1 <= j <= N`.
@@ -128,7 +171,7 @@ impl Prepared {
                         }
                         alpha.push(a);
                     }
-                    Service::General(alpha)
+                    Service::General(alpha.into())
                 }
             });
         }

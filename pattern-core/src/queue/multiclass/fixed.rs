@@ -70,7 +70,8 @@ impl<'a> Fixed<'a> {
             .iter()
             .zip(&a.most)
             .map(|(s, &m)| match s {
-                Service::General(alpha) => alpha[..m]
+                // Past the flat tail's start `j/α(j)` only grows.
+                Service::General(alpha) => alpha[..m.min(s.flat().unwrap_or(m))]
                     .iter()
                     .enumerate()
                     .map(|(j, a)| (j + 1) as f64 / a)
@@ -221,31 +222,32 @@ impl<'a> Fixed<'a> {
     /// the load offered to it, is busy (a sum of positive terms).
     pub(super) fn busy(&self, i: usize) -> f64 {
         let service = &self.a.service[i];
-        let p = head(
-            self.offered(i),
-            &|j| service.alpha(j),
-            self.most[i],
-            service,
-        );
-        p[1..].iter().sum()
+        let (load, max) = (self.offered(i), self.most[i]);
+        let p = head(load, &|j| service.alpha(j), max, service);
+        let ahead: f64 = p[1..].iter().sum();
+        if p.len() > max || load.is_nan() || load <= 0.0 {
+            return ahead;
+        }
+        // The flat tail head() summed in closed form: p(f − 1)·Σ ρ^k.
+        let f = p.len();
+        let ln_rho = load.ln() - service.alpha(f).ln();
+        ahead + (p[f - 1].ln() + ln_geometric_sum(ln_rho, (max - f + 1) as f64)).exp()
     }
 }
 
 /// The station alone as a birth-death process of at most `max` jobs fed
 /// at `load` (work per unit of time): `p(j) ∝ Π_{i≤j} load/α(i)`, in log
-/// space, normalized by a sum of positive terms. For a `c`-server station
-/// only `p(0..c − 1)` are returned, the tail beyond `c` (geometric) summed
-/// in closed form; for a general station all of `p(0..=max)`.
+/// space, normalized by a sum of positive terms. Where the rates stay
+/// `α(f)` from `f ≤ max` jobs on (`c` servers, or a general station's
+/// flat tail) only `p(0..f − 1)` are returned, the tail (geometric) summed
+/// in closed form: the corrections weigh `1/α(j) − 1/α(f)`, 0 there.
 pub(super) fn head(
     load: f64,
     alpha: &dyn Fn(usize) -> f64,
     max: usize,
     service: &Service,
 ) -> Vec<f64> {
-    let servers = match service {
-        Service::Multi(c) if *c <= max => Some(*c),
-        _ => None,
-    };
+    let servers = service.flat().filter(|&f| f <= max);
     let len = servers.unwrap_or(max + 1);
     let mut t = vec![f64::NEG_INFINITY; len];
     t[0] = 0.0;
@@ -259,8 +261,8 @@ pub(super) fn head(
         total = log_add(total, t[j]);
     }
     if let Some(c) = servers {
-        // j = c..=max: t(j) = t(c − 1)·ρ^(j − c + 1), ρ = load/c.
-        let ln_rho = ln_load - (c as f64).ln();
+        // j = c..=max: t(j) = t(c − 1)·ρ^(j − c + 1), ρ = load/α(c).
+        let ln_rho = ln_load - alpha(c).ln();
         let terms = (max - c + 1) as f64;
         let ln_geometric = ln_geometric_sum(ln_rho, terms);
         total = log_add(total, t[c - 1] + ln_geometric);

@@ -269,7 +269,7 @@ fn prepare(name: &str, kind: &Kind, total: usize, demand: &[f64]) -> Result<Serv
                 }
                 alpha.push(a);
             }
-            Service::General(alpha)
+            Service::General(alpha.into())
         }
     })
 }
