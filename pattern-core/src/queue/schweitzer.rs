@@ -439,4 +439,35 @@ mod tests {
             }
         }
     }
+
+    /// `min(j, 7)` as general rates is 7 servers, at 100,000 jobs too: the
+    /// same sums, in `O(c)` a step both.
+    #[test]
+    fn flat_rates_at_many_jobs_are_the_servers() {
+        let net = |general: bool| {
+            let net = Network::new().queue("q", 0.1).delay("z", 3.0);
+            if general {
+                net.load_dependent("s", 1.7, |j| j.min(7) as f64)
+            } else {
+                net.multi_server("s", 7, 1.7)
+            }
+        };
+        for method in [Method::Linearizer, Method::SchweitzerBard] {
+            let settings = Approximation {
+                method,
+                ..Default::default()
+            };
+            let general = net(true).mva_approx_with(100_000, &settings).unwrap();
+            let servers = net(false).mva_approx_with(100_000, &settings).unwrap();
+            let (x, y) = (general.throughput(), servers.throughput());
+            assert!((x / y - 1.0).abs() < 1e-12, "{method:?}: X {x} {y}");
+            // Saturated: 7 servers' capacity over the demand.
+            assert!((x * 1.7 / 7.0 - 1.0).abs() < 1e-8, "{method:?}: X {x}");
+            let (p, q) = (
+                general.queue_length("s").unwrap(),
+                servers.queue_length("s").unwrap(),
+            );
+            assert!((p / q - 1.0).abs() < 1e-12, "{method:?}: {p} {q}");
+        }
+    }
 }
