@@ -364,7 +364,10 @@ fn options_it_has_no_use_for_are_errors() {
     let err = fails(&["mva", &m, "--cores", "2"]);
     assert!(err.contains("are for a design"), "{err}");
     let err = fails(&["mva", &fixture("open.jmva"), "--approx"]);
-    assert!(err.contains("open classes alone are solved exactly"), "{err}");
+    assert!(
+        err.contains("open classes alone are solved exactly"),
+        "{err}"
+    );
     let out = temp_file("unused.jmva", "");
     let err = fails(&["mva", &data("interactive.json"), "--write-jmva", &out]);
     assert!(

@@ -138,7 +138,10 @@ fn open_classes_are_an_open_network() {
     assert_eq!(doc["headroom"]["station"], "disks");
     // Options of closed classes would be ignored: errors.
     let e = fails(&["mva", &data("open_classes.json"), "--approx"]);
-    assert!(e.contains("--approx and --max-steps are for closed classes"), "{e}");
+    assert!(
+        e.contains("--approx and --max-steps are for closed classes"),
+        "{e}"
+    );
 }
 
 #[test]
