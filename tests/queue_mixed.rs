@@ -655,3 +655,30 @@ fn flat_rates_sum_their_tail_in_closed_form() {
         }
     }
 }
+
+/// A shared station's rates take time in its servers: beyond 10,000,000
+/// it is refused at once, naming the station and the way out; at the
+/// limit it is solved (the closed class alone there: its jobs in service).
+#[test]
+fn too_many_shared_servers_are_refused() {
+    let net = |servers: usize| {
+        MixedNetwork::new()
+            .multi_server("farm", servers)
+            .closed_class("batch", 2, &[("farm", 1.0)])
+            .open_class("web", 3.0, &[("farm", 1.0)])
+    };
+    let e = net(10_000_001).solve_approx().unwrap_err().to_string();
+    for part in [
+        "10000001",
+        "`farm`",
+        "at most 10,000,000",
+        "fewer",
+        "station of their own",
+    ] {
+        assert!(e.contains(part), "{part}: {e}");
+    }
+    assert!(net(usize::MAX).solve().is_err());
+    let s = net(3_000_000).solve().unwrap();
+    close("X", s.throughput("batch").unwrap(), 2.0, 1e-9);
+    close("R web", s.residence_time("web", "farm").unwrap(), 1.0, 1e-9);
+}

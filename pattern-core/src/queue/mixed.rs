@@ -346,6 +346,13 @@ impl MixedNetwork {
                 Kind::Delay => Treatment::Delay,
                 Kind::Queue | Kind::MultiServer(1) => Treatment::Queue,
                 Kind::MultiServer(c) if visited(k, true) && visited(k, false) => {
+                    if *c > servers::MAX_SHARED_SERVERS {
+                        return Err(QueueError::InvalidOption {
+                            option: "servers",
+                            value: format!("{c} at `{name}`, which open and closed classes share"),
+                            expected: "at most 10,000,000 there (the open jobs are summed out over every server): give it fewer, or the open classes a station of their own",
+                        });
+                    }
                     Treatment::Shared(*c)
                 }
                 Kind::MultiServer(c) => Treatment::Servers(*c),
@@ -474,13 +481,20 @@ impl MixedNetwork {
     /// `probe`, the probe class too.
     fn inflated(&self, ch: &Checked, probe: bool) -> MultiClassNetwork {
         let mut net = MultiClassNetwork::new();
+        // The most jobs a station can hold: every closed one and the probe.
+        let most = (self.classes.iter())
+            .filter_map(|c| match c.workload {
+                Workload::Closed(n) => Some(n),
+                Workload::Open(_) => None,
+            })
+            .fold(1usize, usize::saturating_add);
         for (k, ((name, kind), t)) in self.stations.iter().zip(&ch.treatment).enumerate() {
             net = match (t, kind) {
                 (Treatment::Delay, _) => net.delay(name),
                 (Treatment::Queue, _) => net.queue(name),
                 (Treatment::Servers(c), _) => net.multi_server(name, *c),
                 (Treatment::Shared(c), _) => {
-                    net.load_dependent(name, servers::effective_rate(*c, ch.busy[k]))
+                    net.load_dependent(name, servers::effective_rate(*c, ch.busy[k], most))
                 }
                 (Treatment::General, Kind::LoadDependent(rate)) => {
                     let rate = rate.0.clone();
