@@ -24,8 +24,8 @@ pub(crate) enum Service {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Rates {
     alpha: Vec<f64>,
-    /// The least `f ≥ 1` with `α(j) = α(f)` for every `j ≥ f` (`N` or 1
-    /// when nothing repeats; 0 for no rates).
+    /// The least `f ≥ 1` with `α(j) = α(f)` for every `j ≥ f` (`N` when
+    /// the last two differ, 0 for no rates).
     flat: usize,
 }
 
