@@ -186,3 +186,20 @@ impl Prepared {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Rates, Service};
+
+    #[test]
+    fn where_the_rates_turn_flat() {
+        let flat = |alpha: &[f64]| Service::General(Rates::from(alpha.to_vec())).flat();
+        assert_eq!(flat(&[1.0, 2.0, 3.0, 3.0, 3.0]), Some(3));
+        assert_eq!(flat(&[1.0, 2.0, 3.0]), Some(3));
+        assert_eq!(flat(&[3.0, 2.0, 3.0]), Some(3));
+        assert_eq!(flat(&[2.0, 2.0]), Some(1));
+        assert_eq!(flat(&[]), None);
+        assert_eq!(Service::Multi(7).flat(), Some(7));
+        assert_eq!(Service::Queue.flat(), None);
+    }
+}
