@@ -290,7 +290,7 @@ impl Contract {
     fn annotated_at(&self, x: usize) -> Result<f64, ContractError> {
         #[cfg(feature = "queueing")]
         if let Some(on) = &self.on {
-            return super::design::predicted_at(&on.0, &on.1, x, &self.function);
+            return super::predicted::predicted_at(&on.0, &on.1, x, &self.function);
         }
         let value = self.model.eval(&[("x", x as f64)]).unwrap_or(f64::NAN);
         if value.is_finite() && value > 0.0 {

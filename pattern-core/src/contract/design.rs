@@ -3,6 +3,7 @@
 //! the same verdict and report as a function's.
 
 use super::check::Contract;
+#[cfg(feature = "exec")]
 use super::error::ContractError;
 #[cfg(feature = "exec")]
 use super::source::Source;
@@ -45,32 +46,6 @@ impl Contract {
         let mut contract = Contract::of_model(name, design.model());
         contract.on = Some(Box::new((design.clone(), machine.clone())));
         contract
-    }
-}
-
-/// The design's time per element on `machine` at size `x`, positive.
-pub(super) fn predicted_at(
-    design: &Design,
-    machine: &Machine,
-    x: usize,
-    function: &str,
-) -> Result<f64, ContractError> {
-    let predicted =
-        design
-            .queueing(machine, &[("x", x as f64)])
-            .map_err(|e| ContractError::Prediction {
-                function: function.to_string(),
-                message: e.to_string(),
-            })?;
-    let value = predicted.time_per_element;
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        Err(ContractError::AnnotationValue {
-            function: function.to_string(),
-            x,
-            value,
-        })
     }
 }
 

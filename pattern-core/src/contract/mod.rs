@@ -40,6 +40,8 @@ mod check;
 #[cfg(feature = "queueing")]
 mod design;
 mod error;
+#[cfg(feature = "queueing")]
+mod predicted;
 mod report;
 mod source;
 #[cfg(feature = "plots")]
