@@ -7,7 +7,7 @@
 //! | [`Throughput`] | `Expr` | time per element in steady state (seed 001 eqs. 2–5); pointwise or asymptotic `pipe`, a machine profile's communication functions, a per-hop cost between pipeline stages — combined freely |
 //! | [`Latency`] | `Expr` | time of one element through the design |
 //! | [`Footprint`] | [`Resources`] | threads and nodes the design occupies, the threads by the grammar's one definition of them (`grammar::threads`) |
-//! | [`Queueing`] | [`QueueingPrediction`] | time per element on a machine's nodes, their cores shared by more threads than they have: a closed queueing network solved by MVA |
+//! | `Queueing` (feature `queueing`) | `QueueingPrediction` | time per element on a machine's nodes, their cores shared by more threads than they have: a closed queueing network solved by MVA; several designs sharing the machine (`Queueing::together`) |
 //!
 //! ```
 //! use pattern_core::Design;
