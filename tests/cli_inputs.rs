@@ -10,23 +10,6 @@ use common::cli::*;
 
 use pattern_core::Expr;
 use serde_json::Value;
-use std::process::{Command, Stdio};
-
-/// Runs with `input` on standard input.
-fn run_stdin(args: &[&str], input: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    child.wait_with_output().unwrap()
-}
 
 /// The text after `label` on its line of a report.
 fn row<'a>(text: &'a str, label: &str) -> &'a str {

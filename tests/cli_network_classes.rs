@@ -10,22 +10,6 @@ use pattern_core::queue::{
     Method, MixedNetwork, MultiClassApproximation, MultiClassNetwork, OpenNetwork,
 };
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-/// Runs with `input` on standard input.
-fn run_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = (Command::new(BIN).args(args))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    child.wait_with_output().unwrap()
-}
 
 /// The entry of `name` in the array `list` of `doc`.
 fn named<'a>(doc: &'a Value, list: &str, name: &str) -> &'a Value {

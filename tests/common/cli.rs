@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_pattern");
 
@@ -93,4 +94,18 @@ pub fn temp_file(name: &str, contents: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
     path.display().to_string()
+}
+
+/// Runs with `input` on standard input.
+pub fn run_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = (Command::new(BIN).args(args))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
