@@ -19,6 +19,13 @@ pub struct Scope {
     pub processors: Option<Count>,
     /// How deep in task pools the node is (0 outside every pool).
     pub pools: usize,
+    /// Whether the element the node works on was just handed over by the
+    /// pipeline stage before it, which ran on another thread: a stage of a
+    /// `pipe` after its first, and every part of such a stage, outside
+    /// processor groups (`on`, `par`, `groups`), whose elements come over
+    /// the network. The caches may still hold what that stage wrote; a
+    /// machine's memory says at what bandwidth such an element moves.
+    pub handed: bool,
     /// The node's index in [`Term::preorder`], known only to the grammar's
     /// own checks, which fold chains as the term nests them
     /// ([`fold_nested`]).
@@ -28,8 +35,13 @@ pub struct Scope {
 /// Scopes are equal where their nodes run alike, wherever the nodes are.
 impl PartialEq for Scope {
     fn eq(&self, other: &Scope) -> bool {
-        (self.concurrent, &self.processors, self.pools)
-            == (other.concurrent, &other.processors, other.pools)
+        (self.concurrent, &self.processors, self.pools, self.handed)
+            == (
+                other.concurrent,
+                &other.processors,
+                other.pools,
+                other.handed,
+            )
     }
 }
 
@@ -188,8 +200,13 @@ fn walk<S: Semantics + ?Sized>(
                 };
                 steps.push(Step::Exit(node, scope.clone(), parts.len()));
                 let inner = inner_scope(node, &scope);
-                for part in parts.into_iter().rev() {
-                    steps.push(Step::Enter(part, inner.clone()));
+                for (i, part) in parts.into_iter().enumerate().rev() {
+                    let mut scope = inner.clone();
+                    // A pipe's later stages take what the stage before
+                    // wrote, in shared memory (not inside an `on`).
+                    scope.handed |=
+                        i > 0 && matches!(node, Term::Pipe(..)) && inner.processors.is_none();
+                    steps.push(Step::Enter(part, scope));
                 }
             }
             Step::Exit(node, scope, n) => {
@@ -214,6 +231,8 @@ fn parts_of(node: &Term) -> Vec<&Term> {
 /// The scope of a node's parts.
 fn inner_scope(node: &Term, scope: &Scope) -> Scope {
     let mut inner = scope.clone();
+    // Processor groups take their elements over the network.
+    inner.handed &= !matches!(node, Term::On(..) | Term::Par(..) | Term::Groups(..));
     match node {
         Term::Tpool(..) => inner.pools += 1,
         Term::On(p, _) if inner.processors.is_none() => inner.processors = Some(p.clone()),
@@ -276,7 +295,8 @@ mod tests {
         type Error = String;
         fn atom(&mut self, a: &Atom, s: &Scope) -> Result<String, String> {
             let mark = if s.concurrent { "*" } else { "" };
-            Ok(format!("{}{mark}{}", a.name, "'".repeat(s.pools)))
+            let handed = if s.handed { "^" } else { "" };
+            Ok(format!("{}{mark}{}{handed}", a.name, "'".repeat(s.pools)))
         }
         fn seq(&mut self, p: Vec<String>, _: &Scope) -> Result<String, String> {
             Ok(format!("seq{}", p.len())).map(|h| format!("{h}({})", p.join(" ")))
@@ -326,15 +346,40 @@ mod tests {
     fn chains_are_flat_and_parts_come_in_order() {
         let left = Term::pipe(Term::pipe(atom("a"), atom("b")), atom("c"));
         let right = Term::pipe(atom("a"), Term::pipe(atom("b"), atom("c")));
-        assert_eq!(fold(&left, &mut Text).unwrap(), "<pipe3(a b c)>");
-        assert_eq!(fold(&right, &mut Text).unwrap(), "<pipe3(a b c)>");
+        assert_eq!(fold(&left, &mut Text).unwrap(), "<pipe3(a b^ c^)>");
+        assert_eq!(fold(&right, &mut Text).unwrap(), "<pipe3(a b^ c^)>");
         let mixed = Term::seq(
             atom("a"),
             Term::pipe(atom("b"), Term::seq(atom("c"), atom("d"))),
         );
         assert_eq!(
             fold(&mixed, &mut Text).unwrap(),
-            "<seq2(a pipe2(b seq2(c d)))>"
+            "<seq2(a pipe2(b seq2(c^ d^)))>"
+        );
+    }
+
+    #[test]
+    fn a_pipes_later_stages_are_handed_their_elements() {
+        // Every part of a later stage is handed, at any depth; the first
+        // stage takes what its own scope says.
+        let t = Term::pipe(
+            Term::seq(atom("a"), atom("b")),
+            Term::tpool(2u64, Term::pipe(atom("c"), atom("d"))),
+        );
+        assert_eq!(
+            fold(&t, &mut Text).unwrap(),
+            "<pipe2(seq2(a b) tpool2(pipe2(c'^ d'^)))>"
+        );
+        // Not inside processor groups.
+        let on = Term::pipe(atom("a"), Term::On(2u64.into(), Box::new(atom("b"))));
+        assert_eq!(fold(&on, &mut Text).unwrap(), "<pipe2(a on2/-(b))>");
+        let inside = Term::On(2u64.into(), Box::new(Term::pipe(atom("a"), atom("b"))));
+        assert_eq!(fold(&inside, &mut Text).unwrap(), "<on2/-(pipe2(a b))>");
+        // Nested as written, the same atoms are handed.
+        let nested = Term::pipe(atom("a"), Term::pipe(atom("b"), atom("c")));
+        assert_eq!(
+            fold_nested(&nested, &mut Text).unwrap(),
+            "<pipe2(a pipe2(b^ c^))>"
         );
     }
 
