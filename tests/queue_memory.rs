@@ -1,9 +1,10 @@
 //! A node's memory in the queueing semantics: calls that move bytes share
 //! its bandwidth (docs/machine.md, "Memory"). Exact small cases worked by
 //! hand, the memory never the bottleneck where it serves every core at
-//! full speed, and clear errors.
+//! full speed, elements handed between stages from the caches, and clear
+//! errors.
 
-use pattern_core::machine::{Machine, Memory};
+use pattern_core::machine::{Handed, Machine, Memory};
 use pattern_core::semantics::QueueingError;
 use pattern_core::{Design, Expr, Term};
 use proptest::prelude::*;
@@ -177,5 +178,64 @@ fn the_simulator_agrees_on_memory_bound_pools() {
             (simulated - want).abs() <= 1e-6 * want,
             "{text} on {lanes} lanes: {simulated}"
         );
+    }
+}
+
+/// Two cores on one core's bandwidth, elements of up to 2000 bytes handed
+/// over at 100 bytes per ns.
+fn handing(node: f64) -> Machine {
+    let curve = Handed::new(&[(2000.0, 100.0)]).unwrap();
+    Machine::new(1, 2).memory(Memory::new(node, 20.0).with_handed(curve))
+}
+
+#[test]
+fn a_pipes_later_stages_take_their_elements_from_the_caches() {
+    // b's 2000 bytes come from a's caches in 20 ns, on its core: the pipe
+    // is a pipe of a and a stage of 20 ns that moves nothing.
+    let pipe = "a = 100 [bytes = 2000]; b = 100 [bytes = 2000]; pipe(a, b)";
+    let same = "a = 100 [bytes = 2000]; b = 20; pipe(a, b)";
+    let t = time(pipe, &handing(20.0));
+    assert!(close(t, time(same, &handing(20.0))), "{t}");
+    assert!(t < time(pipe, &two_cores(20.0)), "{t}");
+    // At any depth of a later stage; never the first stage, or a pool.
+    let deep = "a = 100 [bytes = 2000]; b = 100 [bytes = 2000]; pipe(a, tpool[2](seq(b, b)))";
+    let deep_same = "a = 100 [bytes = 2000]; b = 20; pipe(a, tpool[2](seq(b, b)))";
+    assert!(close(
+        time(deep, &handing(20.0)),
+        time(deep_same, &handing(20.0))
+    ));
+    let pool = "a = 100 [bytes = 2000]; tpool[2](a)";
+    assert!(close(
+        time(pool, &handing(20.0)),
+        time(pool, &two_cores(20.0))
+    ));
+    // Elements larger than the curve come from memory.
+    let large = "a = 200 [bytes = 4000]; b = 200 [bytes = 4000]; pipe(a, b)";
+    assert!(close(
+        time(large, &handing(20.0)),
+        time(large, &two_cores(20.0))
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Handing elements over from the caches never slows a design, and
+    /// changes nothing where no later stage of a pipe moves bytes the
+    /// curve covers.
+    #[test]
+    fn handing_over_only_speeds(text in designs(), cores in 1usize..5, lanes in 1.0f64..4.0) {
+        let plain = Machine::new(1, cores).memory(Memory::new(20.0 * lanes, 20.0));
+        let curve = |bytes: f64| Handed::new(&[(bytes, 200.0)]).unwrap();
+        let covering = Machine::new(1, cores)
+            .memory(Memory::new(20.0 * lanes, 20.0).with_handed(curve(4e5)));
+        let short = Machine::new(1, cores)
+            .memory(Memory::new(20.0 * lanes, 20.0).with_handed(curve(1e-3)));
+        let (a, b, c) = (time(&text, &plain), time(&text, &covering), time(&text, &short));
+        prop_assert!(b <= a * (1.0 + 1e-9), "{text}: {a} from memory, {b} handed");
+        prop_assert!(close(a, c), "{text}: {a} from memory, {c} with a curve of no size");
+        if !text.contains("pipe") {
+            prop_assert!(close(a, b), "{text}: {a} from memory, {b} handed");
+        }
     }
 }

@@ -229,3 +229,30 @@ proptest! {
         prop_assert!(close(after, before), "{} vs {}", after, before);
     }
 }
+
+/// Elements of up to 2000 bytes handed over at 100 bytes per ns.
+fn handing(lanes: f64) -> Machine {
+    let curve = pattern_core::machine::Handed::new(&[(2000.0, 100.0)]).unwrap();
+    Machine::new(1, 2).memory(Memory::new(20.0 * lanes, 20.0).with_handed(curve))
+}
+
+#[test]
+fn a_pipes_later_stages_take_their_elements_from_the_caches() {
+    // As in the queueing semantics: b's bytes from a's caches in 20 ns on
+    // its core, the run the same as with a stage of 20 ns moving nothing,
+    // bit for bit, and faster than from memory.
+    let pipe = "a = 100 [bytes = 2000]; b = 100 [bytes = 2000]; pipe(a, b)";
+    let same = "a = 100 [bytes = 2000]; b = 20; pipe(a, b)";
+    assert_eq!(
+        summary(&run(pipe, &handing(1.0), 500)),
+        summary(&run(same, &handing(1.0), 500))
+    );
+    let from_memory = Machine::new(1, 2).memory(Memory::new(20.0, 20.0));
+    let (handed, cold) = (
+        per_element(pipe, &handing(1.0)),
+        per_element(pipe, &from_memory),
+    );
+    // The memory alone sets the pace: 100 ns a call for a, both a and b.
+    assert!(close(handed, 100.0), "{handed}");
+    assert!(close(cold, 200.0), "{cold}");
+}

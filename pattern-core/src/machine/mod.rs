@@ -43,7 +43,7 @@ mod values;
 mod waiting;
 
 pub use error::MachineError;
-pub use memory::Memory;
+pub use memory::{Handed, HandedPoint, MAX_HANDED_POINTS, Memory};
 pub use network::{Link, Network, Racks, Route, Sharing, Topology};
 pub use runtime::Runtime;
 pub use waiting::Waiting;

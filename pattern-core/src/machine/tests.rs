@@ -260,3 +260,75 @@ fn a_nodes_memory_reads_back_and_is_checked() {
         Err(MachineError::Invalid { key, .. }) if key == "nodes[0].memory.bandwidth_bytes_per_ns"
     ));
 }
+
+#[test]
+fn a_memorys_handed_curve_reads_back_and_is_checked() {
+    let m = Machine::from_json(
+        r#"{"nodes": [{"cores": 2, "memory": {"bandwidth_bytes_per_ns": 30,
+        "core_bandwidth_bytes_per_ns": 20, "handed": [{"bytes": 1024, "bytes_per_ns": 100},
+        {"bytes": 4096, "bytes_per_ns": 25}]}}]}"#,
+    )
+    .unwrap();
+    let curve = Handed::new(&[(1024.0, 100.0), (4096.0, 25.0)]).unwrap();
+    assert_eq!(
+        m.node_memory(0),
+        Some(Memory::new(30.0, 20.0).with_handed(curve))
+    );
+    assert_eq!(Machine::from_json(&m.to_json()).unwrap(), m);
+    // A memory without a curve writes none.
+    assert!(
+        !Machine::new(1, 2)
+            .memory(Memory::new(30.0, 20.0))
+            .to_json()
+            .contains("handed")
+    );
+    let one = |handed: &str| {
+        error(&format!(
+            r#"{{"nodes": [{{"cores": 2, "memory": {{"bandwidth_bytes_per_ns": 30,
+            "core_bandwidth_bytes_per_ns": 20, "handed": {handed}}}}}]}}"#
+        ))
+    };
+    assert!(
+        one(r#"[{"bytes": 4096, "bytes_per_ns": 1}, {"bytes": 1024, "bytes_per_ns": 1}]"#)
+            .ends_with(
+                "`handed[].bytes` is 1024: a finite number of bytes > 0, rising from point to point"
+            ),
+    );
+    assert!(
+        one(r#"[{"bytes": 4096, "bytes_per_ns": 0}]"#)
+            .ends_with("`handed[].bytes_per_ns` is 0: a finite number of bytes per ns > 0"),
+    );
+    assert!(one("[]").ends_with("`handed` has 0 points: from 1 to 16"));
+    let seventeen: Vec<String> = (1..=17)
+        .map(|k| format!(r#"{{"bytes": {k}, "bytes_per_ns": 1}}"#))
+        .collect();
+    assert!(one(&format!("[{}]", seventeen.join(", "))).ends_with("has 17 points: from 1 to 16"));
+    assert!(one(r#"[{"bytes": 1, "rate": 1}]"#).contains("unknown field `rate`"));
+}
+
+#[test]
+fn a_handed_element_moves_its_bytes_from_the_caches() {
+    let curve = Handed::new(&[(1000.0, 100.0), (4000.0, 25.0)]).unwrap();
+    let m = Memory::new(20.0, 20.0).with_handed(curve);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+    // Interpolated on log-log scales: 2000 bytes at 50 bytes/ns.
+    assert!(close(curve.bandwidth(2000.0).unwrap(), 50.0));
+    assert_eq!(curve.bandwidth(10.0), Some(100.0));
+    assert_eq!(curve.bandwidth(4000.0), Some(25.0));
+    assert_eq!(curve.bandwidth(4001.0), None);
+    // From memory: 100 ns of 150 wait on it; handed: 40 ns on the core.
+    assert_eq!(m.split(150.0, 2000.0, false), (50.0, 100.0));
+    let (core, wait) = m.split(150.0, 2000.0, true);
+    assert!(close(core, 90.0) && wait == 0.0, "{core} {wait}");
+    // Never slower than from memory (25 bytes/ns from the caches, 20 from
+    // memory, of a call that was all memory), and no bytes, no change.
+    let slow = Memory::new(20.0, 20.0).with_handed(Handed::new(&[(4000.0, 10.0)]).unwrap());
+    assert_eq!(slow.split(200.0, 4000.0, true), (200.0, 0.0));
+    assert_eq!(m.split(150.0, 0.0, true), (150.0, 0.0));
+    // Beyond the curve, or without one, as from memory.
+    assert_eq!(m.split(400.0, 8000.0, true), (0.0, 400.0));
+    assert_eq!(
+        Memory::new(20.0, 20.0).split(150.0, 2000.0, true),
+        (50.0, 100.0)
+    );
+}

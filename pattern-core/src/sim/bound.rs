@@ -222,22 +222,21 @@ fn stage(t: &Template, at: Place, cx: &Context) -> Load {
                 width,
                 ns,
                 bytes,
+                handed,
                 ..
             } => {
                 let mut slowest: f64 = 0.0;
                 for k in node..node.saturating_add(width) {
                     let memory = m.node_memory(k).filter(|_| bytes > 0.0);
-                    let waits = memory.map_or(0.0, |mem| mem.memory_ns(ns, bytes));
+                    let (work, waits) =
+                        memory.map_or((ns, 0.0), |mem| mem.split(ns, bytes, handed));
+                    // The cores' part at the node's speed, then the memory's.
+                    let cores = work / speed(k);
+                    *load.work.entry(k).or_insert(0.0) += cores + waits;
                     if waits > 0.0 {
-                        // The cores' part at the node's speed, then the memory's.
-                        let cores = (ns - waits) / speed(k);
-                        *load.work.entry(k).or_insert(0.0) += cores + waits;
                         *load.memory.entry(k).or_insert(0.0) += waits;
-                        slowest = slowest.max(cores + waits);
-                    } else {
-                        *load.work.entry(k).or_insert(0.0) += ns / speed(k);
-                        slowest = slowest.max(ns / speed(k));
                     }
+                    slowest = slowest.max(cores + waits);
                 }
                 slowest
             }

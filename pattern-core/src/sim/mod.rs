@@ -18,9 +18,11 @@
 //! - **Speeds.** A step of `t` ns takes `t / speed` alone on a node of
 //!   that speed.
 //! - **Memory.** On a node with a [`Memory`], an atom's step of `t` ns
-//!   that moves `b` bytes ([`Atom::bytes`]) is its cores' part, `t − m`
-//!   with `m` = [`Memory::memory_ns`]`(t, b)`, shared by the cores (and at
-//!   the node's speed) as any step, then its memory part of `m` ns: the `k`
+//!   that moves `b` bytes ([`Atom::bytes`]) is its cores' part and its
+//!   memory part `m`, as [`Memory::split`] gives them (an element handed
+//!   over by the stage before may come from the caches, on the core: then
+//!   `m` is 0); the cores' part is shared by the cores (and at the node's
+//!   speed) as any step, then the memory part of `m` ns: the `k`
 //!   memory parts running at once on the node each progress at rate
 //!   `min(1, lanes/k)` ([`Memory::lanes`], at most the node's cores), at no
 //!   speed but the memory's. A memory part holds its core meanwhile (a core
@@ -31,7 +33,7 @@
 //!
 //! [`Network::route`]: crate::machine::Network::route
 //! [`Memory`]: crate::machine::Memory
-//! [`Memory::memory_ns`]: crate::machine::Memory::memory_ns
+//! [`Memory::split`]: crate::machine::Memory::split
 //! [`Memory::lanes`]: crate::machine::Memory::lanes
 //! [`Atom::bytes`]: crate::Atom#structfield.bytes
 //! [`Sharing`]: crate::machine::Sharing

@@ -94,6 +94,8 @@ struct Step {
     amount: Expr,
     /// An atom's bytes to and from memory per call (`None`: none).
     bytes: Option<Expr>,
+    /// Whether an atom's element was handed over by the stage before.
+    handed: bool,
     env: usize,
     /// [`Leaf::Compute`]'s `lane`.
     lane: usize,
@@ -171,6 +173,7 @@ impl<'a> Planner<'a> {
             width: None,
             amount,
             bytes: None,
+            handed: false,
             env,
             lane: 0,
         });
@@ -366,6 +369,7 @@ impl<'a> Planner<'a> {
                             Some(b) => eval(s.label, b, env, MOVED)?,
                             None => 0.0,
                         },
+                        handed: s.handed,
                         label: s.label,
                         direct: *direct,
                         lane: s.lane,
@@ -427,7 +431,7 @@ impl Semantics for Planner<'_> {
     type Value = Plan;
     type Error = SimError;
 
-    fn atom(&mut self, atom: &Atom, _: &Scope) -> Result<Plan, SimError> {
+    fn atom(&mut self, atom: &Atom, scope: &Scope) -> Result<Plan, SimError> {
         let label = self.label(atom.name.clone());
         let lo = (self.steps.len(), self.envs.len(), self.edges.len());
         let env = self.env(None);
@@ -438,6 +442,7 @@ impl Semantics for Planner<'_> {
             env,
         )?;
         self.steps[s].bytes = atom.bytes.clone();
+        self.steps[s].handed = scope.handed;
         Ok(Plan::Stage(self.frag(lo, s, s, env)))
     }
 

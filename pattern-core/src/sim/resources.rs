@@ -293,8 +293,10 @@ impl Resources {
     }
 
     /// [`Resources::compute`] of a step that moves `bytes` to and from
-    /// memory: on a node with a memory, its cores' part of `ns − m` (`m`
-    /// = [`Memory::memory_ns`]) as any step, then its memory part of `m`
+    /// memory, its element `handed` over by the stage before or not: on a
+    /// node with a memory, its cores' part (`ns − m` and, if handed, the
+    /// bytes' time from the caches; `m` from [`Memory::split`]) as any
+    /// step, then its memory part of `m`
     /// (at no speed but the memory's), holding its core, `id` reported
     /// when that ends. Returns the work it asks of the cores: its cores'
     /// part at the node's speed plus `m`. No memory or no bytes:
@@ -304,15 +306,15 @@ impl Resources {
         node: usize,
         core: usize,
         ns: f64,
-        bytes: f64,
+        (bytes, handed): (f64, bool),
         id: usize,
     ) -> f64 {
         let Some(&Some((memory, unit))) = self.memory.get(node).filter(|_| bytes > 0.0) else {
             return self.compute(node, core, ns, id);
         };
-        let m = memory.memory_ns(ns, bytes);
+        let (cores, m) = memory.split(ns, bytes, handed);
         if m <= 0.0 {
-            return self.compute(node, core, ns, id);
+            return self.compute(node, core, cores, id);
         }
         let job = self.job(id, 1);
         let part = MemoryPart {
@@ -321,7 +323,6 @@ impl Resources {
             core: self.unit(node, core),
         };
         self.work[node] += m;
-        let cores = ns - m;
         if cores > 0.0 {
             self.jobs[job].then = Some(part);
             self.run_on(node, core, cores, job) + m
@@ -617,8 +618,8 @@ mod tests {
         // memory parts (50 ns each) at half speed.
         let m = Machine::new(1, 2).memory(Memory::new(20.0, 20.0));
         let mut r = Resources::new(&m, 0.0, false).unwrap();
-        assert_eq!(r.compute_moving(0, 0, 100.0, 1000.0, 7), 100.0);
-        assert_eq!(r.compute_moving(0, 1, 100.0, 1000.0, 8), 100.0);
+        assert_eq!(r.compute_moving(0, 0, 100.0, (1000.0, false), 7), 100.0);
+        assert_eq!(r.compute_moving(0, 1, 100.0, (1000.0, false), 8), 100.0);
         assert_eq!(events(&mut r), [(50.0, vec![]), (150.0, vec![7, 8])]);
         // Each core worked 50 ns and was held 50 more (its wait alone).
         assert_eq!(r.work, [200.0]);
@@ -628,14 +629,14 @@ mod tests {
     fn a_step_waiting_on_memory_holds_its_core() {
         let m = Machine::new(1, 1).memory(Memory::new(20.0, 20.0));
         let mut r = Resources::new(&m, 0.0, false).unwrap();
-        assert_eq!(r.compute_moving(0, 0, 100.0, 5000.0, 1), 100.0);
+        assert_eq!(r.compute_moving(0, 0, 100.0, (5000.0, false), 1), 100.0);
         // A compute step beside it waits for the one core.
         r.compute(0, 0, 30.0, 2);
         assert_eq!(events(&mut r), [(100.0, vec![1]), (130.0, vec![2])]);
         // With two cores it has one to itself.
         let m = Machine::new(1, 2).memory(Memory::new(20.0, 20.0));
         let mut r = Resources::new(&m, 0.0, false).unwrap();
-        r.compute_moving(0, 0, 100.0, 5000.0, 1);
+        r.compute_moving(0, 0, 100.0, (5000.0, false), 1);
         r.compute(0, 0, 30.0, 2);
         assert_eq!(events(&mut r), [(30.0, vec![2]), (100.0, vec![1])]);
     }
@@ -647,7 +648,7 @@ mod tests {
             (Machine::new(1, 1).memory(Memory::new(20.0, 20.0)), 0.0),
         ] {
             let mut r = Resources::new(&machine, 0.0, false).unwrap();
-            assert_eq!(r.compute_moving(0, 0, 100.0, bytes, 3), 100.0);
+            assert_eq!(r.compute_moving(0, 0, 100.0, (bytes, false), 3), 100.0);
             assert_eq!(events(&mut r), [(100.0, vec![3])]);
         }
     }
@@ -660,8 +661,8 @@ mod tests {
         for pinned in [false, true] {
             let mut r = Resources::new(&m, 0.0, pinned).unwrap();
             for core in 0..3 {
-                r.compute_moving(0, core, 60.0, 600.0, core);
-                r.compute_moving(1, core, 60.0, 600.0, 10 + core);
+                r.compute_moving(0, core, 60.0, (600.0, false), core);
+                r.compute_moving(1, core, 60.0, (600.0, false), 10 + core);
             }
             // Node 0: 60 ns. Node 1: 30 on the cores, then 30 of memory
             // each at 2/3: 45 more.

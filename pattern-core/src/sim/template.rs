@@ -16,6 +16,9 @@ pub(crate) enum Leaf {
         /// The bytes it moves to and from each node's memory (0: none):
         /// on a node with a memory, part of `ns` waits on it.
         bytes: f64,
+        /// Whether its element was handed over by the stage before
+        /// ([`Memory::split`](crate::machine::Memory::split)).
+        handed: bool,
         /// Names the step in traces and errors (an atom, a phase).
         label: usize,
         /// An atom's own step, which direct execution may measure.

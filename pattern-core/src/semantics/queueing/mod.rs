@@ -293,7 +293,8 @@ impl Semantics for Queueing<'_> {
         let bytes = (atom.bytes.as_ref())
             .map(|b| self.resolve(&atom.name, b, scope))
             .transpose()?;
-        Ok(Fragment(Kind::Stage(Stage::atom(&atom.name, model, bytes))))
+        let stage = Stage::atom(&atom.name, model, bytes, scope.handed);
+        Ok(Fragment(Kind::Stage(stage)))
     }
 
     fn seq(&mut self, parts: Vec<Fragment>, _: &Scope) -> Result<Fragment, QueueingError> {

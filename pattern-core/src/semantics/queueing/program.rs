@@ -12,8 +12,10 @@
 //! (a mapReduce's workers on a node) on each of its nodes takes
 //! `ns·lanes / (min(lanes, cores)·speed)` there, alone, and keeps
 //! `ns·lanes / speed` core·ns of the node busy. On a node with a memory
-//! ([`Memory`]), a step that moves bytes spends `m = memory_ns(ns, bytes)`
-//! of its `ns` on the memory: its cores' part is `ns − m` (as above), its
+//! ([`Memory`]), a step that moves bytes spends `m` of its `ns` on the
+//! memory and the rest on its cores ([`Memory::split`]: an element handed
+//! over by the stage before may wait on memory for none of it): its
+//! cores' part is `ns − m` (as above), its
 //! memory part `m·lanes / min(lanes, capacity)`, not scaled by speed, and
 //! it keeps `m·lanes` lane·ns of the node's memory busy, whose capacity is
 //! `min(lanes(), cores)` calls at full speed (at most one per core). A
@@ -41,6 +43,9 @@ struct Step {
     ns: Expr,
     /// The bytes a lane moves to and from memory.
     bytes: Option<Expr>,
+    /// Whether its element was handed over by the stage before
+    /// ([`Memory::split`]).
+    handed: bool,
 }
 
 /// An operation of a program while folding.
@@ -67,9 +72,9 @@ pub(super) struct Stage {
 }
 
 impl Stage {
-    /// An atom: one step of its model (moving `bytes`) on a core of its
-    /// group.
-    pub(super) fn atom(name: &str, model: Expr, bytes: Option<Expr>) -> Stage {
+    /// An atom: one step of its model (moving `bytes`, of an element
+    /// `handed` over by the stage before or not) on a core of its group.
+    pub(super) fn atom(name: &str, model: Expr, bytes: Option<Expr>, handed: bool) -> Stage {
         Stage {
             name: name.to_string(),
             ops: vec![SymOp::Step(Step {
@@ -79,6 +84,7 @@ impl Stage {
                 lanes: 1,
                 ns: model.clone(),
                 bytes,
+                handed,
             })],
             model: Some(model),
         }
@@ -95,6 +101,7 @@ impl Stage {
                 lanes,
                 ns,
                 bytes: None,
+                handed: false,
             })],
             model: None,
         }
@@ -192,7 +199,11 @@ impl Stage {
                         Some(b) => bytes(&s.label, value_of(&s.label, b)?, at)?,
                         None => 0.0,
                     };
-                    let amounts = Amounts { ns, bytes };
+                    let amounts = Amounts {
+                        ns,
+                        bytes,
+                        handed: s.handed,
+                    };
                     program.step(&self.name, first, width, s.lanes, amounts, machine)?
                 }
                 SymOp::Delay { label, ns } => Op::Delay(value(label, ns)?),
@@ -226,6 +237,7 @@ fn bytes(label: &str, v: f64, at: &[(&str, f64)]) -> Result<f64, QueueingError> 
 struct Amounts {
     ns: f64,
     bytes: f64,
+    handed: bool,
 }
 
 /// A step's time on one node alone: its cores' part and its memory's.
@@ -342,8 +354,10 @@ impl Program {
         for node in first..end {
             let (cores, speed) = (machine.node_cores(node), machine.node_speed(node));
             let memory = machine.node_memory(node);
-            let m = memory.map_or(0.0, |mem| mem.memory_ns(amounts.ns, amounts.bytes));
-            let busy = (amounts.ns - m) * lanes_f;
+            let (work, m) = memory.map_or((amounts.ns, 0.0), |mem| {
+                mem.split(amounts.ns, amounts.bytes, amounts.handed)
+            });
+            let busy = work * lanes_f;
             let mut timed = Timed {
                 cores: busy / (lanes.min(cores) as f64 * speed),
                 memory: 0.0,
@@ -432,8 +446,8 @@ mod tests {
     #[test]
     fn one_after_the_other_adds_at_once_takes_the_slowest() {
         let m = Machine::new(2, 1);
-        let a = Stage::atom("a", Expr::var("x"), None);
-        let b = Stage::atom("b", Expr::num(4.0), None);
+        let a = Stage::atom("a", Expr::var("x"), None, false);
+        let b = Stage::atom("b", Expr::num(4.0), None, false);
         let seq = Stage::join("seq".into(), vec![a.clone(), b.clone()], false);
         assert_eq!(seq.evaluate(&at(), &m).unwrap().time(&[]), 14.0);
         assert_eq!(
@@ -459,14 +473,14 @@ mod tests {
     #[test]
     fn a_group_binds_p_and_a_missing_node_is_an_error() {
         let m = Machine::new(2, 1);
-        let a = Stage::atom("a", Expr::parse("100 / p").unwrap(), None);
+        let a = Stage::atom("a", Expr::parse("100 / p").unwrap(), None, false);
         let on4 = a.place(&Expr::num(4.0), &Expr::num(0.0));
         let err = on4.evaluate(&at(), &m).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the design asks for 4 nodes (`a`), the machine has 2"
         );
-        let on2 = Stage::atom("a", Expr::parse("100 / p").unwrap(), None)
+        let on2 = Stage::atom("a", Expr::parse("100 / p").unwrap(), None, false)
             .place(&Expr::num(2.0), &Expr::num(0.0));
         let p = on2.evaluate(&at(), &m).unwrap();
         assert_eq!(p.time(&[]), 50.0);
@@ -479,7 +493,7 @@ mod tests {
         let d = Stage::join(
             "r".into(),
             vec![
-                Stage::atom("a", Expr::num(3.0), None),
+                Stage::atom("a", Expr::num(3.0), None, false),
                 Stage::delay("cost", Expr::num(5.0)),
             ],
             false,

@@ -105,6 +105,7 @@ struct Together {
     width: usize,
     ns: f64,
     bytes: f64,
+    handed: bool,
     id: usize,
 }
 
@@ -315,6 +316,7 @@ impl<'d> Stream<'d> {
                 width: 1,
                 ns,
                 bytes: 0.0,
+                handed: false,
                 label: usize::MAX,
                 direct: false,
                 lane: 0,
@@ -527,7 +529,7 @@ impl<'d> Stream<'d> {
             let ns = self.o.variation.apply(m.unwrap_or(w.ns));
             for i in 0..w.width {
                 let r = &mut self.resources;
-                let alone = r.compute_moving(w.node + i, w.core, ns, w.bytes, w.id);
+                let alone = r.compute_moving(w.node + i, w.core, ns, (w.bytes, w.handed), w.id);
                 self.element_work[w.node + i] += alone;
             }
         }
@@ -557,6 +559,7 @@ impl<'d> Stream<'d> {
                 width,
                 ns,
                 bytes,
+                handed,
                 label,
                 direct,
                 lane,
@@ -574,6 +577,7 @@ impl<'d> Stream<'d> {
                         width,
                         ns,
                         bytes,
+                        handed,
                         id,
                     });
                     return;
@@ -588,7 +592,8 @@ impl<'d> Stream<'d> {
                 let ns = self.o.variation.apply(measured.unwrap_or(ns));
                 self.threads[t].parts[step as usize] = width as u32;
                 for w in 0..width {
-                    let alone = self.resources.compute_moving(node + w, pin, ns, bytes, id);
+                    let alone =
+                        (self.resources).compute_moving(node + w, pin, ns, (bytes, handed), id);
                     self.element_work[node + w] += alone;
                 }
             }
