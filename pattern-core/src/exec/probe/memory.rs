@@ -7,10 +7,25 @@
 //! thread ends. Each bandwidth is the median of its samples, and the node's
 //! is at least one core's (a sample of all cores slower than one core
 //! alone is the machine's noise, not a narrower memory).
+//!
+//! Elements handed over ([`Handed`]): a pipeline of two threads joined by
+//! a channel of 4 places, as a user's is; the first increments arrays from
+//! a pool as large as the memory's arrays (from memory) and hands each
+//! on, the second increments what it receives, timed call by call. Each
+//! size's bandwidth is the bytes over the median call, for arrays moving
+//! 32 KiB to 8 MiB.
 
-use crate::machine::Memory;
+use crate::machine::{Handed, Memory};
 use std::sync::Barrier;
+use std::sync::mpsc::sync_channel;
 use std::time::Instant;
+
+/// The bytes moved by the handed calls probed: a call reads and writes
+/// back an array of half as many bytes.
+const HANDED_BYTES: [usize; 5] = [32 << 10, 128 << 10, 512 << 10, 2 << 20, 8 << 20];
+
+/// The fewest arrays a size's pipeline hands over.
+const HANDED_CALLS: usize = 16;
 
 /// Bytes moved per element: read and written.
 const BYTES_PER_ELEMENT: f64 = 8.0;
@@ -29,6 +44,51 @@ pub(super) fn measure(threads: usize, mib: usize, samples: usize) -> Option<Memo
         one
     };
     Some(Memory::new(all, one))
+}
+
+/// The bandwidth of elements handed from one thread to another, by size,
+/// from pools of `mib` MiB (at least [`HANDED_CALLS`] arrays); `None` with
+/// no pool.
+pub(super) fn handed(mib: usize) -> Option<Handed> {
+    if mib == 0 {
+        return None;
+    }
+    let points: Vec<(f64, f64)> = (HANDED_BYTES.iter())
+        .filter_map(|&bytes| {
+            let len = bytes / 2 / std::mem::size_of::<i32>();
+            let arrays = (mib * (1 << 20) / (bytes / 2)).max(HANDED_CALLS);
+            let ns = median(handed_calls(len, arrays))?;
+            (ns > 0.0).then(|| (bytes as f64, bytes as f64 / ns))
+        })
+        .collect();
+    Handed::new(&points).ok()
+}
+
+/// The times of the second thread's calls on `arrays` arrays of `len`
+/// integers, each incremented by the first thread just before.
+fn handed_calls(len: usize, arrays: usize) -> Vec<f64> {
+    // Distinct values, so that no page is shared.
+    let pool: Vec<Vec<i32>> = (0..arrays).map(|i| vec![i as i32 | 1; len]).collect();
+    let (send, receive) = sync_channel::<Vec<i32>>(4);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(move || {
+            (receive.iter())
+                .map(|mut array| {
+                    let start = Instant::now();
+                    increment(&mut array);
+                    start.elapsed().as_nanos() as f64
+                })
+                .collect::<Vec<f64>>()
+        });
+        for mut array in pool {
+            increment(&mut array);
+            if send.send(array).is_err() {
+                break;
+            }
+        }
+        drop(send);
+        second.join().unwrap_or_default()
+    })
 }
 
 /// The bandwidth of `samples` passes of `threads` threads, bytes per ns.
@@ -97,5 +157,14 @@ mod tests {
         assert!(m.core_bandwidth_bytes_per_ns > 0.0 && m.bandwidth_bytes_per_ns.is_finite());
         assert_eq!(measure(2, 0, 3), None);
         assert_eq!(measure(0, 1, 3), None);
+    }
+
+    #[test]
+    fn a_small_probe_gives_a_handed_curve_of_every_size() {
+        let h = handed(1).unwrap();
+        let bytes: Vec<f64> = h.points().iter().map(|p| p.bytes).collect();
+        assert_eq!(bytes, HANDED_BYTES.map(|b| b as f64));
+        assert!(h.points().iter().all(|p| p.bytes_per_ns > 0.0));
+        assert_eq!(handed(0), None);
     }
 }

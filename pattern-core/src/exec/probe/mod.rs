@@ -36,7 +36,8 @@
 //! Every probe also measures the node's memory ([`Memory`]) by streaming
 //! arrays far larger than the caches (`Options::memory_mib`, 64 MiB per
 //! thread unless set), from one thread, then from one per core at once:
-//! the bandwidth of one core alone and of the node.
+//! the bandwidth of one core alone and of the node; then how fast arrays
+//! handed from one thread to another move, by size ([`Handed`](crate::machine::Handed)).
 //!
 //! Each quantity is the median of its samples. What cannot be measured
 //! here (the waits need two cores and pinned threads, `spin_ns` and
@@ -161,18 +162,29 @@ pub fn measure(options: &Options) -> Result<Probe, ExecError> {
     };
     let pinned = runtime == Runtime::Executor && can_pin;
     let passes = (options.sample_count() / 40).clamp(3, 25);
-    let memory = memory::measure(cores.len(), options.memory_size_mib(), passes);
+    let memory =
+        memory::measure(cores.len(), options.memory_size_mib(), passes).map(
+            |m| match memory::handed(options.memory_size_mib()) {
+                Some(h) => m.with_handed(h),
+                None => m,
+            },
+        );
     let mut probe = assemble(&cores, (runtime, pinned), quantities, started.elapsed());
     probe.notes.push(match memory {
         Some(m) => {
             probe.machine = probe.machine.memory(m);
+            let handed: Vec<String> = (m.handed.iter().flat_map(|h| h.points()))
+                .map(|p| format!("{:.0} at {:.1}", p.bytes / 1024.0, p.bytes_per_ns))
+                .collect();
             format!(
                 "memory: {:.1} bytes/ns for the node, {:.1} for one core alone \
-                 (medians of {passes} passes over {} MiB per thread, {} thread(s) at once)",
+                 (medians of {passes} passes over {} MiB per thread, {} thread(s) at once); \
+                 handed over between two threads, KiB at bytes/ns: {}",
                 m.bandwidth_bytes_per_ns,
                 m.core_bandwidth_bytes_per_ns,
                 options.memory_size_mib(),
                 cores.len(),
+                handed.join(", "),
             )
         }
         None => "memory: not measured; atoms' bytes cost nothing beyond their models".into(),
