@@ -40,6 +40,21 @@
 //! size to size by more than its repetitions spread (the `nop` kernel of
 //! `examples/calibrate`), the plain test keeps a spurious rising term in
 //! many runs.
+//!
+//! Few repetitions estimate each `s_i` poorly: from 5 normal values the
+//! MAD's error is below a fifth of the truth at one size in 20, and the
+//! `χ²` of the *true* model over 5 sizes exceeds its 1 % quantile in 44 %
+//! of data sets. The search's
+//! test therefore sees the errors [`pooled`]: the repetitions' relative
+//! variances averaged over the sizes (timings scatter in proportion to
+//! their value), `n` times the degrees of freedom of one size's. The family
+//! test guards flat data against the best of many hypotheses; growth
+//! itself is asked by one test more, not corrected for the search: a
+//! [`trend`] over the sizes' order beyond `α`, on a line the repetitions
+//! accept (so scatter between sizes is not read as one). On 1,000 flat
+//! series of 5 sizes by 5 repetitions (±5 % uniform noise) a term was kept
+//! in 86 before, 30 after; of 1,000 growing by 8 % (`200 + 10·log₂ p`), 214
+//! were given a constant before, 35 after.
 
 use super::hypothesis::TermClass;
 use super::lsq::Solver;
@@ -69,8 +84,10 @@ pub struct Significance {
     /// the effective number of tests among the hypotheses the search
     /// compared (Bonferroni; at most `2·(n − 1)` for `n` points).
     pub threshold: f64,
-    /// Whether the terms were kept (`p_value ≤ threshold`); if not, the fit
-    /// is the constant model.
+    /// Whether the terms were kept: `p_value ≤ threshold`, or the
+    /// repetitions reject the constant and accept the hypothesis, or the
+    /// data follow a [`trend`] beyond the fitter's `α`. If not, the fit is
+    /// the constant model.
     pub significant: bool,
 }
 
@@ -148,6 +165,42 @@ pub(crate) fn test(
         p_value,
         threshold,
         significant: p_value <= threshold || explains,
+    })
+}
+
+/// The standard errors `errors` of `ys` pooled over the sizes:
+/// `|y_i|·√(mean_j (s_j/y_j)²)`. Unchanged where pooling is not defined (a
+/// value 0) or the test does not apply (an error not positive and finite).
+pub(crate) fn pooled(ys: &[f64], errors: &[f64]) -> Vec<f64> {
+    let usable = |s: f64| s.is_finite() && s > 0.0;
+    if ys.is_empty()
+        || ys.len() != errors.len()
+        || ys.iter().any(|&y| !(y.is_finite() && y != 0.0))
+        || !errors.iter().all(|&s| usable(s))
+    {
+        return errors.to_vec();
+    }
+    let relative: f64 = ys
+        .iter()
+        .zip(errors)
+        .map(|(y, s)| (s / y) * (s / y))
+        .sum::<f64>()
+        / ys.len() as f64;
+    ys.iter().map(|y| y.abs() * relative.sqrt()).collect()
+}
+
+/// Whether `ys` (errors `errors`, in the order of their sizes) follow a
+/// trend over that order beyond the level `alpha`: a straight line in the
+/// sizes' rank (their logarithm when the sizes double) whose slope the
+/// repetitions see (`χ²` of one degree of freedom, one test: no search to
+/// correct for) and whose residuals they accept (within `alpha`).
+pub(crate) fn trend(ys: &[f64], errors: &[f64], alpha: f64) -> bool {
+    let n = ys.len();
+    let ranks: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let line = [TermClass::extrap(1, 1, 0)];
+    test(ys, errors, &[&ranks], &line, 1, alpha).is_some_and(|t| {
+        let residual = t.reduced_chi2 * (n - 2) as f64;
+        t.p_value <= alpha && chi2_survival(residual, n - 2) >= alpha
     })
 }
 
@@ -285,6 +338,38 @@ mod tests {
         let rising: Vec<f64> = ys.iter().zip(&t).map(|(y, t)| y + 0.4 * t).collect();
         let sig = test(&rising, &errors, &[&t], &class, 42, 0.01).unwrap();
         assert!(sig.reduced_chi2 > 50.0 && sig.significant, "{sig:?}");
+    }
+
+    #[test]
+    fn pooled_errors_share_one_relative_variance() {
+        // Relative errors 1 % and 7 %: pooled, 5 % of each value.
+        let p = pooled(&[100.0, -200.0], &[1.0, 14.0]);
+        assert!(
+            (p[0] - 5.0).abs() < 1e-12 && (p[1] - 10.0).abs() < 1e-12,
+            "{p:?}"
+        );
+        // No pooling over a value 0, nor where the test does not apply.
+        assert_eq!(pooled(&[0.0, 1.0], &[1.0, 2.0]), [1.0, 2.0]);
+        assert_eq!(pooled(&[1.0, 1.0], &[0.0, 2.0]), [0.0, 2.0]);
+    }
+
+    #[test]
+    fn a_trend_is_one_line_the_repetitions_accept() {
+        let ranks: Vec<f64> = (0..5).map(f64::from).collect();
+        let rising: Vec<f64> = ranks.iter().map(|r| 100.0 + r + 0.3 * (r % 2.0)).collect();
+        // Beyond errors of 0.5 (χ² of the slope 40), the line accepted.
+        assert!(trend(&rising, &[0.5; 5], 0.01));
+        // Within errors of 2: no trend (χ² 2.5).
+        assert!(!trend(&rising, &[2.0; 5], 0.01));
+        // Errors of 0.05: the scatter about the line is beyond them (χ²
+        // 43 over 3 degrees of freedom), the slope is not asked alone.
+        assert!(!trend(&rising, &[0.05; 5], 0.01));
+        // Between-size scatter that happens to rise (the unit test below).
+        let scatter = |i: usize| 0.15 * ((i * 7919 % 13) as f64 / 6.0 - 1.0);
+        let ys: Vec<f64> = (0..32)
+            .map(|i| 2.5 * (1.0 + scatter(i) + 0.004 * i as f64))
+            .collect();
+        assert!(!trend(&ys, &[0.025; 32], 0.01));
     }
 
     #[test]

@@ -270,7 +270,9 @@ impl Fitter {
     ///
     /// The repetitions at each `x` give the standard error `s` of the
     /// aggregated value (median: `√(π/2)·σ̂/√r` with the robust
-    /// `σ̂ = 1.4826·MAD`; mean: `sd/√r`). The chosen hypothesis and the
+    /// `σ̂ = 1.4826·b_r·MAD`, `b_r` the MAD's small-sample factor; mean:
+    /// `sd/√r`), pooled over the sizes as one relative variance (few
+    /// repetitions estimate each poorly). The chosen hypothesis and the
     /// constant are both fitted by least squares with weights `1/s²`; if the
     /// truth were constant, the improvement in `χ² = Σ ((y − model)/s)²`
     /// would follow a χ² distribution with one degree of freedom per term
@@ -278,8 +280,13 @@ impl Fitter {
     /// the squared `z` of its coefficient). The terms are kept when that
     /// improvement has a p-value of at most `α / H`, where `H` is the number
     /// of hypotheses the search compared (Bonferroni: the search picked the
-    /// best of them). [`Fit::significance`](crate::fit::Fit::significance)
-    /// reports the test. It does not apply to multi-parameter fits, to data
+    /// best of them; at most `2·(n − 1)` effective tests for `n` sizes).
+    /// Growth is also asked alone, without that correction: a straight
+    /// line over the sizes' order whose slope is beyond `α` and whose
+    /// residuals the repetitions accept keeps the terms too.
+    /// [`Fit::significance`](crate::fit::Fit::significance) reports the
+    /// test (see `fit::significance` for the scaled test of scatter between
+    /// sizes). It does not apply to multi-parameter fits, to data
     /// with fewer than 3 repetitions at some point, or when some point has a
     /// spread of zero (more than half of its repetitions equal).
     ///

@@ -59,7 +59,7 @@ impl Fitter {
         {
             let noise = Noise {
                 ys,
-                errors,
+                errors: significance::pooled(ys, errors),
                 columns: &columns,
                 classes: &classes,
                 hypotheses: evaluated - 1,
@@ -287,7 +287,8 @@ fn fitted_terms(var: &str, classes: &[TermClass], coefficients: &[f64]) -> Vec<F
 /// What the noise test of a search's choice sees.
 struct Noise<'a> {
     ys: &'a [f64],
-    errors: &'a [f64],
+    /// The standard errors of `ys`, pooled ([`significance::pooled`]).
+    errors: Vec<f64>,
     columns: &'a [Vec<f64>],
     classes: &'a [TermClass],
     hypotheses: usize,
@@ -299,14 +300,25 @@ impl Noise<'_> {
     /// of the family: if it is not beyond the noise, the data are if any
     /// hypothesis of `scored` with as many terms is, at the same corrected
     /// level (cross-validation may have chosen one that fits the points
-    /// less closely, a high power on 4 sizes, the weaker witness).
+    /// less closely, a high power on 4 sizes, the weaker witness). If no
+    /// hypothesis is, growth is asked alone: a [`significance::trend`], one
+    /// test, not corrected for the search.
     fn test(&self, terms: &[usize], scored: &[alternatives::Scored]) -> Option<Significance> {
+        let mut tested = self.family(terms, scored);
+        if let Some(t) = tested.as_mut().filter(|t| !t.significant) {
+            t.significant = significance::trend(self.ys, &self.errors, self.alpha);
+        }
+        tested
+    }
+
+    /// The test of the family of [`Noise::test`].
+    fn family(&self, terms: &[usize], scored: &[alternatives::Scored]) -> Option<Significance> {
         let one = |terms: &[usize]| {
             let cols: Vec<&[f64]> = terms.iter().map(|&h| self.columns[h].as_slice()).collect();
             let classes: Vec<TermClass> = terms.iter().map(|&h| self.classes[h]).collect();
             significance::test(
                 self.ys,
-                self.errors,
+                &self.errors,
                 &cols,
                 &classes,
                 self.hypotheses,
