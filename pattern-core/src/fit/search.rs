@@ -3,8 +3,11 @@
 //! with the constant coefficient cleaned in each fold, the term-contribution
 //! check, and SMAPE or RSS as the score.
 
-use super::lsq::Solver;
+use super::lsq::{self, Solver};
 use super::stats::smape_term;
+
+mod scorer;
+pub(crate) use scorer::{Quick, Scorer};
 
 /// How hypotheses are compared.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -227,16 +230,32 @@ impl<'a> Engine<'a> {
             } else {
                 None
             };
+            // Extra-P-compatible mode refits each fold, as Extra-P does, so
+            // that near ties fall its way; the default downdates one fit.
+            let downdated = if k > 1 && !self.opts.extrap_final_constant {
+                let (ys, sw) = (self.ys, &self.sqrt_w);
+                Some(lsq::leave_one_out(
+                    n,
+                    k + 1,
+                    |r, j| sw[r] * if j == 0 { 1.0 } else { columns[j - 1][r] },
+                    |r| sw[r] * ys[r],
+                )?)
+            } else {
+                None
+            };
             let mut fold = vec![0.0; k + 1];
             for i in 0..n {
-                match &full {
-                    Some(s) => {
+                match (&full, &downdated) {
+                    (_, Some(all)) => {
+                        fold.copy_from_slice(&all[i * (k + 1)..(i + 1) * (k + 1)]);
+                    }
+                    (Some(s), None) => {
                         let (c0, c1) =
                             s.without(i, columns[0], self.ys, &self.w, self.truncation())?;
                         fold[0] = c0;
                         fold[1] = c1;
                     }
-                    None => {
+                    (None, None) => {
                         let skip = |r: usize| if r < i { r } else { r + 1 };
                         let (ys, sw) = (self.ys, &self.sqrt_w);
                         let c = self.solver.solve(

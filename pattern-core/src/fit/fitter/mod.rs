@@ -6,6 +6,7 @@
 mod alternatives;
 mod data;
 mod extrapolation;
+mod monomials;
 mod multi;
 mod outlier;
 mod result;

@@ -2,11 +2,12 @@
 //! the products and sums of their terms, chosen by cross-validation.
 
 use super::data::Data;
+use super::monomials::{self, Monomial, Search};
 use super::outlier::{self, Outlier};
 use super::result::{Fit, FitStats, FittedTerm};
 use super::settings::Fitter;
 use crate::fit::error::FitError;
-use crate::fit::hypothesis::{TermClass, TermEval};
+use crate::fit::hypothesis::TermClass;
 use crate::fit::search::{Engine, Scored, Weighting};
 use std::collections::BTreeMap;
 
@@ -118,19 +119,20 @@ fn check_line(data: &Data, p: usize, name: &str, along: usize) -> Result<(), Fit
     })
 }
 
-/// A scored structure: its monomials (sets of parameter positions) and their
-/// columns at the points.
+/// A scored structure: its monomials and their columns at the points.
 struct Candidate {
     scored: Scored,
-    family: Vec<Vec<usize>>,
-    monomials: Vec<Vec<f64>>,
+    monomials: Vec<Monomial>,
+    columns: Vec<Vec<f64>>,
 }
 
 /// Each parameter's leading term (its position and class) from its
-/// single-parameter model along its line of points, with the hypotheses
+/// single-parameter model along its line of points, the classes the
+/// monomial search combines ([`Fitter::monomial_search`]), the hypotheses
 /// evaluated and whether log terms were dropped.
 struct Leading {
     terms: Vec<(usize, TermClass)>,
+    line_terms: Vec<(usize, Vec<TermClass>)>,
     evaluated: usize,
     log_terms_dropped: bool,
 }
@@ -139,6 +141,7 @@ fn leading_terms(fitter: &Fitter, names: &[String], data: &Data) -> Result<Leadi
     let mut evaluated = 0;
     let mut log_terms_dropped = false;
     let mut leading = Vec::new();
+    let mut line_terms = Vec::new();
     for (p, name) in names.iter().enumerate() {
         let (xs, ys) = line_along(data, p);
         check_line(data, p, name, xs.len())?;
@@ -148,74 +151,123 @@ fn leading_terms(fitter: &Fitter, names: &[String], data: &Data) -> Result<Leadi
         if let Some(&class) = single.classes.iter().max() {
             leading.push((p, class));
         }
+        if fitter.monomial_search {
+            let (classes, scored) = fitter.line_terms(name, &xs, &ys, &single.classes);
+            evaluated += scored;
+            if !classes.is_empty() {
+                line_terms.push((p, classes));
+            }
+        }
     }
     Ok(Leading {
         terms: leading,
+        line_terms,
         evaluated,
         log_terms_dropped,
     })
 }
 
-/// The best structure over the points `kept` (indices into `data`), by
-/// cross-validation; `None` if no structure beats the constant or the
-/// values do not vary. Counts the structures in `evaluated`.
+/// The coordinates of the points `kept`.
+fn coords_of<'a>(data: &'a Data, kept: &[usize]) -> Vec<&'a [f64]> {
+    kept.iter().map(|&i| data.coords[i].as_slice()).collect()
+}
+
+/// The best of Extra-P's structures of the leading terms over the points
+/// `kept` (indices into `data`), by cross-validation; `None` if no
+/// structure is valid or the values do not vary. Counts the structures in
+/// `evaluated`.
 fn select(
     fitter: &Fitter,
     data: &Data,
-    leading: &[(usize, TermClass)],
+    leading: &Leading,
     kept: &[usize],
     evaluated: &mut usize,
 ) -> Option<Candidate> {
     let values: Vec<f64> = kept.iter().map(|&i| data.values[i]).collect();
-    let columns: Vec<Vec<f64>> = leading
-        .iter()
-        .map(|&(p, class)| {
-            let e = TermEval::new(class);
-            kept.iter().map(|&i| e.eval(data.coords[i][p])).collect()
-        })
-        .collect();
     let mut engine = Engine::new(&values, fitter.options());
-    if engine.total_sum_of_squares() <= 0.0 || leading.is_empty() {
+    if engine.total_sum_of_squares() <= 0.0 || leading.terms.is_empty() {
         return None;
     }
+    let coords = coords_of(data, kept);
     let mut best: Option<Candidate> = None;
-    for family in families(leading.len()) {
-        let monomials: Vec<Vec<f64>> = family
+    for family in families(leading.terms.len()) {
+        let monomials: Vec<Monomial> = family
             .iter()
-            .map(|mono| {
-                (0..values.len())
-                    .map(|i| mono.iter().map(|&q| columns[q][i]).product())
-                    .collect()
-            })
+            .map(|mono| mono.iter().map(|&q| leading.terms[q]).collect())
             .collect();
-        let cols: Vec<&[f64]> = monomials.iter().map(Vec::as_slice).collect();
-        *evaluated += 1;
-        if let Some(s) = engine.evaluate(&cols)
-            && best.as_ref().is_none_or(|b| s.score < b.scored.score)
-        {
-            best = Some(Candidate {
-                scored: s,
-                family,
-                monomials,
-            });
-        }
+        consider(&mut engine, &coords, monomials, &mut best, evaluated);
     }
     best
 }
 
+/// The structure of the monomial search ([`Fitter::monomial_search`]) over
+/// the points `kept`, scored as [`select`]'s, in `best` if it scores
+/// better. At most one monomial more than there are parameters.
+fn search(
+    fitter: &Fitter,
+    data: &Data,
+    leading: &Leading,
+    kept: &[usize],
+    best: &mut Option<Candidate>,
+    evaluated: &mut usize,
+) {
+    let values: Vec<f64> = kept.iter().map(|&i| data.values[i]).collect();
+    let mut engine = Engine::new(&values, fitter.options());
+    if engine.total_sum_of_squares() <= 0.0 || leading.line_terms.is_empty() {
+        return;
+    }
+    let coords = coords_of(data, kept);
+    let params = data.coords.first().map_or(0, Vec::len);
+    let mut search = Search::new(
+        &engine,
+        &coords,
+        params,
+        fitter.space.terms(),
+        &leading.line_terms,
+    );
+    let chosen = search.run(params + 1);
+    *evaluated += search.evaluated;
+    if let Some(monomials) = chosen {
+        consider(&mut engine, &coords, monomials, best, evaluated);
+    }
+}
+
+/// Scores the structure of `monomials` at `coords` and keeps it in `best`
+/// if it scores better.
+fn consider(
+    engine: &mut Engine<'_>,
+    coords: &[&[f64]],
+    monomials: Vec<Monomial>,
+    best: &mut Option<Candidate>,
+    evaluated: &mut usize,
+) {
+    let columns: Vec<Vec<f64>> = monomials
+        .iter()
+        .map(|m| monomials::column(m, coords))
+        .collect();
+    let cols: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+    *evaluated += 1;
+    if let Some(s) = engine.evaluate(&cols)
+        && best.as_ref().is_none_or(|b| s.score < b.scored.score)
+    {
+        *best = Some(Candidate {
+            scored: s,
+            monomials,
+            columns,
+        });
+    }
+}
+
 /// The value of a candidate's model at a point of `data`.
-fn predict(candidate: &Candidate, leading: &[(usize, TermClass)], coordinate: &[f64]) -> f64 {
+fn predict(candidate: &Candidate, coordinate: &[f64]) -> f64 {
     let c = &candidate.scored.coefficients;
-    let term = |mono: &Vec<usize>| -> f64 {
+    let term = |mono: &Monomial| -> f64 {
         mono.iter()
-            .map(|&q| {
-                let (p, class) = leading[q];
-                class.eval(coordinate[p])
-            })
+            .map(|&(p, class)| class.eval(coordinate[p]))
             .product()
     };
     c[0] + candidate
-        .family
+        .monomials
         .iter()
         .zip(&c[1..])
         .map(|(mono, k)| k * term(mono))
@@ -233,7 +285,7 @@ fn predict(candidate: &Candidate, leading: &[(usize, TermClass)], coordinate: &[
 fn without_outliers(
     fitter: &Fitter,
     data: &Data,
-    leading: &[(usize, TermClass)],
+    leading: &Leading,
     chosen: &Candidate,
     evaluated: &mut usize,
 ) -> Option<(Vec<usize>, Vec<Outlier>)> {
@@ -241,17 +293,17 @@ fn without_outliers(
     // Plain least squares: a low point pulls a fit weighted by 1/y²
     // everywhere, but barely moves one led by the largest values.
     let plain = fitter.clone().weighting(Weighting::Absolute);
-    let cols: Vec<&[f64]> = chosen.monomials.iter().map(Vec::as_slice).collect();
+    let cols: Vec<&[f64]> = chosen.columns.iter().map(Vec::as_slice).collect();
     let all = Candidate {
         scored: Engine::new(&data.values, plain.options()).evaluate(&cols)?,
-        family: chosen.family.clone(),
-        monomials: Vec::new(),
+        monomials: chosen.monomials.clone(),
+        columns: Vec::new(),
     };
     // Off relative to the smaller of value and model, so that a low point
     // counts as much as a high one.
     let off_all: Vec<f64> = (0..n)
         .map(|i| {
-            let f = predict(&all, leading, &data.coords[i]);
+            let f = predict(&all, &data.coords[i]);
             let y = data.values[i];
             outlier::relative(y, f).max(outlier::relative(f, y))
         })
@@ -269,7 +321,7 @@ fn without_outliers(
     let others: Vec<usize> = (0..n).filter(|&i| !set_aside[i]).collect();
     let model = select(fitter, data, leading, &others, evaluated)?;
     let off = |i: usize| {
-        let expected = predict(&model, leading, &data.coords[i]);
+        let expected = predict(&model, &data.coords[i]);
         (outlier::relative(data.values[i], expected), expected)
     };
     let scatter = others.iter().map(|&i| off(i).0).fold(0.0, f64::max);
@@ -299,11 +351,9 @@ fn without_outliers(
 }
 
 pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, FitError> {
-    let Leading {
-        terms: leading,
-        mut evaluated,
-        log_terms_dropped,
-    } = leading_terms(fitter, names, &data)?;
+    let leading = leading_terms(fitter, names, &data)?;
+    let mut evaluated = leading.evaluated;
+    let log_terms_dropped = leading.log_terms_dropped;
     let n = data.values.len();
     let mut kept: Vec<usize> = (0..n).collect();
     let mut best = select(fitter, &data, &leading, &kept, &mut evaluated);
@@ -318,6 +368,10 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
         kept = others;
         outliers = left_out;
     }
+    if fitter.monomial_search {
+        // After the outliers: they would lead the search astray.
+        search(fitter, &data, &leading, &kept, &mut best, &mut evaluated);
+    }
     let values: Vec<f64> = kept.iter().map(|&i| data.values[i]).collect();
     let engine = Engine::new(&values, fitter.options());
     let tss = engine.total_sum_of_squares();
@@ -325,23 +379,20 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
     let mut fit = match best {
         Some(Candidate {
             scored,
-            family,
             monomials,
+            columns,
         }) => {
-            let cols: Vec<&[f64]> = monomials.iter().map(Vec::as_slice).collect();
+            let cols: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
             let (rss, smape) = engine.in_sample(&cols, &scored.coefficients);
-            let stats = FitStats::new(kept.len(), family.len(), rss, smape, tss, &scored);
-            let terms = family
+            let stats = FitStats::new(kept.len(), monomials.len(), rss, smape, tss, &scored);
+            let terms = monomials
                 .iter()
                 .zip(&scored.coefficients[1..])
                 .map(|(mono, &coefficient)| FittedTerm {
                     coefficient,
                     factors: mono
                         .iter()
-                        .map(|&q| {
-                            let (p, class) = leading[q];
-                            (names[p].clone(), class)
-                        })
+                        .map(|&(p, class)| (names[p].clone(), class))
                         .collect(),
                 })
                 .collect();

@@ -78,6 +78,7 @@ pub struct Fitter {
     extrap_final_constant: bool,
     pub(super) prefer_nonnegative: bool,
     pub(super) robust: bool,
+    pub(super) monomial_search: bool,
     pub(super) significance: Option<f64>,
     pub(super) resolution: Option<f64>,
 }
@@ -102,6 +103,7 @@ impl Default for Fitter {
             extrap_final_constant: false,
             prefer_nonnegative: true,
             robust: true,
+            monomial_search: true,
             significance: Some(DEFAULT_SIGNIFICANCE),
             resolution: None,
         }
@@ -158,6 +160,7 @@ impl Fitter {
         f.extrap_final_constant = true;
         f.prefer_nonnegative = false;
         f.robust = false;
+        f.monomial_search = false;
         f
     }
 
@@ -219,6 +222,47 @@ impl Fitter {
     /// ```
     pub fn robust(mut self, on: bool) -> Fitter {
         self.robust = on;
+        self
+    }
+
+    /// Multi-parameter fits: besides Extra-P's structures of one term per
+    /// parameter, search the products of each parameter's terms (default
+    /// on; off in [`Fitter::extrap_compatible`]). Along each parameter's
+    /// line of points the best models with one and with up to two terms
+    /// are fitted; every product of at most one of their classes per
+    /// parameter is a candidate monomial; forward selection by the
+    /// leave-one-out score (from the leverages of one fit) adds the best
+    /// monomial while the points' leave-one-out losses drop by at least two
+    /// standard errors of the paired drops, up to one monomial more than
+    /// there are parameters. That structure is scored like Extra-P's and the
+    /// best score wins. A time that is a sum of monomials with different
+    /// exponents, or with two terms in one parameter
+    /// (`0.1·x·y²·z + 0.2·x²·log₂y`), is out of reach of one term per
+    /// parameter.
+    ///
+    /// ```
+    /// use pattern_core::fit::Fitter;
+    ///
+    /// // 0.1·x·y²·z + 0.2·x²·log₂y on Extra-P's three-parameter grid.
+    /// let truth = |x: f64, y: f64, z: f64| 0.1 * x * y * y * z + 0.2 * x * x * y.log2();
+    /// let mut points = Vec::new();
+    /// for x in [20.0, 30.0, 40.0, 50.0, 60.0] {
+    ///     for y in [1.0, 2.0, 3.0, 4.0, 5.0] {
+    ///         for z in [100.0, 200.0, 300.0, 400.0, 500.0] {
+    ///             points.push(([x, y, z], truth(x, y, z)));
+    ///         }
+    ///     }
+    /// }
+    /// let off = |fitter: Fitter| {
+    ///     let fit = fitter.fit_multi(&["x", "y", "z"], &points).unwrap();
+    ///     let at = fit.model().eval(&[("x", 240.0), ("y", 20.0), ("z", 2000.0)]).unwrap();
+    ///     (at / truth(240.0, 20.0, 2000.0) - 1.0).abs()
+    /// };
+    /// assert!(off(Fitter::default()) < 0.01);
+    /// assert!(off(Fitter::default().monomial_search(false)) > 0.05);
+    /// ```
+    pub fn monomial_search(mut self, on: bool) -> Fitter {
+        self.monomial_search = on;
         self
     }
 
