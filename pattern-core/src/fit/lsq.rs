@@ -165,7 +165,8 @@ impl Basis {
             }
         }
         let norm = out.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if !(norm > RANK_TOLERANCE * before) {
+        // NaN norms fail too.
+        if norm.is_nan() || norm <= RANK_TOLERANCE * before {
             return false;
         }
         out.iter_mut().for_each(|x| *x /= norm);

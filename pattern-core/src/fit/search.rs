@@ -222,67 +222,11 @@ impl<'a> Engine<'a> {
         if n < needed {
             return None;
         }
-        let (mut cv_rss, mut cv_smape) = (f64::NAN, f64::NAN);
-        if self.opts.cross_validation {
-            (cv_rss, cv_smape) = (0.0, 0.0);
-            let full = if k == 1 {
-                Some(Simple::fit(columns[0], self.ys, &self.w)?)
-            } else {
-                None
-            };
-            // Extra-P-compatible mode refits each fold, as Extra-P does, so
-            // that near ties fall its way; the default downdates one fit.
-            let downdated = if k > 1 && !self.opts.extrap_final_constant {
-                let (ys, sw) = (self.ys, &self.sqrt_w);
-                Some(lsq::leave_one_out(
-                    n,
-                    k + 1,
-                    |r, j| sw[r] * if j == 0 { 1.0 } else { columns[j - 1][r] },
-                    |r| sw[r] * ys[r],
-                )?)
-            } else {
-                None
-            };
-            let mut fold = vec![0.0; k + 1];
-            for i in 0..n {
-                match (&full, &downdated) {
-                    (_, Some(all)) => {
-                        fold.copy_from_slice(&all[i * (k + 1)..(i + 1) * (k + 1)]);
-                    }
-                    (Some(s), None) => {
-                        let (c0, c1) =
-                            s.without(i, columns[0], self.ys, &self.w, self.truncation())?;
-                        fold[0] = c0;
-                        fold[1] = c1;
-                    }
-                    (None, None) => {
-                        let skip = |r: usize| if r < i { r } else { r + 1 };
-                        let (ys, sw) = (self.ys, &self.sqrt_w);
-                        let c = self.solver.solve(
-                            n - 1,
-                            k + 1,
-                            |r, j| {
-                                let r = skip(r);
-                                sw[r] * if j == 0 { 1.0 } else { columns[j - 1][r] }
-                            },
-                            |r| sw[skip(r)] * ys[skip(r)],
-                        )?;
-                        fold.copy_from_slice(c);
-                    }
-                }
-                fold[0] = clean(fold[0], self.fold_min(i), CLEAN_EPSILON_CV);
-                let predicted = fold[0]
-                    + columns
-                        .iter()
-                        .zip(&fold[1..])
-                        .map(|(col, c)| c * col[i])
-                        .sum::<f64>();
-                let d = predicted - self.ys[i];
-                cv_rss += d * d;
-                cv_smape += smape_term(self.ys[i], predicted);
-            }
-            cv_smape *= 100.0 / n as f64;
-        }
+        let (cv_rss, cv_smape) = if self.opts.cross_validation {
+            self.cross_validate(columns)?
+        } else {
+            (f64::NAN, f64::NAN)
+        };
 
         let mut coefficients = self.fit_all(columns)?;
         // Extra-P cleans the constant of the final fit only without
@@ -324,6 +268,69 @@ impl<'a> Engine<'a> {
             cv_rss,
             cv_smape,
         })
+    }
+
+    /// The leave-one-out RSS and SMAPE (percent) of `c0 + Σ c_k·columns[k]`,
+    /// each fold's constant cleaned as Extra-P does.
+    fn cross_validate(&mut self, columns: &[&[f64]]) -> Option<(f64, f64)> {
+        let (n, k) = (self.n(), columns.len());
+        let (mut cv_rss, mut cv_smape) = (0.0, 0.0);
+        let full = if k == 1 {
+            Some(Simple::fit(columns[0], self.ys, &self.w)?)
+        } else {
+            None
+        };
+        // Extra-P-compatible mode refits each fold, as Extra-P does, so
+        // that near ties fall its way; the default downdates one fit.
+        let downdated = if k > 1 && !self.opts.extrap_final_constant {
+            let (ys, sw) = (self.ys, &self.sqrt_w);
+            Some(lsq::leave_one_out(
+                n,
+                k + 1,
+                |r, j| sw[r] * if j == 0 { 1.0 } else { columns[j - 1][r] },
+                |r| sw[r] * ys[r],
+            )?)
+        } else {
+            None
+        };
+        let mut fold = vec![0.0; k + 1];
+        for i in 0..n {
+            match (&full, &downdated) {
+                (_, Some(all)) => {
+                    fold.copy_from_slice(&all[i * (k + 1)..(i + 1) * (k + 1)]);
+                }
+                (Some(s), None) => {
+                    let (c0, c1) = s.without(i, columns[0], self.ys, &self.w, self.truncation())?;
+                    fold[0] = c0;
+                    fold[1] = c1;
+                }
+                (None, None) => {
+                    let skip = |r: usize| if r < i { r } else { r + 1 };
+                    let (ys, sw) = (self.ys, &self.sqrt_w);
+                    let c = self.solver.solve(
+                        n - 1,
+                        k + 1,
+                        |r, j| {
+                            let r = skip(r);
+                            sw[r] * if j == 0 { 1.0 } else { columns[j - 1][r] }
+                        },
+                        |r| sw[skip(r)] * ys[skip(r)],
+                    )?;
+                    fold.copy_from_slice(c);
+                }
+            }
+            fold[0] = clean(fold[0], self.fold_min(i), CLEAN_EPSILON_CV);
+            let predicted = fold[0]
+                + columns
+                    .iter()
+                    .zip(&fold[1..])
+                    .map(|(col, c)| c * col[i])
+                    .sum::<f64>();
+            let d = predicted - self.ys[i];
+            cv_rss += d * d;
+            cv_smape += smape_term(self.ys[i], predicted);
+        }
+        Some((cv_rss, 100.0 * cv_smape / n as f64))
     }
 
     /// Least-squares coefficients `[c0, c1, ...]` on all points.
