@@ -117,9 +117,9 @@ impl Solver {
     }
 }
 
-/// An orthonormal basis of some columns (Gram-Schmidt applied twice, which
-/// is orthogonal to working precision for the few columns of a
-/// hypothesis), with the least-squares residuals of a right-hand side and
+/// An orthonormal basis of some columns (Gram-Schmidt, applied twice where
+/// the first pass cancels most of a column, which is orthogonal to working
+/// precision for the few columns of a hypothesis), with the least-squares residuals of a right-hand side and
 /// the leverages of the rows (the diagonal of the hat matrix): every
 /// leave-one-out residual follows without refitting (`e_i / (1 − h_i)`),
 /// and one more column costs `O(rows·columns)`.
@@ -158,13 +158,20 @@ impl Basis {
         out.clear();
         out.extend(column.iter().map(|c| c / s));
         let before = out.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let mut norm = before;
+        // Once more only when the first pass cancelled most of the column
+        // ("twice is enough"): then its rounding is no longer orthogonal.
         for _ in 0..2 {
+            let start = norm;
             for qk in self.q.chunks_exact(rows) {
                 let d: f64 = qk.iter().zip(out.iter()).map(|(a, b)| a * b).sum();
                 out.iter_mut().zip(qk).for_each(|(x, a)| *x -= d * a);
             }
+            norm = out.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm >= std::f64::consts::FRAC_1_SQRT_2 * start {
+                break;
+            }
         }
-        let norm = out.iter().map(|x| x * x).sum::<f64>().sqrt();
         // NaN norms fail too.
         if norm.is_nan() || norm <= RANK_TOLERANCE * before {
             return false;

@@ -76,11 +76,14 @@ impl Axis {
             .collect();
         // As along a line: no log factor where log₂ turns negative.
         let log_ok = values.first().is_some_and(|&v| v >= 1.0);
-        let classes: Vec<TermClass> = space
+        let mut classes: Vec<TermClass> = space
             .iter()
             .copied()
             .filter(|t| log_ok || !t.has_log())
             .collect();
+        // Sorted, to find a class's values by binary search.
+        classes.sort_unstable();
+        classes.dedup();
         let tables = classes.iter().map(|&c| table(c, &values)).collect();
         Axis {
             p,
@@ -148,9 +151,9 @@ impl<'s> Search<'s> {
         for &(p, class) in monomial {
             let axis = &self.axes[p];
             let owned;
-            let t = match axis.classes.iter().position(|&c| c == class) {
-                Some(k) => &axis.tables[k],
-                None => {
+            let t = match axis.classes.binary_search(&class) {
+                Ok(k) => &axis.tables[k],
+                Err(_) => {
                     owned = table(class, &axis.values);
                     &owned
                 }
