@@ -14,7 +14,7 @@ repetitions) and each model is compared with the truth:
 - `box`: the median relative error over a 5x5x5 grid of the extrapolated box
   [max, 4*max]^3 (evenly spaced per parameter).
 - time: the wall time of the command (best of --rounds runs), which for
-  Extra-P includes about 0.7 s of Python start-up.
+  Extra-P includes about 0.4 s of Python start-up.
 
 The files (under Extra-P's tests/data, --data) and their generating functions
 (checked against the means of the repetitions, within the ~2 % noise):
