@@ -63,7 +63,10 @@ impl Fitter {
     /// three the 23 combinations of Extra-P; for more, product and sum),
     /// coefficients by least squares on all points, and the choice by
     /// leave-one-out cross-validation (Extra-P compares in-sample SMAPE
-    /// here).
+    /// here). By default a search of sums of products of each parameter's
+    /// classes competes with those structures
+    /// ([`Fitter::monomial_search`]): `0.1·x·y²·z + 0.2·x²·log₂y` has two
+    /// terms in `y`, which one term per parameter cannot hold.
     ///
     /// ```
     /// use pattern_core::fit::Fitter;

@@ -1,5 +1,6 @@
 //! Multi-parameter models: one single-parameter model per parameter, then
-//! the products and sums of their terms, chosen by cross-validation.
+//! the products and sums of their terms, chosen by cross-validation; by
+//! default the monomial search ([`super::monomials`]) competes.
 
 use super::data::Data;
 use super::monomials::{self, Monomial, Search};
