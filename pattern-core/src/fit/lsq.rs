@@ -202,12 +202,17 @@ impl Basis {
     }
 }
 
+/// How close to one a row's leverage may come for [`leave_one_out`]: the
+/// downdate divides by `1 − h`, which closer to one loses the digits that a
+/// refit keeps.
+const LEVERAGE_LIMIT: f64 = 1e-6;
+
 /// The least-squares coefficients of the `rows × cols` system without each
 /// row in turn, from one fit (`c₋ᵢ = c − R⁻¹·qᵢᵀ·eᵢ/(1 − hᵢ)`, with `A = QR`,
 /// `eᵢ` the residual and `hᵢ` the leverage of row `i`), row after row:
 /// `O(rows·cols²)` where refitting each fold costs `rows` times more. `None`
-/// as for [`Solver::solve`], or if a row decides its own fit (its fold is
-/// rank deficient).
+/// as for [`Solver::solve`], or if a row nearly decides its own fit
+/// ([`LEVERAGE_LIMIT`]; its fold is then refitted by the caller).
 pub(crate) fn leave_one_out(
     rows: usize,
     cols: usize,
@@ -260,7 +265,7 @@ pub(crate) fn leave_one_out(
     let mut t = vec![0.0; cols];
     for i in 0..rows {
         let free = 1.0 - basis.leverages[i];
-        if free <= 1e-12 {
+        if free <= LEVERAGE_LIMIT {
             return None;
         }
         qi.iter_mut()

@@ -284,12 +284,14 @@ impl<'a> Engine<'a> {
         // that near ties fall its way; the default downdates one fit.
         let downdated = if k > 1 && !self.opts.extrap_final_constant {
             let (ys, sw) = (self.ys, &self.sqrt_w);
-            Some(lsq::leave_one_out(
+            // Where it cannot (a point of leverage near one), each fold is
+            // refitted.
+            lsq::leave_one_out(
                 n,
                 k + 1,
                 |r, j| sw[r] * if j == 0 { 1.0 } else { columns[j - 1][r] },
                 |r| sw[r] * ys[r],
-            )?)
+            )
         } else {
             None
         };

@@ -143,6 +143,8 @@ fn leading_terms(fitter: &Fitter, names: &[String], data: &Data) -> Result<Leadi
     let mut log_terms_dropped = false;
     let mut leading = Vec::new();
     let mut line_terms = Vec::new();
+    let all: Vec<usize> = (0..data.values.len()).collect();
+    let searched = fitter.monomial_search && varied_together(data, &all);
     for (p, name) in names.iter().enumerate() {
         let (xs, ys) = line_along(data, p);
         check_line(data, p, name, xs.len())?;
@@ -152,7 +154,7 @@ fn leading_terms(fitter: &Fitter, names: &[String], data: &Data) -> Result<Leadi
         if let Some(&class) = single.classes.iter().max() {
             leading.push((p, class));
         }
-        if fitter.monomial_search {
+        if searched {
             let (classes, scored) = fitter.line_terms(name, &xs, &ys, &single.classes);
             evaluated += scored;
             if !classes.is_empty() {
@@ -231,6 +233,32 @@ fn search(
     if let Some(monomials) = chosen {
         consider(&mut engine, &coords, monomials, best, evaluated);
     }
+}
+
+/// Whether the points `kept` suit the monomial search: at least
+/// [`outlier::MIN_POINTS_MULTI`] of them, and no fewer off the lines through
+/// the smallest point (varying two parameters or more from it) than on
+/// them. Only points where parameters vary together tell a product of
+/// their classes from a sum; on lines alone (Extra-P's cross designs) the
+/// search's thousands of hypotheses would be told apart by noise.
+fn varied_together(data: &Data, kept: &[usize]) -> bool {
+    let Some(first) = kept.first() else {
+        return false;
+    };
+    let mut smallest = data.coords[*first].clone();
+    for &i in kept {
+        for (m, &v) in smallest.iter_mut().zip(&data.coords[i]) {
+            *m = m.min(v);
+        }
+    }
+    let off = kept
+        .iter()
+        .filter(|&&i| {
+            let c = &data.coords[i];
+            c.iter().zip(&smallest).filter(|(v, m)| v != m).count() >= 2
+        })
+        .count();
+    kept.len() >= outlier::MIN_POINTS_MULTI && 2 * off >= kept.len()
 }
 
 /// Scores the structure of `monomials` at `coords` and keeps it in `best`
@@ -369,7 +397,7 @@ pub(crate) fn fit(fitter: &Fitter, names: &[String], data: Data) -> Result<Fit, 
         kept = others;
         outliers = left_out;
     }
-    if fitter.monomial_search {
+    if fitter.monomial_search && varied_together(&data, &kept) {
         // After the outliers: they would lead the search astray.
         search(fitter, &data, &leading, &kept, &mut best, &mut evaluated);
     }

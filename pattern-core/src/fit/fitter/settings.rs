@@ -226,19 +226,28 @@ impl Fitter {
     }
 
     /// Multi-parameter fits: besides Extra-P's structures of one term per
-    /// parameter, search the products of each parameter's terms (default
-    /// on; off in [`Fitter::extrap_compatible`]). Along each parameter's
-    /// line of points the best models with one and with up to two terms
-    /// are fitted; every product of at most one of their classes per
-    /// parameter is a candidate monomial; forward selection by the
-    /// leave-one-out score (from the leverages of one fit) adds the best
-    /// monomial while the points' leave-one-out losses drop by at least two
-    /// standard errors of the paired drops, up to one monomial more than
-    /// there are parameters. That structure is scored like Extra-P's and the
-    /// best score wins. A time that is a sum of monomials with different
-    /// exponents, or with two terms in one parameter
-    /// (`0.1·x·y²·z + 0.2·x²·log₂y`), is out of reach of one term per
-    /// parameter.
+    /// parameter, search sums of products of each parameter's classes
+    /// (default on; off in [`Fitter::extrap_compatible`]). A time that is a
+    /// sum of monomials with different exponents, or with two terms in one
+    /// parameter (`0.1·x·y²·z + 0.2·x²·log₂y`), is out of reach of one term
+    /// per parameter.
+    ///
+    /// The candidates are the products of at most one class per parameter
+    /// of the best models with one and with up to two terms along each
+    /// parameter's line of points, and every single class. Monomials are
+    /// added one at a time, the candidate that scores best by leave-one-out
+    /// (from the leverages of one fit), when the points' leave-one-out
+    /// losses drop by at least two standard errors of the paired drops and
+    /// it changes the fit by Extra-P's minimum term contribution, up to one
+    /// monomial more than there are parameters. After each, every factor of
+    /// every monomial moves to the class of the space (or none) that scores
+    /// best with the others fixed, while that improves, and a monomial that
+    /// does not earn its place beyond chance is left out; at the end, a
+    /// monomial is dropped when the others, settled again without it, score
+    /// better. That structure is scored like Extra-P's and the better score
+    /// wins. The search needs 20 points or more, at least half of them
+    /// varying two parameters or more from the smallest point: on lines
+    /// alone a product cannot be told from a sum.
     ///
     /// ```
     /// use pattern_core::fit::Fitter;
