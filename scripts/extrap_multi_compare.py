@@ -12,7 +12,7 @@ repetitions) and each model is compared with the truth:
   issue quotes.
 - `2x`: the same at 2 times the largest values.
 - `box`: the median relative error over a 5x5x5 grid of the extrapolated box
-  [max, 4*max]^3 (evenly spaced per parameter).
+  [max, 4*max]^3 (evenly spaced per parameter; 5x5 for two parameters).
 - time: the wall time of the command (best of --rounds runs), which for
   Extra-P includes about 0.4 s of Python start-up.
 
@@ -23,7 +23,9 @@ The files (under Extra-P's tests/data, --data) and their generating functions
 - text/three_parameter_2.txt (z scaled by 1/1000): 100*x*y^2*z + 0.2*x^2*log2(y);
 - input/json_test_input3-5.jsonl: x^3*y^2 + z (parameters renamed), seven
   points off the truth (outliers);
-- jsonlines/matrix_3p.jsonl: the constant 1.
+- jsonlines/matrix_3p.jsonl: the constant 1;
+- text/two_parameter_1.txt, for comparison (the same grid in x and y; _2 and
+  _3 hold the same data): 1 + 0.2*x^2*log2(y).
 Left out: text/mpa/3_param_*.txt (a few points along each axis whose values
 follow no clear function) and jsonlines/matrix_3p_bands*.jsonl (step values
 0-4 that test the point selection, not a function).
@@ -37,6 +39,7 @@ Usage:
 """
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -55,6 +58,7 @@ def sum_of_terms(x, y, z, scale=1.0):
 
 
 CASES = [
+    ("text/two_parameter_1.txt", lambda x, y: 1.0 + 0.2 * x * x * math.log2(y)),
     ("text/three_parameter_1.txt", lambda x, y, z: sum_of_terms(x, y, z)),
     ("text/three_parameter_2.txt", lambda x, y, z: sum_of_terms(x, y, z, 1000.0)),
     ("text/three_parameter_3.txt", lambda x, y, z: sum_of_terms(x, y, z)),
@@ -89,10 +93,10 @@ def timed(cmd, rounds):
 
 
 def probe_points(largest):
-    """The points at 4x and 2x, then the 5x5x5 grid of [max, 4*max]^3."""
+    """The points at 4x and 2x, then the 5x...x5 grid of [max, 4*max]^m."""
     steps = [1.0 + 3.0 * i / 4 for i in range(5)]
-    grid = [[a * m for a, m in zip((i, j, k), largest)]
-            for i in steps for j in steps for k in steps]
+    grid = [[a * m for a, m in zip(factors, largest)]
+            for factors in itertools.product(steps, repeat=len(largest))]
     return [[4 * m for m in largest], [2 * m for m in largest]] + grid
 
 
