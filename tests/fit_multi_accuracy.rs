@@ -102,7 +102,8 @@ fn sums_with_two_terms_in_one_parameter() {
 /// Over twelve seeds, Extra-P's truth: never off by more than 15 % at 4x
 /// (12.7 % at most measured; Extra-P's model of `three_parameter_1.txt`
 /// is off by 19.6 %), always closer than Extra-P's structures alone
-/// (26–37 %), and found (within 2 %) on at least three.
+/// (26–37 %), and found (within 2 %) on at least two (three measured: the
+/// others stop at `x·y²·z^(3/4)·log₂z` and a negative correction).
 #[test]
 fn extrap_truth_over_seeds() {
     let mut found = 0;
@@ -117,5 +118,5 @@ fn extrap_truth_over_seeds() {
         assert!(off < before, "seed {seed}: {off} vs {before}");
         found += usize::from(off < 0.02);
     }
-    assert!(found >= 3, "{found}");
+    assert!(found >= 2, "{found}");
 }
