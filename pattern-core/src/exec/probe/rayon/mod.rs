@@ -66,7 +66,7 @@ pub(super) fn quantities(b: &Bench) -> Vec<Quantity> {
             Part::Handoff,
             &[],
             format!(
-                "a run of two std threads joined by a crossbeam bounded({}) channel over {elements} elements, its steady-state time per element",
+                "a run of two std threads joined by a crossbeam bounded({}) channel over {elements} elements, both polling it, its steady-state time per element",
                 stream::CAPACITY
             ),
             &|| stream::handoff(n),
