@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+import extrap_env
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -37,14 +39,9 @@ def ensure_extrap():
         return
     except ImportError:
         pass
-    venv = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
-    python = venv / "bin" / "python"
-    if not python.exists():
-        print(f"creating {venv} and installing extrap from PyPI ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "extrap"], check=True)
+    python = extrap_env.python()
     if os.environ.get("PATTERN_EXTRAP_REEXEC"):
-        sys.exit(f"extrap is not importable even in {venv}")
+        sys.exit(f"extrap is not importable even in {extrap_env.VENV}")
     os.environ["PATTERN_EXTRAP_REEXEC"] = "1"
     os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
 

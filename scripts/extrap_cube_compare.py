@@ -44,8 +44,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import extrap_env
+
 ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
 SCALINGS = ["weak", "weak_threaded", "strong"]
 REL = 1e-9
 
@@ -137,11 +138,7 @@ MERGED = re.compile(r"^metric `([^`]*)`: \d+ call paths? measured at only some p
 
 
 def extrap_python():
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "extrap==4.2.5"], check=True)
-    return python
+    return extrap_env.python()
 
 
 def our_binary(work):

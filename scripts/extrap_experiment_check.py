@@ -28,14 +28,14 @@ Usage: python3 scripts/extrap_experiment_check.py DIR
 """
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import extrap_env
+
 ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
 FORMATS = {"text": "--text", "json": "--json", "jsonlines": "--json", "talpas": "--talpas"}
 
 # Run inside Extra-P's environment: an Extra-P 3 file's means and medians.
@@ -100,11 +100,7 @@ def pattern_binary():
 
 
 def venv_python():
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "extrap"], check=True)
-    return str(python)
+    return str(extrap_env.python())
 
 
 def pattern_means(pattern, path):
@@ -165,7 +161,7 @@ def check(pattern, python, option, path, work):
     for keep in (True, False):
         theirs_file = work / "theirs.extra-p"
         theirs_file.unlink(missing_ok=True)
-        args = [str(VENV / "bin" / "extrap"), option, str(path), "--save-experiment", str(theirs_file)]
+        args = [str(extrap_env.command()), option, str(path), "--save-experiment", str(theirs_file)]
         if keep:
             args.insert(1, "--keep-values")
         subprocess.run(args, capture_output=True)

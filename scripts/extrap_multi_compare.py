@@ -42,15 +42,14 @@ import argparse
 import itertools
 import json
 import math
-import os
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+import extrap_env
+
 ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
 
 
 def sum_of_terms(x, y, z, scale=1.0):
@@ -71,12 +70,7 @@ CASES = [
 
 
 def ensure_extrap():
-    extrap = VENV / "bin" / "extrap"
-    if not extrap.exists():
-        print(f"installing extrap==4.2.5 into {VENV} ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "extrap==4.2.5"], check=True)
-    return extrap
+    return extrap_env.command()
 
 
 def timed(cmd, rounds):

@@ -21,15 +21,15 @@ Usage: python3 scripts/extrap_speed.py DIR [--rounds N] [--json OUT]
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import extrap_env
+
 ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("EXTRAP_VENV", "/tmp/pattern-extrap-venv"))
 
 # Extra-P's input option for each format of its test data.
 FORMATS = {
@@ -44,12 +44,7 @@ FORMATS = {
 
 def extrap_binary():
     """The `extrap` command of the virtual environment, installed once."""
-    extrap = VENV / "bin" / "extrap"
-    if not extrap.exists():
-        print(f"creating {VENV} and installing extrap from PyPI ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "extrap"], check=True)
-    return str(extrap)
+    return str(extrap_env.command())
 
 
 def pattern_binary():
