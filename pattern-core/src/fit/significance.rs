@@ -86,7 +86,7 @@ pub struct Significance {
     pub threshold: f64,
     /// Whether the terms were kept: `p_value ≤ threshold`, or the
     /// repetitions reject the constant and accept the hypothesis, or the
-    /// data follow a [`trend`] beyond the fitter's `α`. If not, the fit is
+    /// data follow a trend over the sizes beyond the fitter's `α`. If not, the fit is
     /// the constant model.
     pub significant: bool,
 }
